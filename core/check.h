@@ -12,7 +12,7 @@ namespace mt::internal {
 }
 }  // namespace mt::internal
 
-#define MT_CHECK(cond)                                                           \
-  do {                                                                           \
+#define MT_CHECK(cond)                                                                         \
+  do {                                                                                         \
     if (__builtin_expect(!(cond), 0)) ::mt::internal::check_failed(__FILE__, __LINE__, #cond); \
   } while (0)

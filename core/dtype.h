@@ -28,11 +28,16 @@ const char* dtype_type_name(DType dtype);
 // Returns the size of one element in bytes.
 constexpr size_t dtype_size(DType dtype) {
   switch (dtype) {
-    case DType::kFloat32: return 4;
-    case DType::kFloat64: return 8;
-    case DType::kInt32: return 4;
-    case DType::kInt64: return 8;
-    case DType::kBool: return 1;
+    case DType::kFloat32:
+      return 4;
+    case DType::kFloat64:
+      return 8;
+    case DType::kInt32:
+      return 4;
+    case DType::kInt64:
+      return 8;
+    case DType::kBool:
+      return 1;
   }
   return 0;
 }
@@ -45,21 +50,41 @@ struct DTypeTag {
 // Maps a C++ element type to its DType at compile time.
 template <typename T>
 constexpr DType dtype_of();
-template <> constexpr DType dtype_of<float>() { return DType::kFloat32; }
-template <> constexpr DType dtype_of<double>() { return DType::kFloat64; }
-template <> constexpr DType dtype_of<int32_t>() { return DType::kInt32; }
-template <> constexpr DType dtype_of<int64_t>() { return DType::kInt64; }
-template <> constexpr DType dtype_of<bool>() { return DType::kBool; }
+template <>
+constexpr DType dtype_of<float>() {
+  return DType::kFloat32;
+}
+template <>
+constexpr DType dtype_of<double>() {
+  return DType::kFloat64;
+}
+template <>
+constexpr DType dtype_of<int32_t>() {
+  return DType::kInt32;
+}
+template <>
+constexpr DType dtype_of<int64_t>() {
+  return DType::kInt64;
+}
+template <>
+constexpr DType dtype_of<bool>() {
+  return DType::kBool;
+}
 
 // Calls fn(DTypeTag<T>{}) with T the C++ type of `dtype`; returns what fn returns.
 template <typename Fn>
 decltype(auto) visit_dtype(DType dtype, Fn&& fn) {
   switch (dtype) {
-    case DType::kFloat32: return fn(DTypeTag<float>{});
-    case DType::kFloat64: return fn(DTypeTag<double>{});
-    case DType::kInt32: return fn(DTypeTag<int32_t>{});
-    case DType::kInt64: return fn(DTypeTag<int64_t>{});
-    case DType::kBool: return fn(DTypeTag<bool>{});
+    case DType::kFloat32:
+      return fn(DTypeTag<float>{});
+    case DType::kFloat64:
+      return fn(DTypeTag<double>{});
+    case DType::kInt32:
+      return fn(DTypeTag<int32_t>{});
+    case DType::kInt64:
+      return fn(DTypeTag<int64_t>{});
+    case DType::kBool:
+      return fn(DTypeTag<bool>{});
   }
   MT_CHECK(false && "unknown dtype");
 }

@@ -41,6 +41,8 @@ std::string Shape::to_string() const {
   return absl::StrCat("(", absl::StrJoin(dims_, ", "), ")");
 }
 
-std::string Shape::to_list_string() const { return absl::StrCat("[", absl::StrJoin(dims_, ","), "]"); }
+std::string Shape::to_list_string() const {
+  return absl::StrCat("[", absl::StrJoin(dims_, ","), "]");
+}
 
 }  // namespace mt

@@ -9,9 +9,9 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
-#define MT_RETURN_IF_ERROR(expr)                           \
-  do {                                                     \
-    ::absl::Status mt_status_ = (expr);                    \
+#define MT_RETURN_IF_ERROR(expr)                                  \
+  do {                                                            \
+    ::absl::Status mt_status_ = (expr);                           \
     if (__builtin_expect(!mt_status_.ok(), 0)) return mt_status_; \
   } while (0)
 
@@ -22,7 +22,7 @@
 #define MT_ASSIGN_OR_RETURN(lhs, expr) \
   MT_ASSIGN_OR_RETURN_IMPL_(MT_STATUS_CONCAT_(mt_statusor_, __LINE__), lhs, expr)
 
-#define MT_ASSIGN_OR_RETURN_IMPL_(tmp, lhs, expr)            \
-  auto tmp = (expr);                                         \
+#define MT_ASSIGN_OR_RETURN_IMPL_(tmp, lhs, expr)                     \
+  auto tmp = (expr);                                                  \
   if (__builtin_expect(!tmp.ok(), 0)) return std::move(tmp).status(); \
   lhs = std::move(tmp).value()

@@ -5,12 +5,11 @@
 namespace mt {
 
 absl::Status KernelRegistry::add(OpId op, DeviceType device, DType dtype, KernelFn fn) {
-  KernelFn& slot =
-      table_[static_cast<int>(op)][static_cast<int>(device)][static_cast<int>(dtype)];
+  KernelFn& slot = table_[static_cast<int>(op)][static_cast<int>(device)][static_cast<int>(dtype)];
   if (slot != nullptr) {
-    return absl::AlreadyExistsError(absl::StrCat("[", op_name(op), "] a ",
-                                                 device_type_name(device), " kernel for ",
-                                                 dtype_name(dtype), " is already registered"));
+    return absl::AlreadyExistsError(absl::StrCat("[", op_name(op), "] a ", device_type_name(device),
+                                                 " kernel for ", dtype_name(dtype),
+                                                 " is already registered"));
   }
   slot = fn;
   return absl::OkStatus();

@@ -23,7 +23,7 @@ struct OpAttrs {
   absl::InlinedVector<int64_t, 4> axes;
   bool reduce_all = false;
   bool keep_dims = false;
-  DType dst_dtype = DType::kFloat32;  // Cast: the target dtype; Fill: the output dtype
+  DType dst_dtype = DType::kFloat32;  // Cast: the target dtype
   Scalar value;                       // Fill: the value to fill with
 };
 

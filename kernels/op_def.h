@@ -7,6 +7,30 @@
 //   "[MatMul] inner dimensions differ: (2, 3) vs (4, 2)"
 //   "[AddV2] dtypes differ: float32 vs int32"
 //   "[AddV2] shapes cannot be broadcast: (2, 3) vs (4,)"
+//
+// Note [Dtype support]: each op accepts the dtypes some backend implements; any other
+// dtype is an InvalidArgument here, before placement ("[Exp] dtype int32 is not supported;
+// expected one of float32, float64"). The CPU has a kernel for every accepted dtype, so the
+// KernelRegistry only tells the placer which devices besides the CPU can run a call.
+//   _EagerConst, Fill, Identity, Cast: every dtype (Cast: any source to any destination)
+//   RealDiv, Exp: float32, float64
+//   MatMul, AddN, AddV2, Sub, Mul, Neg, Abs, Relu, Sum, Mean, Max: all but bool
+//
+// Inputs of each op, as passed to infer_output and to the kernel:
+//   _EagerConst, Identity, Cast, unary ops, reductions: one tensor.
+//   Fill: one TensorMeta that is the output itself: its shape and dtype are the output's
+//     (the kernel gets it as a TensorArg with data == nullptr). The value is attrs.value:
+//     `f` for floating dtypes, `i` for integers (int32 checks its range), `b` for bool.
+//   MatMul, AddV2, Sub, Mul, RealDiv: two tensors. AddN: one or more of one shape.
+//
+// Cast converts as static_cast, except that a float out of an integer's range saturates
+// and NaN becomes 0 (static_cast is undefined there); to bool is x != 0.
+//
+// Note [Reductions]: Sum, Mean and Max reduce attrs.axes (each in [-rank, rank), none
+// twice; empty reduces nothing) or, with attrs.reduce_all, every dimension; keep_dims
+// leaves reduced dimensions as 1. Over zero elements, Sum gives 0, Max the type's lowest
+// value (-inf for floats), and Mean 0/0: NaN for floats and, by our choice, 0 for integers
+// (where TensorFlow divides by zero). Integer Mean truncates toward zero, as TensorFlow.
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"

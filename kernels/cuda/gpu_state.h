@@ -1,0 +1,27 @@
+#pragma once
+// GpuState: what a CUDA kernel receives as KernelContext::device_state. The runtime's GPU
+// device (runtime/cuda/) owns one per logical GPU; kernels only read it.
+//
+// Every kernel enqueues its work on `stream` and returns at once; it never synchronises.
+// A launch error is reported from the kernel (cudaGetLastError after the launch) as an
+// Internal status naming the call.
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+namespace mt::cuda {
+
+struct GpuState {
+  int physical_device = 0;          // the CUDA ordinal (current device during kernel calls)
+  cudaStream_t stream = nullptr;    // the logical device's non-blocking stream
+  cublasHandle_t cublas = nullptr;  // bound to `stream`
+  int num_sms = 0;                  // multiprocessor count, for grid sizing
+  // Device memory that kernels use for temporaries within one op (reduction partials). Ops
+  // on `stream` run one after another, so no two kernels use it at once. 1 MiB covers every
+  // kernel in kernels/cuda/ on GPUs of up to about 500 SMs; with less (or none), large
+  // reductions to few outputs run correctly but on fewer blocks, hence slower.
+  void* scratch = nullptr;
+  size_t scratch_bytes = 0;
+};
+
+}  // namespace mt::cuda

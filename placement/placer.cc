@@ -1,0 +1,88 @@
+#include "placement/placer.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace mt {
+
+const char* placement_reason_text(PlacementReason reason) {
+  switch (reason) {
+    case PlacementReason::kDefault:
+      return "default: the best device with a kernel";
+    case PlacementReason::kScope:
+      return "requested by device scope";
+    case PlacementReason::kNoKernelFallback:
+      return "requested device has no kernel; fell back";
+    case PlacementReason::kSoftFallback:
+      return "requested device unknown; soft placement";
+  }
+  return "unknown";
+}
+
+Placer::Placer(std::vector<DeviceInfo> devices, const KernelRegistry* registry)
+    : devices_(std::move(devices)), registry_(registry) {
+  for (int i = 0; i < static_cast<int>(devices_.size()); ++i) {
+    DeviceSpec spec{"localhost", 0, 0, device_type_name(devices_[i].type), devices_[i].id};
+    names_.push_back(canonical_name(spec));
+    specs_.push_back(std::move(spec));
+    priority_.push_back(i);
+  }
+  // GPU before CPU, then lowest id first.
+  std::stable_sort(priority_.begin(), priority_.end(), [&](int a, int b) {
+    const DeviceInfo& x = devices_[a];
+    const DeviceInfo& y = devices_[b];
+    if (x.type != y.type) return x.type == DeviceType::kGPU;
+    return x.id < y.id;
+  });
+}
+
+int Placer::best_with_kernel(OpId op, DType dtype, const DeviceSpec* spec) const {
+  for (int i : priority_) {
+    if (spec != nullptr && !matches(*spec, specs_[i])) continue;
+    if (registry_->find(op, devices_[i].type, dtype) != nullptr) return i;
+  }
+  return -1;
+}
+
+absl::StatusOr<Placement> Placer::place(OpId op, DType dtype, const DeviceSpec& requested,
+                                        bool soft_placement) const {
+  auto make = [&](int device, PlacementReason reason) -> absl::StatusOr<Placement> {
+    if (device < 0) return no_kernel(op, dtype);
+    return Placement{device, registry_->find(op, devices_[device].type, dtype), reason};
+  };
+  if (requested == DeviceSpec{}) {
+    return make(best_with_kernel(op, dtype, nullptr), PlacementReason::kDefault);
+  }
+  int chosen = best_with_kernel(op, dtype, &requested);
+  if (chosen >= 0) return make(chosen, PlacementReason::kScope);
+  bool exists = std::any_of(specs_.begin(), specs_.end(),
+                            [&](const DeviceSpec& d) { return matches(requested, d); });
+  if (!exists && !soft_placement) return unknown_device(requested);
+  return make(best_with_kernel(op, dtype, nullptr),
+              exists ? PlacementReason::kNoKernelFallback : PlacementReason::kSoftFallback);
+}
+
+absl::Status Placer::unknown_device(const DeviceSpec& requested) const {
+  return absl::NotFoundError(
+      absl::StrCat(canonical_name(requested),
+                   " unknown device. Available devices: ", absl::StrJoin(names_, ", "), "."));
+}
+
+absl::Status Placer::no_kernel(OpId op, DType dtype) const {
+  std::vector<const char*> supported;
+  for (int t = 0; t < kNumDTypes; ++t) {
+    for (const DeviceInfo& d : devices_) {
+      if (registry_->find(op, d.type, static_cast<DType>(t)) != nullptr) {
+        supported.push_back(dtype_name(static_cast<DType>(t)));
+        break;
+      }
+    }
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("[", op_name(op), "] no kernel for dtype ", dtype_name(dtype),
+                   " on any device; supported: ", absl::StrJoin(supported, ", ")));
+}
+
+}  // namespace mt

@@ -1,0 +1,82 @@
+#pragma once
+// Placer: decides which logical device runs an op. Pure logic: it sees a list of devices
+// and the kernel registry, nothing else (no allocation, no CUDA), so it is tested on fake
+// device sets that include GPUs.
+//
+// The rules, in order (docs/design.md, "Placement"):
+//   1. The requested spec (the thread's merged device scope) may be partial or empty.
+//   2. Candidates are devices that match the spec and have a kernel for (op, dtype),
+//      in priority order: GPU before CPU, lowest id first.
+//   3. An empty spec takes the best device with a kernel (reason kDefault).
+//   4. Devices match but none has a kernel: the best device with one runs it
+//      (kNoKernelFallback), as the guide's Cast on /GPU:0 does.
+//   5. No device matches: NotFound "<full name> unknown device." plus the available
+//      devices; with soft placement on, the best device with a kernel (kSoftFallback).
+// An op with no kernel for its dtype on any device is InvalidArgument.
+//
+//   Placer placer(devices, &registry);
+//   MT_ASSIGN_OR_RETURN(Placement p, placer.place(OpId::kMatMul, DType::kFloat32, spec, false));
+//   devices[p.device]; p.kernel; p.reason;
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/device_type.h"
+#include "core/dtype.h"
+#include "kernels/kernel_registry.h"
+#include "placement/device_name.h"
+
+namespace mt {
+
+// One logical device as the placer sees it.
+struct DeviceInfo {
+  DeviceType type;
+  int id;  // logical id within its type: GPU:1 has id 1
+};
+
+enum class PlacementReason : uint8_t {
+  kDefault,           // no device requested: the best device with a kernel
+  kScope,             // the best device matching the requested spec
+  kNoKernelFallback,  // the requested device has no kernel for (op, dtype)
+  kSoftFallback,      // the requested device does not exist; soft placement chose
+};
+
+// Returns a short phrase for logs and explanations, e.g. "requested by device scope".
+const char* placement_reason_text(PlacementReason reason);
+
+struct Placement {
+  int device = -1;  // index into the Placer's device list
+  KernelFn kernel = nullptr;
+  PlacementReason reason = PlacementReason::kDefault;
+};
+
+class Placer {
+ public:
+  // `devices` are the logical devices in any order; `registry` must outlive the Placer.
+  Placer(std::vector<DeviceInfo> devices, const KernelRegistry* registry);
+
+  // Applies the rules above. Thread-safe (const).
+  absl::StatusOr<Placement> place(OpId op, DType dtype, const DeviceSpec& requested,
+                                  bool soft_placement) const;
+
+  const std::vector<DeviceInfo>& devices() const { return devices_; }
+
+  // Returns the canonical name of device `index`.
+  const std::string& device_name(int index) const { return names_[index]; }
+
+ private:
+  // Returns the first device in priority order that matches `spec` (every device when
+  // `spec` is null) and has a kernel, or -1.
+  int best_with_kernel(OpId op, DType dtype, const DeviceSpec* spec) const;
+  absl::Status unknown_device(const DeviceSpec& requested) const;
+  absl::Status no_kernel(OpId op, DType dtype) const;
+
+  std::vector<DeviceInfo> devices_;
+  std::vector<DeviceSpec> specs_;   // full spec of each device
+  std::vector<std::string> names_;  // canonical name of each device
+  std::vector<int> priority_;       // device indices, GPU before CPU, lowest id first
+  const KernelRegistry* registry_;
+};
+
+}  // namespace mt

@@ -1,0 +1,105 @@
+#pragma once
+// mt::config: the devices the runtime sees and how it uses them, with TensorFlow's names.
+//
+//   auto gpus = mt::config::list_physical_devices("GPU");
+//   if (!gpus.empty()) {
+//     mt::config::set_memory_growth(gpus[0], true);
+//     mt::config::set_logical_device_configuration(
+//         gpus[0], {{.memory_limit_mb = 1024}, {.memory_limit_mb = 1024}});
+//   }
+//   auto logical = mt::config::list_logical_devices("GPU");   // initialises the runtime
+//
+// Configuration (visible devices, logical devices, memory growth, GPU options) may change
+// until the runtime initialises: the first op, the first tensor, or the first
+// list_logical_devices. After that a change throws mt::Error (FailedPrecondition) with
+// TensorFlow's wording; setting the same value again is not an error. Every function is
+// thread-safe. Errors are thrown as mt::Error.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mt {
+
+// A device the machine has: name "/physical_device:GPU:0", device_type "GPU".
+struct PhysicalDevice {
+  std::string name;
+  std::string device_type;
+  friend bool operator==(const PhysicalDevice&, const PhysicalDevice&) = default;
+};
+
+// A device ops run on: name "/job:localhost/replica:0/task:0/device:GPU:0".
+struct LogicalDevice {
+  std::string name;
+  std::string device_type;
+  friend bool operator==(const LogicalDevice&, const LogicalDevice&) = default;
+};
+
+// One logical device carved out of a physical one. On a GPU, memory_limit_mb caps its
+// pool; on a CPU it is optional (unlimited when unset), which makes OOM testable anywhere.
+struct LogicalDeviceConfiguration {
+  std::optional<int64_t> memory_limit_mb;
+  friend bool operator==(const LogicalDeviceConfiguration&,
+                         const LogicalDeviceConfiguration&) = default;
+};
+
+// Process-wide GPU options, as TensorFlow 1's GPUOptions.
+struct GPUOptions {
+  // When set, each GPU's pool is capped at this fraction (0, 1] of the card's total memory.
+  std::optional<double> per_process_gpu_memory_fraction;
+  friend bool operator==(const GPUOptions&, const GPUOptions&) = default;
+};
+
+// A pool's accounting in bytes (allocator/allocator.h has the definitions).
+struct MemoryInfo {
+  int64_t current = 0;
+  int64_t peak = 0;
+  int64_t reserved = 0;
+  int64_t limit = 0;
+  int64_t num_allocs = 0;
+  int64_t largest_free_block = 0;
+  double fragmentation = 0;
+};
+
+namespace config {
+
+// Lists physical devices of `device_type` ("CPU", "GPU"; "" for all). Does not initialise.
+std::vector<PhysicalDevice> list_physical_devices(std::string_view device_type = "");
+// Lists the logical devices of `device_type` ("" for all). Initialises the runtime.
+std::vector<LogicalDevice> list_logical_devices(std::string_view device_type = "");
+
+// Makes only `devices` of `device_type` ("" for every type) visible. The CPU stays visible.
+void set_visible_devices(const std::vector<PhysicalDevice>& devices,
+                         std::string_view device_type = "");
+void set_visible_devices(const PhysicalDevice& device, std::string_view device_type = "");
+std::vector<PhysicalDevice> get_visible_devices(std::string_view device_type = "");
+
+// Splits `device` into one logical device per entry of `configs`.
+void set_logical_device_configuration(const PhysicalDevice& device,
+                                      const std::vector<LogicalDeviceConfiguration>& configs);
+std::vector<LogicalDeviceConfiguration> get_logical_device_configuration(
+    const PhysicalDevice& device);
+
+// Turns memory growth on or off for one GPU; GPUs may differ.
+void set_memory_growth(const PhysicalDevice& device, bool enable);
+bool get_memory_growth(const PhysicalDevice& device);
+
+// Sets process-wide GPU options (before initialisation).
+void set_gpu_options(const GPUOptions& options);
+
+// Soft placement: an op requested on a device that does not exist runs on the best existing
+// device instead of failing. Off by default; may change at any time.
+void set_soft_device_placement(bool enable);
+bool get_soft_device_placement();
+
+// Returns the accounting of logical device `device` ("GPU:0", "/device:CPU:1", a full name).
+MemoryInfo get_memory_info(std::string_view device);
+// Sets the peak of `device`'s pool to its current use.
+void reset_memory_stats(std::string_view device);
+// Returns the regions of `device`'s pool that hold no tensor to the system; returns bytes.
+int64_t release_unused_memory(std::string_view device);
+
+}  // namespace config
+}  // namespace mt

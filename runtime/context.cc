@@ -1,0 +1,172 @@
+#include "runtime/context.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "allocator/pools.h"
+#include "core/status.h"
+#include "runtime/gpu_backend.h"
+
+namespace mt::internal {
+namespace {
+
+constexpr int64_t kMiB = int64_t{1} << 20;
+
+// Reads TF_FORCE_GPU_ALLOW_GROWTH: exactly "true" or "false"; anything else is reported
+// and ignored.
+std::optional<bool> read_allow_growth_env() {
+  const char* value = std::getenv("TF_FORCE_GPU_ALLOW_GROWTH");
+  if (value == nullptr) return std::nullopt;
+  if (std::strcmp(value, "true") == 0) return true;
+  if (std::strcmp(value, "false") == 0) return false;
+  std::fprintf(stderr,
+               "minitensor: ignoring TF_FORCE_GPU_ALLOW_GROWTH='%s': expected 'true' or "
+               "'false'\n",
+               value);
+  return std::nullopt;
+}
+
+std::string logical_name(DeviceType type, int id) {
+  return canonical_name(DeviceSpec{"localhost", 0, 0, device_type_name(type), id});
+}
+
+}  // namespace
+
+absl::Status Runtime::add_cpu_devices(const PhysicalDeviceConfig& cpu) {
+  std::vector<LogicalDeviceConfiguration> logical = cpu.logical;
+  if (logical.empty()) logical.emplace_back();
+  for (const LogicalDeviceConfiguration& config : logical) {
+    int id = static_cast<int>(devices_.size());
+    std::optional<int64_t> limit;
+    if (config.memory_limit_mb) limit = *config.memory_limit_mb * kMiB;
+    devices_.push_back(
+        make_cpu_device(id, logical_name(DeviceType::kCPU, id), make_cpu_pool(id, limit)));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Runtime::add_gpu_devices(const Settings& settings, const PhysicalDeviceConfig& gpu) {
+  std::vector<LogicalDeviceConfiguration> logical = gpu.logical;
+  if (logical.empty()) logical.emplace_back();
+  bool growth = settings.env_allow_growth.value_or(gpu.memory_growth.value_or(false));
+  for (const LogicalDeviceConfiguration& config : logical) {
+    int id = 0;
+    for (const auto& d : devices_) id += d->type() == DeviceType::kGPU;
+    GpuDeviceOptions options{id, gpu.index, logical_name(DeviceType::kGPU, id), std::nullopt,
+                             growth};
+    if (config.memory_limit_mb) {
+      options.limit_bytes = *config.memory_limit_mb * kMiB;
+    } else if (settings.gpu_options.per_process_gpu_memory_fraction) {
+      options.limit_bytes = static_cast<int64_t>(
+          *settings.gpu_options.per_process_gpu_memory_fraction * gpu.total_memory);
+    }
+    MT_ASSIGN_OR_RETURN(std::unique_ptr<Device> device, make_gpu_device(options));
+    devices_.push_back(std::move(device));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<Runtime>> Runtime::create(const Settings& settings) {
+  std::unique_ptr<Runtime> rt(new Runtime());
+  MT_RETURN_IF_ERROR(register_cpu_kernels(rt->registry_));
+  MT_RETURN_IF_ERROR(register_cuda_kernels(rt->registry_));
+  for (const PhysicalDeviceConfig& physical : settings.physical) {
+    if (!physical.visible) continue;
+    MT_RETURN_IF_ERROR(physical.type == DeviceType::kCPU ? rt->add_cpu_devices(physical)
+                                                         : rt->add_gpu_devices(settings, physical));
+  }
+  std::vector<DeviceInfo> infos;
+  for (const auto& d : rt->devices_) infos.push_back(DeviceInfo{d->type(), d->id()});
+  rt->placer_ = std::make_unique<Placer>(std::move(infos), &rt->registry_);
+  for (int op = 0; op < kNumOps; ++op) {
+    for (int dtype = 0; dtype < kNumDTypes; ++dtype) {
+      rt->defaults_.push_back(rt->placer_->place(static_cast<OpId>(op), static_cast<DType>(dtype),
+                                                 DeviceSpec{}, /*soft_placement=*/false));
+    }
+  }
+  return rt;
+}
+
+absl::StatusOr<int> Runtime::find_device(std::string_view name) const {
+  MT_ASSIGN_OR_RETURN(DeviceSpec spec, parse_device_name(name));
+  int found = -1;
+  for (int i = 0; i < num_devices(); ++i) {
+    DeviceSpec full{"localhost", 0, 0, device_type_name(devices_[i]->type()), devices_[i]->id()};
+    if (!matches(spec, full)) continue;
+    if (found >= 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Device name '", std::string(name), "' must name exactly one device, like 'GPU:0'"));
+    }
+    found = i;
+  }
+  if (found < 0) {
+    return absl::NotFoundError(absl::StrCat(canonical_name(spec), " unknown device."));
+  }
+  return found;
+}
+
+Context& Context::get() {
+  static Context* context = new Context();  // never destroyed: tensors may outlive main
+  return *context;
+}
+
+void Context::discover_locked() {
+  if (discovered_) return;
+  discovered_ = true;
+  PhysicalDeviceConfig cpu;
+  cpu.device = PhysicalDevice{"/physical_device:CPU:0", "CPU"};
+  settings_.physical.push_back(std::move(cpu));
+  for (const GpuInfo& gpu : discover_gpus()) {
+    PhysicalDeviceConfig config;
+    config.device = PhysicalDevice{absl::StrCat("/physical_device:GPU:", gpu.physical_id), "GPU"};
+    config.type = DeviceType::kGPU;
+    config.index = gpu.physical_id;
+    config.total_memory = gpu.total_memory;
+    settings_.physical.push_back(std::move(config));
+  }
+  settings_.env_allow_growth = read_allow_growth_env();
+}
+
+absl::StatusOr<Runtime*> Context::initialize() {
+  absl::MutexLock lock(&mu_);
+  if (Runtime* rt = runtime_.load(std::memory_order_acquire)) return rt;
+  discover_locked();
+  MT_ASSIGN_OR_RETURN(std::unique_ptr<Runtime> rt, Runtime::create(settings_));
+  Runtime* raw = rt.release();
+  epoch_.fetch_add(1, std::memory_order_acq_rel);
+  runtime_.store(raw, std::memory_order_release);
+  return raw;
+}
+
+void Context::set_soft_placement(bool enable) {
+  if (soft_placement_.exchange(enable, std::memory_order_acq_rel) != enable) {
+    epoch_.fetch_add(1, std::memory_order_acq_rel);
+  }
+}
+
+absl::Status Context::reset_for_testing() {
+  absl::MutexLock lock(&mu_);
+  Runtime* rt = runtime_.load(std::memory_order_acquire);
+  if (rt != nullptr) {
+    for (int i = 0; i < rt->num_devices(); ++i) {
+      int64_t in_use = rt->device(i).allocator().stats().bytes_in_use;
+      if (in_use != 0) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "reset_for_testing: ", rt->device(i).name(), " still has ", in_use, " bytes in use"));
+      }
+      rt->device(i).allocator().release_unused();
+    }
+    retired_.emplace_back(rt);
+  }
+  runtime_.store(nullptr, std::memory_order_release);
+  settings_ = Settings{};
+  discovered_ = false;
+  soft_placement_.store(false);
+  log_placement_.store(false);
+  epoch_.fetch_add(1, std::memory_order_acq_rel);
+  return absl::OkStatus();
+}
+
+}  // namespace mt::internal

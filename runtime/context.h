@@ -1,0 +1,122 @@
+#pragma once
+// The process-wide runtime state (internal).
+//
+// Context holds what mt::config sets before initialisation (Settings) and, once the first
+// op, tensor or list_logical_devices initialises it, the immutable Runtime: the logical
+// devices with their pools, the kernel registry and the Placer. Settings are guarded by
+// Context::mu; the Runtime pointer is published once with release/acquire, so the per-op
+// path reads it with one atomic load and no lock.
+
+#include <array>
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "kernels/kernel_registry.h"
+#include "placement/placer.h"
+#include "runtime/config.h"
+#include "runtime/device.h"
+
+namespace mt::internal {
+
+// One physical device and what has been configured for it.
+struct PhysicalDeviceConfig {
+  PhysicalDevice device;
+  DeviceType type = DeviceType::kCPU;
+  int index = 0;             // among devices of its type, in CUDA's visible order
+  int64_t total_memory = 0;  // bytes (GPUs)
+  bool visible = true;
+  std::vector<LogicalDeviceConfiguration> logical;  // empty: one default logical device
+  std::optional<bool> memory_growth;
+};
+
+struct Settings {
+  std::vector<PhysicalDeviceConfig> physical;  // CPU:0 first, then the GPUs
+  GPUOptions gpu_options;
+  std::optional<bool> env_allow_growth;  // TF_FORCE_GPU_ALLOW_GROWTH, when valid
+};
+
+// The initialised runtime. Immutable after create(); safe to read from any thread.
+class Runtime {
+ public:
+  static absl::StatusOr<std::unique_ptr<Runtime>> create(const Settings& settings);
+
+  int num_devices() const { return static_cast<int>(devices_.size()); }
+  Device& device(int index) const { return *devices_[index]; }
+  const Placer& placer() const { return *placer_; }
+  const KernelRegistry& registry() const { return registry_; }
+
+  // Returns the placement of (op, dtype) outside any device scope (computed once).
+  const absl::StatusOr<Placement>& default_placement(OpId op, DType dtype) const {
+    return defaults_[static_cast<int>(op) * kNumDTypes + static_cast<int>(dtype)];
+  }
+
+  // Returns the index of the one logical device `name` denotes, or NotFound /
+  // InvalidArgument (malformed, or several devices match).
+  absl::StatusOr<int> find_device(std::string_view name) const;
+
+ private:
+  Runtime() = default;
+  absl::Status add_cpu_devices(const PhysicalDeviceConfig& cpu);
+  absl::Status add_gpu_devices(const Settings& settings, const PhysicalDeviceConfig& gpu);
+
+  KernelRegistry registry_;
+  std::vector<std::unique_ptr<Device>> devices_;
+  std::unique_ptr<Placer> placer_;
+  std::vector<absl::StatusOr<Placement>> defaults_;
+};
+
+class Context {
+ public:
+  static Context& get();
+
+  // Returns the runtime, initialising it on first use.
+  absl::StatusOr<Runtime*> runtime() {
+    Runtime* rt = runtime_.load(std::memory_order_acquire);
+    if (__builtin_expect(rt != nullptr, 1)) return rt;
+    return initialize();
+  }
+  // Returns the runtime if it is initialised, else nullptr.
+  Runtime* runtime_if_initialized() const { return runtime_.load(std::memory_order_acquire); }
+
+  // Runs `fn(settings, initialized)` under the configuration lock; discovers devices first.
+  template <typename Fn>
+  auto with_settings(Fn&& fn) {
+    absl::MutexLock lock(&mu_);
+    discover_locked();
+    return fn(settings_, runtime_.load(std::memory_order_acquire) != nullptr);
+  }
+
+  bool soft_placement() const { return soft_placement_.load(std::memory_order_relaxed); }
+  void set_soft_placement(bool enable);
+  bool log_placement() const { return log_placement_.load(std::memory_order_relaxed); }
+  void set_log_placement(bool enable) { log_placement_.store(enable, std::memory_order_relaxed); }
+
+  // Changes whenever a cached placement decision may no longer hold.
+  uint64_t epoch() const { return epoch_.load(std::memory_order_acquire); }
+
+  // Drops the runtime and the configuration (tests only; no op may run meanwhile). Fails
+  // with FailedPrecondition while any pool still has bytes in use.
+  absl::Status reset_for_testing();
+
+ private:
+  absl::StatusOr<Runtime*> initialize();
+  void discover_locked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  absl::Mutex mu_;
+  bool discovered_ ABSL_GUARDED_BY(mu_) = false;
+  Settings settings_ ABSL_GUARDED_BY(mu_);
+  // Runtimes dropped by reset_for_testing stay alive: tensors may still name their devices.
+  std::vector<std::unique_ptr<Runtime>> retired_ ABSL_GUARDED_BY(mu_);
+  std::atomic<Runtime*> runtime_{nullptr};
+  std::atomic<bool> soft_placement_{false};
+  std::atomic<bool> log_placement_{false};
+  std::atomic<uint64_t> epoch_{1};
+};
+
+}  // namespace mt::internal

@@ -1,0 +1,58 @@
+#pragma once
+// Device: one logical device the runtime runs ops on (internal). It owns the device's
+// memory pool and knows how to move bytes to and from it. The CPU implementation copies
+// with memcpy; the CUDA backend (runtime/cuda/) adds its stream and cuBLAS handle.
+//
+// Thread safety: every method may be called from any thread.
+
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "allocator/allocator.h"
+#include "core/device_type.h"
+
+namespace mt::internal {
+
+class Device {
+ public:
+  Device(DeviceType type, int id, std::string name, std::unique_ptr<Allocator> allocator)
+      : type_(type), id_(id), name_(std::move(name)), allocator_(std::move(allocator)) {}
+  virtual ~Device() = default;
+
+  DeviceType type() const { return type_; }
+  int id() const { return id_; }
+  // Returns the canonical name, "/job:localhost/replica:0/task:0/device:CPU:0".
+  const std::string& name() const { return name_; }
+  Allocator& allocator() const { return *allocator_; }
+
+  // Returns the backend state handed to kernels (KernelContext::device_state).
+  virtual void* kernel_state() { return nullptr; }
+
+  // Copies `bytes` from host memory into this device's buffer `dst`. `src` may be reused
+  // as soon as this returns.
+  virtual absl::Status copy_from_host(void* dst, const void* src, size_t bytes) = 0;
+
+  // Copies `bytes` of this device's buffer `src` to host memory, waiting for the work that
+  // produces `src` and for the copy itself.
+  virtual absl::Status copy_to_host(void* dst, const void* src, size_t bytes) = 0;
+
+  // Copies `bytes` from `src`, a buffer of device `from`, into `dst` on this device,
+  // ordered after the work that produced `src`.
+  virtual absl::Status copy_from_device(void* dst, Device& from, const void* src, size_t bytes) = 0;
+
+  // Waits for everything enqueued on this device.
+  virtual absl::Status synchronize() = 0;
+
+ private:
+  DeviceType type_;
+  int id_;
+  std::string name_;
+  std::unique_ptr<Allocator> allocator_;
+};
+
+// Creates logical CPU device `id` over `allocator`.
+std::unique_ptr<Device> make_cpu_device(int id, std::string name,
+                                        std::unique_ptr<Allocator> allocator);
+
+}  // namespace mt::internal

@@ -1,0 +1,123 @@
+#include "runtime/execute.h"
+
+#include "absl/container/inlined_vector.h"
+#include "absl/strings/str_cat.h"
+#include "core/status.h"
+#include "kernels/op_def.h"
+#include "runtime/context.h"
+#include "runtime/placement_log.h"
+#include "runtime/scope_stack.h"
+#include "runtime/tensor_impl.h"
+
+namespace mt::internal {
+namespace {
+
+// Note [Placement cache]
+// Outside any scope the decision depends only on (op, dtype) and is precomputed by the
+// Runtime. Inside a scope it also depends on the merged request and the soft-placement
+// flag, so each thread keeps a small direct-mapped cache keyed by (op, dtype, request);
+// the context's epoch (bumped by initialisation, reset and soft-placement changes)
+// invalidates it. Input devices are not part of the key: no rule reads them.
+struct CacheEntry {
+  uint64_t epoch = 0;
+  uint64_t hash = 0;
+  OpId op{};
+  DType dtype{};
+  DeviceSpec spec;
+  Placement placement;
+};
+
+}  // namespace
+
+absl::StatusOr<Placement> place(Context& ctx, const Runtime& rt, OpId op, DType dtype) {
+  const ScopeEntry* scope = scope_stack().top();
+  if (scope == nullptr) return rt.default_placement(op, dtype);
+  thread_local CacheEntry cache[64];
+  uint64_t epoch = ctx.epoch();
+  CacheEntry& e =
+      cache[(scope->hash ^ (static_cast<uint64_t>(op) << 3) ^ static_cast<uint64_t>(dtype)) & 63];
+  if (e.epoch == epoch && e.hash == scope->hash && e.op == op && e.dtype == dtype &&
+      e.spec == scope->spec) {
+    return e.placement;
+  }
+  MT_ASSIGN_OR_RETURN(Placement p, rt.placer().place(op, dtype, scope->spec, ctx.soft_placement()));
+  e = CacheEntry{epoch, scope->hash, op, dtype, scope->spec, p};
+  return p;
+}
+
+namespace {
+
+// Returns `t` on `device`: itself when it already lives there, else a copy.
+absl::StatusOr<Tensor> on_device(const Tensor& t, Device& device) {
+  TensorImpl* src = t.impl();
+  if (src->device == &device) return t;
+  MT_ASSIGN_OR_RETURN(TensorImpl * dst, allocate_tensor(device, src->dtype, src->shape));
+  Tensor out(dst);
+  if (dst->bytes() > 0) {
+    MT_RETURN_IF_ERROR(device.copy_from_device(dst->data, *src->device, src->data, dst->bytes()));
+  }
+  return out;
+}
+
+absl::Status check_inputs(OpId op, absl::Span<const Tensor> inputs) {
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (__builtin_expect(!inputs[i].defined(), 0)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("[", op_name(op), "] input ", i, " is an empty tensor"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Allocates the output and runs the kernel chosen by `p` on `args`.
+absl::StatusOr<Tensor> run_kernel(const Runtime& rt, const Placement& p, OutputMeta out,
+                                  absl::Span<const TensorArg> args, const OpAttrs& attrs) {
+  Device& device = rt.device(p.device);
+  MT_ASSIGN_OR_RETURN(TensorImpl * impl, allocate_tensor(device, out.dtype, std::move(out.shape)));
+  Tensor result(impl);
+  KernelContext kc{args, MutableTensorArg{impl->data, &impl->shape, impl->dtype}, &attrs,
+                   device.kernel_state()};
+  MT_RETURN_IF_ERROR(p.kernel(kc));
+  return result;
+}
+
+}  // namespace
+
+absl::StatusOr<Tensor> execute(OpId op, absl::Span<const Tensor> inputs, const OpAttrs& attrs) {
+  Context& ctx = Context::get();
+  MT_ASSIGN_OR_RETURN(Runtime * rt, ctx.runtime());
+  MT_RETURN_IF_ERROR(check_inputs(op, inputs));
+  absl::InlinedVector<TensorMeta, 4> metas;
+  for (const Tensor& t : inputs) metas.push_back(TensorMeta{&t.impl()->shape, t.impl()->dtype});
+  // Kernels are keyed by the first input's dtype (Cast: the source dtype).
+  DType key = metas.empty() ? attrs.dst_dtype : metas[0].dtype;
+  MT_ASSIGN_OR_RETURN(Placement p, place(ctx, *rt, op, key));
+  MT_ASSIGN_OR_RETURN(OutputMeta out, infer_output(op, metas, attrs));
+  Device& device = rt->device(p.device);
+  if (ctx.log_placement()) log_placement(op, device.name());
+  absl::InlinedVector<Tensor, 4> local;
+  absl::InlinedVector<TensorArg, 4> args;
+  for (const Tensor& t : inputs) {
+    MT_ASSIGN_OR_RETURN(Tensor moved, on_device(t, device));
+    local.push_back(std::move(moved));
+    TensorImpl* impl = local.back().impl();
+    args.push_back(TensorArg{impl->data, &impl->shape, impl->dtype});
+  }
+  // Identity of a tensor from another device: the copy just made is the result.
+  if (op == OpId::kIdentity && local[0].impl() != inputs[0].impl()) return local[0];
+  return run_kernel(*rt, p, std::move(out), args, attrs);
+}
+
+absl::StatusOr<Tensor> execute_source(OpId op, DType dtype, const Shape& shape,
+                                      const void* host_data, const OpAttrs& attrs) {
+  Context& ctx = Context::get();
+  MT_ASSIGN_OR_RETURN(Runtime * rt, ctx.runtime());
+  MT_ASSIGN_OR_RETURN(Placement p, place(ctx, *rt, op, dtype));
+  TensorMeta meta{&shape, dtype};
+  MT_ASSIGN_OR_RETURN(OutputMeta out, infer_output(op, absl::MakeConstSpan(&meta, 1), attrs));
+  if (ctx.log_placement()) log_placement(op, rt->device(p.device).name());
+  TensorArg arg{host_data, &shape, dtype};
+  return run_kernel(*rt, p, std::move(out), absl::MakeConstSpan(&arg, 1), attrs);
+}
+
+}  // namespace mt::internal

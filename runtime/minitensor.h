@@ -1,0 +1,23 @@
+#pragma once
+// minitensor: a small eager tensor runtime whose heart is a device placement engine.
+// Include this one header to use it.
+//
+//   #include "runtime/minitensor.h"
+//
+//   mt::debugging::set_log_device_placement(true);
+//   mt::Tensor a = mt::constant({{1.f, 2.f, 3.f}, {4.f, 5.f, 6.f}});
+//   mt::Tensor b = mt::constant({{1.f, 2.f}, {3.f, 4.f}, {5.f, 6.f}});
+//   mt::Tensor c = mt::matmul(a, b);    // on GPU:0 when there is one, else CPU:0
+//   {
+//     mt::DeviceScope on_cpu("/CPU:0");
+//     mt::Tensor s = mt::add_n({c, c}); // on CPU:0; c is copied there if needed
+//   }
+//   std::cout << c << "\n";
+
+#include "runtime/config.h"        // IWYU pragma: export
+#include "runtime/constant.h"      // IWYU pragma: export
+#include "runtime/debugging.h"     // IWYU pragma: export
+#include "runtime/device_scope.h"  // IWYU pragma: export
+#include "runtime/error.h"         // IWYU pragma: export
+#include "runtime/ops.h"           // IWYU pragma: export
+#include "runtime/tensor.h"        // IWYU pragma: export

@@ -1,0 +1,78 @@
+#pragma once
+// The ops. Each is a free function that runs eagerly on the device the placement rules
+// choose (docs/design.md, "Placement") and returns the result; inputs living on other
+// devices are copied there first. Errors throw mt::Error: InvalidArgument for bad shapes
+// or dtypes (the message starts with the TensorFlow op name: "[MatMul] ..."), NotFound
+// for an unknown device, ResourceExhausted when the device's pool is out of memory.
+//
+//   mt::Tensor c = mt::matmul(a, b);              // MatMul
+//   mt::Tensor s = mt::add_n({c, c, c});          // AddN
+//   mt::Tensor d = (a + b) * mt::constant(2.f);   // AddV2, Mul (the scalar broadcasts)
+//   mt::Tensor m = mt::reduce_mean(d, {0}, true); // Mean over axis 0, keeping it
+
+#include <cstdint>
+#include <initializer_list>
+
+#include "absl/container/inlined_vector.h"
+#include "absl/types/span.h"
+#include "core/dtype.h"
+#include "runtime/tensor.h"
+
+namespace mt {
+
+// Matrix product of two rank-2 tensors, optionally transposing either first.
+Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a = false, bool transpose_b = false);
+
+// Sum of one or more tensors of the same shape and dtype, in one pass.
+Tensor add_n(absl::Span<const Tensor> inputs);
+inline Tensor add_n(std::initializer_list<Tensor> inputs) {
+  return add_n(absl::MakeConstSpan(inputs.begin(), inputs.size()));
+}
+
+// Elementwise arithmetic with NumPy broadcasting. div is RealDiv (floating types only).
+Tensor add(const Tensor& a, const Tensor& b);
+Tensor sub(const Tensor& a, const Tensor& b);
+Tensor mul(const Tensor& a, const Tensor& b);
+Tensor div(const Tensor& a, const Tensor& b);
+
+Tensor neg(const Tensor& x);
+Tensor abs(const Tensor& x);
+Tensor exp(const Tensor& x);
+Tensor relu(const Tensor& x);
+
+// The axes a reduction runs over: all of them by default, or a list (negative axes count
+// from the end): reduce_sum(x), reduce_sum(x, 0), reduce_sum(x, {0, -1}, true).
+class Axes {
+ public:
+  Axes() : all_(true) {}
+  Axes(int64_t axis) : axes_{axis} {}  // NOLINT: implicit by design
+  Axes(std::initializer_list<int64_t> axes) : axes_(axes), all_(axes.size() == 0) {}
+  Axes(absl::Span<const int64_t> axes) : axes_(axes.begin(), axes.end()) {}  // NOLINT
+  // Returns an empty list: the reduction is an identity over no axis.
+  static Axes none() { return Axes(absl::Span<const int64_t>()); }
+
+  bool all() const { return all_; }
+  absl::Span<const int64_t> list() const { return axes_; }
+
+ private:
+  absl::InlinedVector<int64_t, 4> axes_;
+  bool all_ = false;
+};
+
+Tensor reduce_sum(const Tensor& x, const Axes& axes = Axes(), bool keep_dims = false);
+Tensor reduce_mean(const Tensor& x, const Axes& axes = Axes(), bool keep_dims = false);
+Tensor reduce_max(const Tensor& x, const Axes& axes = Axes(), bool keep_dims = false);
+
+// Converts to `dtype`. Cast has only a CPU kernel, as in TensorFlow's guide.
+Tensor cast(const Tensor& x, DType dtype);
+
+// Copies `x` to the device the scope asks for (a new tensor even on the same device).
+Tensor identity(const Tensor& x);
+
+Tensor operator+(const Tensor& a, const Tensor& b);
+Tensor operator-(const Tensor& a, const Tensor& b);
+Tensor operator*(const Tensor& a, const Tensor& b);
+Tensor operator/(const Tensor& a, const Tensor& b);
+Tensor operator-(const Tensor& x);
+
+}  // namespace mt

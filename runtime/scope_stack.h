@@ -1,0 +1,45 @@
+#pragma once
+// The thread's stack of merged device scopes (internal). Each entry holds the merge of
+// every enclosing scope and a hash of it, so that the per-op placement cache can key on
+// the hash without walking the stack.
+
+#include <cstdint>
+#include <vector>
+
+#include "placement/device_name.h"
+
+namespace mt::internal {
+
+struct ScopeEntry {
+  DeviceSpec spec;
+  uint64_t hash = 0;
+};
+
+// Returns a hash of every field of `spec`.
+uint64_t hash_spec(const DeviceSpec& spec);
+
+class ScopeStack {
+ public:
+  ScopeStack() { entries_.reserve(16); }
+
+  // Returns the merged request of the innermost scope; nullptr when no scope is open.
+  const ScopeEntry* top() const { return entries_.empty() ? nullptr : &entries_.back(); }
+
+  void push(const DeviceSpec& spec) {
+    ScopeEntry entry{entries_.empty() ? spec : merge(entries_.back().spec, spec), 0};
+    entry.hash = hash_spec(entry.spec);
+    entries_.push_back(std::move(entry));
+  }
+  void pop() { entries_.pop_back(); }
+
+ private:
+  std::vector<ScopeEntry> entries_;
+};
+
+// Returns this thread's stack.
+inline ScopeStack& scope_stack() {
+  thread_local ScopeStack stack;
+  return stack;
+}
+
+}  // namespace mt::internal

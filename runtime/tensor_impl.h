@@ -1,0 +1,42 @@
+#pragma once
+// TensorImpl: what a Tensor handle points to (internal). The dtype, shape and device never
+// change; the buffer comes from the device's pool and goes back to it with the last
+// reference.
+
+#include <atomic>
+#include <cstdint>
+
+#include "absl/status/statusor.h"
+#include "core/dtype.h"
+#include "core/shape.h"
+#include "runtime/device.h"
+
+namespace mt::internal {
+
+struct TensorImpl {
+  TensorImpl(DType dtype, Shape shape, Device* device, void* data)
+      : dtype(dtype), shape(std::move(shape)), device(device), data(data) {}
+
+  size_t bytes() const { return static_cast<size_t>(shape.num_elements()) * dtype_size(dtype); }
+
+  std::atomic<int32_t> refs{1};
+  DType dtype;
+  Shape shape;
+  Device* device;
+  void* data;  // nullptr when the tensor has no elements
+};
+
+inline void ref(TensorImpl* impl) { impl->refs.fetch_add(1, std::memory_order_relaxed); }
+
+inline void unref(TensorImpl* impl) {
+  if (impl->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    impl->device->allocator().deallocate(impl->data);
+    delete impl;
+  }
+}
+
+// Allocates an uninitialised tensor of `dtype` and `shape` from `device`'s pool. Returns
+// ResourceExhausted with TensorFlow's OOM message when the pool cannot supply it.
+absl::StatusOr<TensorImpl*> allocate_tensor(Device& device, DType dtype, Shape shape);
+
+}  // namespace mt::internal
