@@ -1,1 +1,0 @@
-#include "placement/device_name.h"
