@@ -1,0 +1,84 @@
+#pragma once
+// Internal to kernels/cpu/: the registration function of each CPU op family, the helper
+// that registers one kernel template for a list of element types, and the integer
+// arithmetic the kernels share.
+//
+//   return add_kernels(registry, OpId::kNeg, NumericTypes{}, [](auto tag) -> KernelFn {
+//     return &unary_kernel<NegOp, typename decltype(tag)::type>;
+//   });
+
+#include <cstdint>
+#include <type_traits>
+
+#include "absl/status/status.h"
+#include "core/check.h"
+#include "core/dtype.h"
+#include "core/status.h"
+#include "kernels/kernel_registry.h"
+#include "kernels/shape_fns.h"
+
+namespace mt::cpu {
+
+template <typename... Ts>
+struct TypeList {};
+using AllTypes = TypeList<float, double, int32_t, int64_t, bool>;
+using NumericTypes = TypeList<float, double, int32_t, int64_t>;
+using FloatTypes = TypeList<float, double>;
+
+// Registers make(DTypeTag<T>{}) as the CPU kernel of `op` for every T in the list. The
+// list must be exactly the dtypes the op accepts (internal::op_dtypes), which it checks.
+template <typename... Ts, typename Make>
+absl::Status add_kernels(KernelRegistry& registry, OpId op, TypeList<Ts...>, Make make) {
+  MT_CHECK(((internal::dtype_bit(dtype_of<Ts>()) | ...)) == internal::op_dtypes(op));
+  absl::Status status;
+  ((status.ok() ? status = registry.add(op, DeviceType::kCPU, dtype_of<Ts>(), make(DTypeTag<Ts>{}))
+                : status),
+   ...);
+  return status;
+}
+
+// Returns input `i`'s elements, typed.
+template <typename T>
+const T* input_data(const KernelContext& ctx, size_t i) {
+  return static_cast<const T*>(ctx.inputs[i].data);
+}
+
+// Returns the output's elements, typed.
+template <typename T>
+T* output_data(const KernelContext& ctx) {
+  return static_cast<T*>(ctx.output.data);
+}
+
+// Note [Integer overflow]: integer arithmetic wraps around, as TensorFlow's does on every
+// machine it runs on, but without the undefined behaviour of signed overflow in C++: it is
+// done in the unsigned type and converted back (a modular conversion since C++20).
+template <typename T>
+using Unsigned = std::make_unsigned_t<T>;
+
+template <typename T>
+T add_op(T a, T b) {
+  if constexpr (std::is_integral_v<T>) return T(Unsigned<T>(a) + Unsigned<T>(b));
+  return a + b;
+}
+
+template <typename T>
+T sub_op(T a, T b) {
+  if constexpr (std::is_integral_v<T>) return T(Unsigned<T>(a) - Unsigned<T>(b));
+  return a - b;
+}
+
+template <typename T>
+T mul_op(T a, T b) {
+  if constexpr (std::is_integral_v<T>) return T(Unsigned<T>(a) * Unsigned<T>(b));
+  return a * b;
+}
+
+// One registration function per op family (one .cc file each).
+absl::Status register_data_kernels(KernelRegistry& registry);
+absl::Status register_matmul_kernels(KernelRegistry& registry);
+absl::Status register_add_n_kernels(KernelRegistry& registry);
+absl::Status register_binary_kernels(KernelRegistry& registry);
+absl::Status register_unary_kernels(KernelRegistry& registry);
+absl::Status register_reduction_kernels(KernelRegistry& registry);
+
+}  // namespace mt::cpu

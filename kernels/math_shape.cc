@@ -1,0 +1,94 @@
+// Shape functions of the arithmetic ops: MatMul, AddN, the broadcasting binary ops
+// (AddV2, Sub, Mul, RealDiv) and the unary ops (Neg, Abs, Exp, Relu).
+#include "kernels/broadcast.h"
+#include "kernels/shape_fns.h"
+
+namespace mt::internal {
+namespace {
+
+// Returns how MatMul's transposes read in an error message: "", " with transpose_a", ...
+const char* transpose_note(const OpAttrs& attrs) {
+  if (attrs.transpose_a && attrs.transpose_b) return " with transpose_a and transpose_b";
+  if (attrs.transpose_a) return " with transpose_a";
+  if (attrs.transpose_b) return " with transpose_b";
+  return "";
+}
+
+// The unequal-shape half of infer_binary: NumPy broadcasting.
+absl::StatusOr<OutputMeta> infer_broadcast(OpId op, const TensorMeta& a, const TensorMeta& b) {
+  Shape::Dims dims;
+  if (!broadcast_dims(*a.shape, *b.shape, &dims)) {
+    return op_error(op, "shapes cannot be broadcast: ", a.shape->to_string(), " vs ",
+                    b.shape->to_string());
+  }
+  MT_ASSIGN_OR_RETURN(Shape out, make_output_shape(op, dims));
+  BroadcastPlan plan;
+  if (out.rank() > kMaxBroadcastRank && !make_broadcast_plan(*a.shape, *b.shape, &plan)) {
+    return op_error(op, "broadcasting ", a.shape->to_string(), " with ", b.shape->to_string(),
+                    " needs more than ", kMaxBroadcastRank,
+                    " dimensions after merging, which is not supported");
+  }
+  return OutputMeta{std::move(out), a.dtype};
+}
+
+}  // namespace
+
+absl::StatusOr<OutputMeta> infer_matmul(absl::Span<const TensorMeta> inputs, const OpAttrs& attrs) {
+  constexpr OpId op = OpId::kMatMul;
+  MT_RETURN_IF_ERROR(check_arity(op, inputs.size(), 2));
+  const TensorMeta& a = inputs[0];
+  const TensorMeta& b = inputs[1];
+  MT_RETURN_IF_ERROR(check_same_dtype(op, a.dtype, b.dtype));
+  MT_RETURN_IF_ERROR(check_dtype(op, a.dtype));
+  if (a.shape->rank() != 2 || b.shape->rank() != 2) {
+    return op_error(op, "expects rank-2 inputs, got shapes ", a.shape->to_string(), " and ",
+                    b.shape->to_string());
+  }
+  const int64_t m = a.shape->dim(attrs.transpose_a ? 1 : 0);
+  const int64_t ka = a.shape->dim(attrs.transpose_a ? 0 : 1);
+  const int64_t kb = b.shape->dim(attrs.transpose_b ? 1 : 0);
+  const int64_t n = b.shape->dim(attrs.transpose_b ? 0 : 1);
+  if (ka != kb) {
+    return op_error(op, "inner dimensions differ: ", a.shape->to_string(), " vs ",
+                    b.shape->to_string(), transpose_note(attrs));
+  }
+  const int64_t dims[2] = {m, n};
+  MT_ASSIGN_OR_RETURN(Shape out, make_output_shape(op, dims));
+  return OutputMeta{std::move(out), a.dtype};
+}
+
+absl::StatusOr<OutputMeta> infer_add_n(absl::Span<const TensorMeta> inputs) {
+  constexpr OpId op = OpId::kAddN;
+  if (inputs.empty()) return op_error(op, "expects at least one input");
+  const TensorMeta& first = inputs[0];
+  for (size_t i = 1; i < inputs.size(); ++i) {
+    if (inputs[i].dtype != first.dtype) {
+      return op_error(op, "dtypes differ: input 0 is ", dtype_name(first.dtype), ", input ", i,
+                      " is ", dtype_name(inputs[i].dtype));
+    }
+    if (*inputs[i].shape != *first.shape) {
+      return op_error(op, "shapes differ: input 0 has ", first.shape->to_string(), ", input ", i,
+                      " has ", inputs[i].shape->to_string());
+    }
+  }
+  MT_RETURN_IF_ERROR(check_dtype(op, first.dtype));
+  return OutputMeta{*first.shape, first.dtype};
+}
+
+absl::StatusOr<OutputMeta> infer_binary(OpId op, absl::Span<const TensorMeta> inputs) {
+  MT_RETURN_IF_ERROR(check_arity(op, inputs.size(), 2));
+  const TensorMeta& a = inputs[0];
+  const TensorMeta& b = inputs[1];
+  MT_RETURN_IF_ERROR(check_same_dtype(op, a.dtype, b.dtype));
+  MT_RETURN_IF_ERROR(check_dtype(op, a.dtype));
+  if (__builtin_expect(*a.shape == *b.shape, 1)) return OutputMeta{*a.shape, a.dtype};
+  return infer_broadcast(op, a, b);
+}
+
+absl::StatusOr<OutputMeta> infer_unary(OpId op, absl::Span<const TensorMeta> inputs) {
+  MT_RETURN_IF_ERROR(check_arity(op, inputs.size(), 1));
+  MT_RETURN_IF_ERROR(check_dtype(op, inputs[0].dtype));
+  return OutputMeta{*inputs[0].shape, inputs[0].dtype};
+}
+
+}  // namespace mt::internal

@@ -1,0 +1,45 @@
+// Shape functions of the reductions: Sum, Mean and Max.
+#include "absl/strings/str_join.h"
+#include "kernels/shape_fns.h"
+
+namespace mt::internal {
+
+absl::Status reduction_mask(OpId op, const Shape& input, const OpAttrs& attrs, AxisMask* mask) {
+  const int rank = input.rank();
+  mask->assign(rank, attrs.reduce_all);
+  if (attrs.reduce_all) return absl::OkStatus();
+  for (int64_t axis : attrs.axes) {
+    if (axis < -rank || axis >= rank) {
+      return op_error(op, "axis ", axis, " is out of range for input of shape ", input.to_string(),
+                      "; expected an axis in [", -rank, ", ", rank, ")");
+    }
+    const int64_t dim = axis < 0 ? axis + rank : axis;
+    if ((*mask)[dim]) {
+      return op_error(op, "axes [", absl::StrJoin(attrs.axes, ", "), "] name dimension ", dim,
+                      " twice");
+    }
+    (*mask)[dim] = true;
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<OutputMeta> infer_reduction(OpId op, absl::Span<const TensorMeta> inputs,
+                                           const OpAttrs& attrs) {
+  MT_RETURN_IF_ERROR(check_arity(op, inputs.size(), 1));
+  const TensorMeta& in = inputs[0];
+  MT_RETURN_IF_ERROR(check_dtype(op, in.dtype));
+  AxisMask mask;
+  MT_RETURN_IF_ERROR(reduction_mask(op, *in.shape, attrs, &mask));
+  Shape::Dims dims;
+  for (int i = 0; i < in.shape->rank(); ++i) {
+    if (!mask[i]) {
+      dims.push_back(in.shape->dim(i));
+    } else if (attrs.keep_dims) {
+      dims.push_back(1);
+    }
+  }
+  MT_ASSIGN_OR_RETURN(Shape out, make_output_shape(op, dims));
+  return OutputMeta{std::move(out), in.dtype};
+}
+
+}  // namespace mt::internal

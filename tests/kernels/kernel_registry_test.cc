@@ -1,0 +1,83 @@
+// The CPU kernel table: exactly the supported (op, dtype) pairs, in agreement with
+// infer_output, and duplicate registration errors.
+#include "kernels/kernel_registry.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "kernels/op_def.h"
+#include "tests/kernels/kernel_test_util.h"
+
+namespace mt {
+namespace {
+
+using testutil::cpu_registry;
+
+// The expected CPU support, written out: a row per op, columns in DType order
+// (float32, float64, int32, int64, bool).
+struct Row {
+  OpId op;
+  bool supported[kNumDTypes];
+};
+constexpr Row kTable[] = {
+    {OpId::kEagerConst, {1, 1, 1, 1, 1}}, {OpId::kFill, {1, 1, 1, 1, 1}},
+    {OpId::kIdentity, {1, 1, 1, 1, 1}},   {OpId::kCast, {1, 1, 1, 1, 1}},
+    {OpId::kMatMul, {1, 1, 1, 1, 0}},     {OpId::kAddN, {1, 1, 1, 1, 0}},
+    {OpId::kAddV2, {1, 1, 1, 1, 0}},      {OpId::kSub, {1, 1, 1, 1, 0}},
+    {OpId::kMul, {1, 1, 1, 1, 0}},        {OpId::kRealDiv, {1, 1, 0, 0, 0}},
+    {OpId::kNeg, {1, 1, 1, 1, 0}},        {OpId::kAbs, {1, 1, 1, 1, 0}},
+    {OpId::kExp, {1, 1, 0, 0, 0}},        {OpId::kRelu, {1, 1, 1, 1, 0}},
+    {OpId::kSum, {1, 1, 1, 1, 0}},        {OpId::kMean, {1, 1, 1, 1, 0}},
+    {OpId::kMax, {1, 1, 1, 1, 0}},
+};
+static_assert(std::size(kTable) == kNumOps);
+
+TEST(CpuKernelRegistryTest, RegistersExactlyTheSupportedPairs) {
+  for (const Row& row : kTable) {
+    for (int d = 0; d < kNumDTypes; ++d) {
+      const DType dtype = static_cast<DType>(d);
+      EXPECT_EQ(cpu_registry().find(row.op, DeviceType::kCPU, dtype) != nullptr, row.supported[d])
+          << op_name(row.op) << " " << dtype_name(dtype);
+      EXPECT_EQ(cpu_registry().find(row.op, DeviceType::kGPU, dtype), nullptr);
+    }
+  }
+}
+
+TEST(CpuKernelRegistryTest, NamedExamples) {
+  EXPECT_EQ(cpu_registry().find(OpId::kRealDiv, DeviceType::kCPU, DType::kInt32), nullptr);
+  EXPECT_EQ(cpu_registry().find(OpId::kMatMul, DeviceType::kCPU, DType::kBool), nullptr);
+  for (int d = 0; d < kNumDTypes; ++d) {
+    EXPECT_NE(cpu_registry().find(OpId::kCast, DeviceType::kCPU, static_cast<DType>(d)), nullptr);
+  }
+}
+
+// Returns whether infer_output accepts `op` on `dtype` for well-formed inputs.
+bool infer_accepts(OpId op, DType dtype) {
+  static const Shape kSquare = Shape::make({2, 2}).value();
+  const TensorMeta in[2] = {{&kSquare, dtype}, {&kSquare, dtype}};
+  const bool binary = op == OpId::kMatMul || op == OpId::kAddV2 || op == OpId::kSub ||
+                      op == OpId::kMul || op == OpId::kRealDiv;
+  return infer_output(op, {in, binary ? 2u : 1u}, {}).ok();
+}
+
+TEST(CpuKernelRegistryTest, AgreesWithInferOutput) {
+  for (int o = 0; o < kNumOps; ++o) {
+    for (int d = 0; d < kNumDTypes; ++d) {
+      const OpId op = static_cast<OpId>(o);
+      const DType dtype = static_cast<DType>(d);
+      EXPECT_EQ(infer_accepts(op, dtype),
+                cpu_registry().find(op, DeviceType::kCPU, dtype) != nullptr)
+          << op_name(op) << " " << dtype_name(dtype);
+    }
+  }
+}
+
+TEST(CpuKernelRegistryTest, RejectsRegisteringTwice) {
+  KernelRegistry registry;
+  ASSERT_TRUE(register_cpu_kernels(registry).ok());
+  absl::Status again = register_cpu_kernels(registry);
+  EXPECT_EQ(again.code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(again.message(), "[_EagerConst] a CPU kernel for float32 is already registered");
+}
+
+}  // namespace
+}  // namespace mt

@@ -1,0 +1,139 @@
+#pragma once
+// Test helpers for kernels/: host tensors that own their buffers, and run_cpu, which runs
+// one op the way the runtime does (infer_output, allocate, look the CPU kernel up in the
+// registry, call it), minus placement and copies.
+//
+//   HostTensor a = HostTensor::make<float>({2}, {1, 2});
+//   absl::StatusOr<HostTensor> c = run_cpu(OpId::kAddV2, {a, a});
+//   EXPECT_THAT(c->values<float>(), ElementsAre(2, 4));
+
+#include <cstring>
+#include <initializer_list>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "core/dtype.h"
+#include "core/shape.h"
+#include "gtest/gtest.h"
+#include "kernels/kernel_registry.h"
+#include "kernels/op_def.h"
+
+namespace mt::testutil {
+
+class HostTensor {
+ public:
+  // Returns a tensor of shape `dims` and dtype `dtype` whose buffer holds poison bytes, so
+  // that an element a kernel fails to write shows up in a comparison.
+  static HostTensor uninitialized(const Shape& shape, DType dtype) {
+    HostTensor t;
+    t.shape_ = shape;
+    t.dtype_ = dtype;
+    t.storage_.resize((shape.num_elements() * dtype_size(dtype) + 7) / 8);
+    if (!t.storage_.empty()) std::memset(t.storage_.data(), 0x5a, t.storage_.size() * 8);
+    return t;
+  }
+
+  // Returns a tensor of shape `dims` holding `values` in row-major order.
+  template <typename T>
+  static HostTensor make(const Shape& shape, const std::vector<T>& values) {
+    EXPECT_EQ(static_cast<int64_t>(values.size()), shape.num_elements());
+    HostTensor t = uninitialized(shape, dtype_of<T>());
+    for (size_t i = 0; i < values.size(); ++i) static_cast<T*>(t.data())[i] = values[i];
+    return t;
+  }
+  template <typename T>
+  static HostTensor make(std::initializer_list<int64_t> dims, const std::vector<T>& values) {
+    return make<T>(Shape::make(dims).value(), values);
+  }
+
+  // Returns a shape and dtype with no buffer: what Fill takes as its input.
+  static HostTensor meta(std::initializer_list<int64_t> dims, DType dtype) {
+    HostTensor t;
+    t.shape_ = Shape::make(dims).value();
+    t.dtype_ = dtype;
+    t.has_data_ = false;
+    return t;
+  }
+
+  const Shape& shape() const { return shape_; }
+  DType dtype() const { return dtype_; }
+  const void* data() const { return has_data_ ? storage_.data() : nullptr; }
+  void* data() { return has_data_ ? storage_.data() : nullptr; }
+
+  // Returns the elements; fails the test on a dtype mismatch.
+  template <typename T>
+  std::vector<T> values() const {
+    EXPECT_EQ(dtype_, dtype_of<T>()) << "values<T> with the wrong T";
+    std::vector<T> out(shape_.num_elements());
+    for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<const T*>(data())[i];
+    return out;
+  }
+
+ private:
+  Shape shape_;
+  DType dtype_ = DType::kFloat32;
+  std::vector<int64_t> storage_;  // int64_t keeps every element type aligned
+  bool has_data_ = true;
+};
+
+// Returns a registry filled by register_cpu_kernels (and nothing else).
+inline const KernelRegistry& cpu_registry() {
+  static const KernelRegistry* registry = [] {
+    auto* r = new KernelRegistry;
+    absl::Status status = register_cpu_kernels(*r);
+    EXPECT_TRUE(status.ok()) << status;
+    return r;
+  }();
+  return *registry;
+}
+
+// Runs `op` on `inputs` on the CPU; the kernel is keyed by the first input's dtype.
+// Returns infer_output's error, or NotFound when no CPU kernel is registered.
+inline absl::StatusOr<HostTensor> run_cpu(OpId op, const std::vector<HostTensor>& inputs,
+                                          const OpAttrs& attrs = {}) {
+  std::vector<TensorMeta> metas;
+  std::vector<TensorArg> args;
+  for (const HostTensor& t : inputs) {
+    metas.push_back({&t.shape(), t.dtype()});
+    args.push_back({t.data(), &t.shape(), t.dtype()});
+  }
+  absl::StatusOr<OutputMeta> meta = infer_output(op, metas, attrs);
+  if (!meta.ok()) return meta.status();
+  const DType key = inputs.empty() ? meta->dtype : inputs[0].dtype();
+  KernelFn fn = cpu_registry().find(op, DeviceType::kCPU, key);
+  if (fn == nullptr) {
+    return absl::NotFoundError(
+        absl::StrCat("no CPU kernel for ", op_name(op), " ", dtype_name(key)));
+  }
+  HostTensor out = HostTensor::uninitialized(meta->shape, meta->dtype);
+  KernelContext ctx{args, {out.data(), &out.shape(), out.dtype()}, &attrs, nullptr};
+  absl::Status status = fn(ctx);
+  if (!status.ok()) return status;
+  return out;
+}
+
+// Returns `values` converted to T (static_cast), for tests typed on T.
+template <typename T>
+std::vector<T> vec(std::initializer_list<double> values) {
+  std::vector<T> out;
+  for (double v : values) out.push_back(static_cast<T>(v));
+  return out;
+}
+
+// Returns the elements of `t`, whatever its dtype, as doubles.
+inline std::vector<double> as_doubles(const HostTensor& t) {
+  return visit_dtype(t.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    std::vector<double> out;
+    for (T v : t.values<T>()) out.push_back(static_cast<double>(v));
+    return out;
+  });
+}
+
+// Element types for typed tests.
+using NumericTypes = ::testing::Types<float, double, int32_t, int64_t>;
+using AllTypes = ::testing::Types<float, double, int32_t, int64_t, bool>;
+using FloatTypes = ::testing::Types<float, double>;
+
+}  // namespace mt::testutil

@@ -1,0 +1,149 @@
+// CPU kernels of Sum, Mean and Max: axes, negative axes, keep_dims, reduce_all, empty
+// reductions, NaN, and random shapes against a reference for every axis subset.
+#include <cmath>
+#include <limits>
+#include <random>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/kernels/kernel_test_util.h"
+
+namespace mt {
+namespace {
+
+using ::testing::ElementsAre;
+using testutil::HostTensor;
+using testutil::run_cpu;
+using testutil::vec;
+
+template <typename T>
+class ReductionKernelTest : public ::testing::Test {};
+TYPED_TEST_SUITE(ReductionKernelTest, testutil::NumericTypes);
+
+Shape S(std::initializer_list<int64_t> dims) { return Shape::make(dims).value(); }
+
+HostTensor reduce(OpId op, const HostTensor& in, std::vector<int64_t> axes, bool keep_dims = false,
+                  bool reduce_all = false) {
+  OpAttrs attrs;
+  attrs.axes.assign(axes.begin(), axes.end());
+  attrs.keep_dims = keep_dims;
+  attrs.reduce_all = reduce_all;
+  absl::StatusOr<HostTensor> out = run_cpu(op, {in}, attrs);
+  EXPECT_TRUE(out.ok()) << out.status();
+  return out.ok() ? *std::move(out) : HostTensor();
+}
+
+TYPED_TEST(ReductionKernelTest, ReducesEachAxisOfAMatrix) {
+  using T = TypeParam;
+  const HostTensor m = HostTensor::make<T>({2, 3}, vec<T>({1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(reduce(OpId::kSum, m, {0}).values<T>(), vec<T>({5, 7, 9}));
+  EXPECT_EQ(reduce(OpId::kSum, m, {1}).values<T>(), vec<T>({6, 15}));
+  EXPECT_EQ(reduce(OpId::kSum, m, {-1}).values<T>(), vec<T>({6, 15}));
+  EXPECT_EQ(reduce(OpId::kMax, m, {0}).values<T>(), vec<T>({4, 5, 6}));
+  EXPECT_EQ(reduce(OpId::kMax, m, {-1}).values<T>(), vec<T>({3, 6}));
+  EXPECT_EQ(reduce(OpId::kMean, m, {1}).values<T>(), vec<T>({2, 5}));
+  const std::vector<T> mean0 = std::is_integral_v<T> ? vec<T>({2, 3, 4}) : vec<T>({2.5, 3.5, 4.5});
+  EXPECT_EQ(reduce(OpId::kMean, m, {0}).values<T>(), mean0);
+}
+
+TYPED_TEST(ReductionKernelTest, ReduceAllAndKeepDims) {
+  using T = TypeParam;
+  const HostTensor m = HostTensor::make<T>({2, 3}, vec<T>({1, 2, 3, 4, 5, 6}));
+  const HostTensor all = reduce(OpId::kSum, m, {}, false, true);
+  EXPECT_EQ(all.shape(), S({}));
+  EXPECT_THAT(all.values<T>(), ElementsAre(T(21)));
+  const HostTensor kept = reduce(OpId::kMax, m, {0, 1}, true);
+  EXPECT_EQ(kept.shape(), S({1, 1}));
+  EXPECT_THAT(kept.values<T>(), ElementsAre(T(6)));
+  const HostTensor col = reduce(OpId::kSum, m, {1}, true);
+  EXPECT_EQ(col.shape(), S({2, 1}));
+  EXPECT_EQ(col.values<T>(), vec<T>({6, 15}));
+  const HostTensor none = reduce(OpId::kMax, m, {});  // no axes: reduces nothing
+  EXPECT_EQ(none.shape(), m.shape());
+  EXPECT_EQ(none.values<T>(), vec<T>({1, 2, 3, 4, 5, 6}));
+  const HostTensor scalar = HostTensor::make<T>({}, vec<T>({-3}));
+  EXPECT_THAT(reduce(OpId::kMean, scalar, {}, false, true).values<T>(), ElementsAre(T(-3)));
+}
+
+TYPED_TEST(ReductionKernelTest, EmptyReductionsGiveTheIdentity) {
+  using T = TypeParam;
+  const HostTensor e = HostTensor::make<T>({2, 0}, {});
+  const T lowest = std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
+                                                        : std::numeric_limits<T>::lowest();
+  EXPECT_THAT(reduce(OpId::kMax, e, {1}).values<T>(), ElementsAre(lowest, lowest));
+  EXPECT_THAT(reduce(OpId::kSum, e, {1}).values<T>(), ElementsAre(T(0), T(0)));
+  EXPECT_THAT(reduce(OpId::kMax, e, {}, false, true).values<T>(), ElementsAre(lowest));
+  const std::vector<T> mean = reduce(OpId::kMean, e, {1}).values<T>();
+  ASSERT_EQ(mean.size(), 2u);
+  if constexpr (std::is_integral_v<T>) {
+    EXPECT_THAT(mean, ElementsAre(T(0), T(0)));  // our choice: Note [Reductions]
+  } else {
+    EXPECT_TRUE(std::isnan(mean[0]) && std::isnan(mean[1]));
+  }
+  EXPECT_EQ(reduce(OpId::kSum, e, {0}).shape(), S({0}));
+}
+
+TEST(ReductionKernelTest, IntegerMeanTruncatesTowardZero) {
+  const HostTensor a = HostTensor::make<int32_t>({2, 2}, {-1, -2, 7, 8});
+  EXPECT_THAT(reduce(OpId::kMean, a, {1}).values<int32_t>(), ElementsAre(-1, 7));
+}
+
+TEST(ReductionKernelTest, MaxPropagatesNaN) {
+  const HostTensor a = HostTensor::make<float>({3, 2}, {1, NAN, 5, 2, NAN, 3});
+  const std::vector<float> rows = reduce(OpId::kMax, a, {1}).values<float>();
+  EXPECT_TRUE(std::isnan(rows[0]));
+  EXPECT_EQ(rows[1], 5);
+  EXPECT_TRUE(std::isnan(rows[2]));
+  const std::vector<float> cols = reduce(OpId::kMax, a, {0}).values<float>();
+  EXPECT_TRUE(std::isnan(cols[0]));
+  EXPECT_TRUE(std::isnan(cols[1]));
+}
+
+// Reduces `values` of `shape` over the dimensions in `mask`, by definition.
+std::vector<double> reference(OpId op, const std::vector<double>& values, const Shape& shape,
+                              const std::vector<bool>& mask, bool integral) {
+  int64_t out_size = 1, count = 1;
+  for (int d = 0; d < shape.rank(); ++d) (mask[d] ? count : out_size) *= shape.dim(d);
+  std::vector<double> out(out_size, op == OpId::kMax ? -INFINITY : 0.0);
+  std::vector<int64_t> index(shape.rank(), 0);
+  for (double v : values) {
+    int64_t o = 0;
+    for (int d = 0; d < shape.rank(); ++d) o = mask[d] ? o : o * shape.dim(d) + index[d];
+    out[o] = op == OpId::kMax ? std::max(out[o], v) : out[o] + v;
+    for (int d = shape.rank() - 1; d >= 0 && ++index[d] == shape.dim(d); --d) index[d] = 0;
+  }
+  if (op == OpId::kMean) {
+    for (double& v : out) v = integral ? std::trunc(v / count) : v / count;
+  }
+  return out;
+}
+
+TYPED_TEST(ReductionKernelTest, MatchesReferenceForEveryAxisSubset) {
+  using T = TypeParam;
+  std::mt19937 rng(3);
+  for (const Shape& shape : {S({3, 4, 5, 6}), S({2, 1, 7, 3}), S({1, 9, 1, 2})}) {
+    std::vector<double> values(shape.num_elements());
+    for (double& v : values) v = int(rng() % 19) - 9;
+    const HostTensor in = HostTensor::make<T>(shape, std::vector<T>(values.begin(), values.end()));
+    for (int bits = 0; bits < 16; ++bits) {
+      std::vector<int64_t> axes;
+      std::vector<bool> mask(4);
+      for (int d = 0; d < 4; ++d) {
+        mask[d] = bits >> d & 1;
+        if (mask[d]) axes.push_back(d % 2 ? d - 4 : d);  // mix negative and positive axes
+      }
+      for (OpId op : {OpId::kSum, OpId::kMean, OpId::kMax}) {
+        const std::vector<double> want = reference(op, values, shape, mask, std::is_integral_v<T>);
+        const std::vector<double> got = testutil::as_doubles(reduce(op, in, axes, bits & 1));
+        ASSERT_EQ(got.size(), want.size());
+        for (size_t i = 0; i < got.size(); ++i) {
+          EXPECT_NEAR(got[i], want[i], 1e-5 * std::abs(want[i]))
+              << op_name(op) << " of " << shape.to_string() << " over mask " << bits << " at " << i;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace mt
