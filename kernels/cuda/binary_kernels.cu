@@ -1,0 +1,176 @@
+// GPU kernels of the broadcasting binary ops: AddV2, Sub, Mul and RealDiv.
+//
+// Note [Binary paths]: when each operand either has the output's element count (equal
+// shapes up to size-1 dimensions) or a single element, the op is one vectorised
+// map_kernel (elementwise.h). Any other broadcast walks the coalesced BroadcastPlan of
+// kernels/broadcast.h: each thread splits its output index into plan coordinates with
+// IndexDividers (no 64-bit division below 2^31 elements) and reads each operand at the sum
+// of coordinates times strides. When the innermost plan dimension is a multiple of
+// kVec<T>, a thread does kVec<T> outputs of one row with 128-bit accesses, reading a Vec
+// of each operand that spans the row and one element of each that broadcasts along it.
+#include "kernels/broadcast.h"
+#include "kernels/cuda/elementwise.h"
+
+namespace mt::cuda {
+namespace {
+
+struct AddFn {
+  template <typename T>
+  __device__ T operator()(T a, T b) const {
+    return add_op(a, b);
+  }
+};
+struct SubFn {
+  template <typename T>
+  __device__ T operator()(T a, T b) const {
+    return sub_op(a, b);
+  }
+};
+struct MulFn {
+  template <typename T>
+  __device__ T operator()(T a, T b) const {
+    return mul_op(a, b);
+  }
+};
+struct DivFn {  // floating types only; IEEE division (no fast-math), as on the CPU
+  template <typename T>
+  __device__ T operator()(T a, T b) const {
+    return a / b;
+  }
+};
+
+// The general path of Note [Binary paths]: the plan by value, with a divider per dimension.
+template <typename T>
+struct BroadcastArgs {
+  const T* a;
+  const T* b;
+  T* out;
+  int64_t n;
+  int rank;
+  int64_t strides[2][kMaxBroadcastRank];
+  IndexDivider dims[kMaxBroadcastRank];
+  bool spans_inner[2];  // operand k has stride 1 (not 0) in the innermost dimension
+};
+
+// Sets the operands' offsets of output element `i`.
+template <typename T>
+__device__ __forceinline__ void plan_offsets(const BroadcastArgs<T>& p, int64_t i, int64_t* a,
+                                             int64_t* b) {
+  uint64_t rest = static_cast<uint64_t>(i);
+  *a = *b = 0;
+#pragma unroll
+  for (int k = kMaxBroadcastRank - 1; k >= 0; --k) {
+    if (k >= p.rank) continue;
+    int64_t coord = static_cast<int64_t>(rest);
+    if (k > 0) {
+      const uint64_t outer = p.dims[k].div(rest);
+      coord = static_cast<int64_t>(rest - outer * p.dims[k].d);
+      rest = outer;
+    }
+    *a += coord * p.strides[0][k];
+    *b += coord * p.strides[1][k];
+  }
+}
+
+// Reads kWidth neighbouring elements of an operand along the innermost dimension: one Vec
+// when it spans that dimension (kWidth > 1 only when aligned), else one repeated element.
+template <int kWidth, typename T>
+__device__ __forceinline__ void load_run(const T* p, int64_t offset, bool spans, T (&x)[kWidth]) {
+  if constexpr (kWidth > 1) {
+    if (spans) {
+      const Vec<T> v = *reinterpret_cast<const Vec<T>*>(p + offset);
+#pragma unroll
+      for (int j = 0; j < kWidth; ++j) x[j] = v.v[j];
+      return;
+    }
+  }
+  const T s = p[offset];
+#pragma unroll
+  for (int j = 0; j < kWidth; ++j) x[j] = s;
+}
+
+// Each thread computes kWidth neighbouring outputs: kVec<T> (128-bit accesses) when the
+// innermost dimension is a multiple of it and the pointers are aligned, else 1.
+template <typename Fn, typename T, int kWidth>
+__global__ void __launch_bounds__(kThreads) broadcast_kernel(BroadcastArgs<T> p, Fn fn) {
+  const int64_t stride = int64_t{gridDim.x} * kThreads;
+  const int64_t runs = p.n / kWidth;
+#pragma unroll 1
+  for (int64_t v = int64_t{blockIdx.x} * kThreads + threadIdx.x; v < runs; v += stride) {
+    int64_t offset_a, offset_b;
+    plan_offsets(p, v * kWidth, &offset_a, &offset_b);
+    T x[kWidth], y[kWidth];
+    load_run<kWidth>(p.a, offset_a, p.spans_inner[0], x);
+    load_run<kWidth>(p.b, offset_b, p.spans_inner[1], y);
+    if constexpr (kWidth > 1) {
+      Vec<T> out;
+#pragma unroll
+      for (int j = 0; j < kWidth; ++j) out.v[j] = fn(x[j], y[j]);
+      reinterpret_cast<Vec<T>*>(p.out)[v] = out;
+    } else {
+      p.out[v] = fn(x[0], y[0]);
+    }
+  }
+}
+
+template <OpId kOp, typename Fn, typename T>
+absl::Status launch_broadcast(const KernelContext& ctx, const T* a, const T* b, T* out, int64_t n) {
+  BroadcastPlan plan;
+  MT_CHECK(make_broadcast_plan(*ctx.inputs[0].shape, *ctx.inputs[1].shape, &plan));
+  BroadcastArgs<T> p{a, b, out, n, plan.rank, {}, {}, {}};
+  for (int k = 0; k < plan.rank; ++k) {
+    p.strides[0][k] = plan.strides[0][k];
+    p.strides[1][k] = plan.strides[1][k];
+    p.dims[k] = IndexDivider::make(plan.dims[k], n);
+  }
+  const int last = plan.rank - 1;  // a broadcast (n > 1, unequal shapes) has rank >= 1
+  p.spans_inner[0] = plan.strides[0][last] == 1;
+  p.spans_inner[1] = plan.strides[1][last] == 1;
+  const bool vectorized = plan.dims[last] % kVec<T> == 0 && is_vec_aligned(out) &&
+                          (!p.spans_inner[0] || is_vec_aligned(a)) &&
+                          (!p.spans_inner[1] || is_vec_aligned(b));
+  const GpuState& state = gpu_state(ctx);
+  if (vectorized) {
+    return launch(kOp, state, grid_for(n / kVec<T>, kThreads), kThreads,
+                  &broadcast_kernel<Fn, T, kVec<T>>, p, Fn{});
+  }
+  return launch(kOp, state, grid_for(n, kThreads), kThreads, &broadcast_kernel<Fn, T, 1>, p, Fn{});
+}
+
+template <OpId kOp, typename Fn, typename T>
+absl::Status run_binary(const KernelContext& ctx) {
+  const TensorArg& a = ctx.inputs[0];
+  const TensorArg& b = ctx.inputs[1];
+  MapArgs<T, 2> args;
+  args.in[0] = static_cast<const T*>(a.data);
+  args.in[1] = static_cast<const T*>(b.data);
+  args.out = static_cast<T*>(ctx.output.data);
+  args.n = ctx.output.shape->num_elements();
+  if (args.n == 0) return absl::OkStatus();
+  const int64_t na = a.shape->num_elements(), nb = b.shape->num_elements();
+  if ((na == args.n || na == 1) && (nb == args.n || nb == 1)) {
+    args.scalar[0] = na != args.n;
+    args.scalar[1] = nb != args.n;
+    return launch_map(kOp, ctx, args, Fn{});
+  }
+  return launch_broadcast<kOp, Fn>(ctx, args.in[0], args.in[1], args.out, args.n);
+}
+
+// Registers run_binary<kOp, Fn, T> for each T in `types`.
+template <OpId kOp, typename Fn, typename Types>
+absl::Status add_binary(KernelRegistry& registry, Types types) {
+  return add_gpu_kernels(registry, kOp, types, [](auto tag) -> KernelFn {
+    return &run_binary<kOp, Fn, typename decltype(tag)::type>;
+  });
+}
+
+}  // namespace
+
+absl::Status register_binary_kernels(KernelRegistry& registry) {
+  MT_RETURN_IF_ERROR((add_binary<OpId::kAddV2, AddFn>(registry, NumericTypes{})));
+  MT_RETURN_IF_ERROR((add_binary<OpId::kSub, SubFn>(registry, NumericTypes{})));
+  MT_RETURN_IF_ERROR((add_binary<OpId::kMul, MulFn>(registry, NumericTypes{})));
+  return add_binary<OpId::kRealDiv, DivFn>(registry, FloatTypes{});
+}
+
+}  // namespace mt::cuda

@@ -1,0 +1,80 @@
+// GPU kernels of the data ops: _EagerConst (host to device), Identity (device to device)
+// and Fill. Cast has no GPU kernel: it runs on the CPU (as in TensorFlow's GPU guide).
+#include <cstring>
+#include <type_traits>
+
+#include "kernels/cuda/elementwise.h"
+
+namespace mt::cuda {
+namespace {
+
+// _EagerConst: inputs[0].data is pageable host memory. cudaMemcpyAsync from pageable
+// memory returns once the source has been staged, so the caller may free it at once.
+absl::Status run_eager_const(const KernelContext& ctx) {
+  const size_t bytes = ctx.output.shape->num_elements() * dtype_size(ctx.output.dtype);
+  if (bytes == 0) return absl::OkStatus();
+  return cuda_status(OpId::kEagerConst, "cudaMemcpyAsync",
+                     cudaMemcpyAsync(ctx.output.data, ctx.inputs[0].data, bytes,
+                                     cudaMemcpyHostToDevice, gpu_state(ctx).stream));
+}
+
+// Identity: the input is already on the op's GPU; a device-to-device copy on the stream.
+absl::Status run_identity(const KernelContext& ctx) {
+  const size_t bytes = ctx.output.shape->num_elements() * dtype_size(ctx.output.dtype);
+  if (bytes == 0) return absl::OkStatus();
+  return cuda_status(OpId::kIdentity, "cudaMemcpyAsync",
+                     cudaMemcpyAsync(ctx.output.data, ctx.inputs[0].data, bytes,
+                                     cudaMemcpyDeviceToDevice, gpu_state(ctx).stream));
+}
+
+// Returns Fill's value as T, read as the CPU kernel reads it.
+template <typename T>
+T fill_value(const Scalar& value) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return value.b;
+  } else if constexpr (std::is_floating_point_v<T>) {
+    return static_cast<T>(value.f);
+  } else {
+    return static_cast<T>(value.i);
+  }
+}
+
+// Returns whether every byte of `v` is the same (zeros, most often): then a memset fills.
+template <typename T>
+bool has_uniform_bytes(T v, unsigned char* byte) {
+  unsigned char bytes[sizeof(T)];
+  std::memcpy(bytes, &v, sizeof(T));
+  *byte = bytes[0];
+  for (unsigned char b : bytes) {
+    if (b != bytes[0]) return false;
+  }
+  return true;
+}
+
+template <typename T>
+absl::Status run_fill(const KernelContext& ctx) {
+  const T value = fill_value<T>(ctx.attrs->value);
+  MapArgs<T, 0> args;
+  args.out = static_cast<T*>(ctx.output.data);
+  args.n = ctx.output.shape->num_elements();
+  unsigned char byte = 0;
+  if (args.n != 0 && has_uniform_bytes(value, &byte)) {
+    return cuda_status(OpId::kFill, "cudaMemsetAsync",
+                       cudaMemsetAsync(args.out, byte, args.n * sizeof(T), gpu_state(ctx).stream));
+  }
+  return launch_map(OpId::kFill, ctx, args, ConstantFn<T>{value});
+}
+
+}  // namespace
+
+absl::Status register_data_kernels(KernelRegistry& registry) {
+  MT_RETURN_IF_ERROR(add_gpu_kernels(registry, OpId::kEagerConst, AllTypes{},
+                                     [](auto) -> KernelFn { return &run_eager_const; }));
+  MT_RETURN_IF_ERROR(add_gpu_kernels(registry, OpId::kIdentity, AllTypes{},
+                                     [](auto) -> KernelFn { return &run_identity; }));
+  return add_gpu_kernels(registry, OpId::kFill, AllTypes{}, [](auto tag) -> KernelFn {
+    return &run_fill<typename decltype(tag)::type>;
+  });
+}
+
+}  // namespace mt::cuda

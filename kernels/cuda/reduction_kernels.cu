@@ -1,0 +1,220 @@
+// GPU kernels of the reductions Sum, Mean and Max, with the CPU kernels' semantics (Note
+// [Reductions] in kernels/op_def.h): over zero elements Sum gives 0, Max the lowest value
+// (-inf for floats) and Mean NaN for floats, 0 for integers; integer Mean truncates; Max
+// propagates NaN. Integer sums wrap around and are exact in any order; float sums are
+// taken in T, each thread over a strided slice of r, then as a tree across the block.
+#include <limits>
+#include <type_traits>
+
+#include "absl/strings/str_cat.h"
+#include "kernels/cuda/elementwise.h"
+#include "kernels/cuda/reduction_layout.h"
+
+namespace mt::cuda {
+namespace {
+
+struct SumReducer {
+  template <typename T>
+  static T identity() {
+    return T(0);
+  }
+  template <typename T>
+  __device__ static T combine(T a, T b) {
+    return add_op(a, b);
+  }
+};
+
+struct MaxReducer {  // NaN wins, as in TensorFlow and on the CPU
+  template <typename T>
+  static T identity() {
+    if constexpr (std::numeric_limits<T>::has_infinity) return -std::numeric_limits<T>::infinity();
+    return std::numeric_limits<T>::lowest();
+  }
+  template <typename T>
+  __device__ static T combine(T a, T b) {
+    return (b > a || b != b) ? b : a;
+  }
+};
+
+template <typename T>
+struct ReduceArgs {
+  const T* in;
+  T* out;  // the outputs, or the partials of pass one (Note [GPU reduction grid])
+  ReduceLayout layout = {};
+  int64_t chunk = 0;       // elements of r per blockIdx.y
+  T identity = T();        // the reducer's identity
+  int64_t mean_count = 0;  // Mean's final pass: divide each output by it; else 0
+};
+
+// Returns the input offset of index `idx` of `axes` (Note [GPU reduction layout]).
+__device__ __forceinline__ int64_t offset_of(const ReduceAxes& axes, uint64_t idx) {
+  int64_t offset = 0;
+#pragma unroll
+  for (int k = kMaxReduceRuns - 1; k >= 0; --k) {
+    if (k >= axes.rank) continue;
+    uint64_t coord = idx;
+    if (k > 0) {
+      const uint64_t outer = axes.dim[k].div(idx);
+      coord = idx - outer * axes.dim[k].d;
+      idx = outer;
+    }
+    offset += static_cast<int64_t>(coord) * axes.stride[k];
+  }
+  return offset;
+}
+
+// Loads each thread keeps in flight in combine_slice.
+constexpr int kUnroll = 4;
+
+// Combines in[offset(r)] for r = begin, begin + step, ... < end, kUnroll at a time into
+// independent accumulators, so that kUnroll loads are in flight per thread.
+template <typename R, typename T, typename Offset>
+__device__ __forceinline__ T combine_slice(const T* in, Offset offset, int64_t begin, int64_t end,
+                                           int step, T identity) {
+  T acc[kUnroll];
+#pragma unroll
+  for (int j = 0; j < kUnroll; ++j) acc[j] = identity;
+  int64_t r = begin;
+#pragma unroll 1
+  for (; r + (kUnroll - 1) * step < end; r += kUnroll * step) {
+    T x[kUnroll];
+#pragma unroll
+    for (int j = 0; j < kUnroll; ++j) x[j] = in[offset(r + j * step)];
+#pragma unroll
+    for (int j = 0; j < kUnroll; ++j) acc[j] = R::combine(acc[j], x[j]);
+  }
+#pragma unroll 1
+  for (; r < end; r += step) acc[0] = R::combine(acc[0], in[offset(r)]);
+#pragma unroll
+  for (int width = kUnroll / 2; width > 0; width /= 2) {
+#pragma unroll
+    for (int j = 0; j < width; ++j) acc[j] = R::combine(acc[j], acc[j + width]);
+  }
+  return acc[0];
+}
+
+// Combines the elements r = begin, begin + step, ... < end of output `o`; one reduced
+// dimension (the common case) needs no index arithmetic beyond a multiply.
+template <typename R, typename T>
+__device__ __forceinline__ T reduce_slice(const ReduceArgs<T>& a, int64_t o, int64_t begin,
+                                          int64_t end, int step) {
+  const T* in = a.in + offset_of(a.layout.kept, o);
+  const ReduceAxes& red = a.layout.reduced;
+  if (red.rank == 1) {
+    const int64_t stride = red.stride[0];
+    return combine_slice<R>(
+        in, [stride](int64_t r) { return r * stride; }, begin, end, step, a.identity);
+  }
+  return combine_slice<R>(
+      in, [&red](int64_t r) { return offset_of(red, r); }, begin, end, step, a.identity);
+}
+
+// Returns Mean's quotient (truncating for integers), or `sum` when mean_count is 0.
+template <typename T>
+__device__ __forceinline__ T finish(T sum, int64_t mean_count) {
+  if (mean_count == 0) return sum;
+  if constexpr (std::is_integral_v<T>) return static_cast<T>(int64_t{sum} / mean_count);
+  return sum / static_cast<T>(mean_count);
+}
+
+// Combines the `by` values of each of the block's `bx` outputs in `tile`, as a tree.
+template <typename R, typename T>
+__device__ __forceinline__ void combine_tile(T* tile, int bx, int by, int tx, int ty) {
+  for (int s = by / 2; s > 0; s /= 2) {
+    if (ty < s) tile[ty * bx + tx] = R::combine(tile[ty * bx + tx], tile[(ty + s) * bx + tx]);
+    __syncthreads();
+  }
+}
+
+template <typename R, typename T>
+__global__ void __launch_bounds__(kThreads) reduce_kernel(ReduceArgs<T> a) {
+  __shared__ T tile[kThreads];
+  const int bx = blockDim.x, by = blockDim.y, tx = threadIdx.x, ty = threadIdx.y;
+  const int64_t num_out = a.layout.num_out;
+  const int64_t begin = int64_t{blockIdx.y} * a.chunk;
+  const int64_t end = min(begin + a.chunk, a.layout.num_red);
+  for (int64_t o0 = int64_t{blockIdx.x} * bx; o0 < num_out; o0 += int64_t{gridDim.x} * bx) {
+    const int64_t o = o0 + tx;
+    tile[ty * bx + tx] = o < num_out ? reduce_slice<R>(a, o, begin + ty, end, by) : a.identity;
+    __syncthreads();
+    combine_tile<R>(tile, bx, by, tx, ty);
+    if (ty == 0 && o < num_out) {
+      a.out[int64_t{blockIdx.y} * num_out + o] = finish(tile[tx], a.mean_count);
+    }
+    __syncthreads();  // the next tile reuses `tile`
+  }
+}
+
+// Enqueues one pass over `args.layout` on the grid `g`.
+template <OpId kOp, typename R, typename T>
+absl::Status launch_pass(const GpuState& state, ReduceArgs<T> args, const ReduceGrid& g) {
+  args.chunk = g.chunk;
+  const dim3 grid(static_cast<unsigned>(g.blocks_x), static_cast<unsigned>(g.splits));
+  return launch(kOp, state, grid, dim3(g.bx, g.by), &reduce_kernel<R, T>, args);
+}
+
+// The outputs of a reduction over zero elements (Note [Reductions] in op_def.h).
+template <OpId kOp, typename R, typename T>
+absl::Status fill_empty(const KernelContext& ctx, int64_t n) {
+  T value = R::template identity<T>();
+  if constexpr (kOp == OpId::kMean && std::is_floating_point_v<T>) {
+    value = std::numeric_limits<T>::quiet_NaN();
+  }
+  MapArgs<T, 0> args;
+  args.out = static_cast<T*>(ctx.output.data);
+  args.n = n;
+  return launch_map(kOp, ctx, args, ConstantFn<T>{value});
+}
+
+// The error for a layout make_reduce_layout refuses.
+absl::Status too_many_runs(OpId op, const Shape& shape) {
+  return absl::UnimplementedError(absl::StrCat(
+      "[", op_name(op), "] shape ", shape.to_string(), " has more than ", kMaxReduceRuns,
+      " separate runs of reduced or of kept dimensions, which the GPU kernel does not support"));
+}
+
+template <OpId kOp, typename T>
+absl::Status run_reduction(const KernelContext& ctx) {
+  using R = std::conditional_t<kOp == OpId::kMax, MaxReducer, SumReducer>;
+  const Shape& in_shape = *ctx.inputs[0].shape;
+  const int64_t n = ctx.output.shape->num_elements();
+  if (n == 0) return absl::OkStatus();
+  if (in_shape.num_elements() == 0) return fill_empty<kOp, R, T>(ctx, n);
+  internal::AxisMask mask;
+  MT_CHECK(internal::reduction_mask(kOp, in_shape, *ctx.attrs, &mask).ok());
+  ReduceArgs<T> args{static_cast<const T*>(ctx.inputs[0].data), static_cast<T*>(ctx.output.data)};
+  args.identity = R::template identity<T>();
+  if (!make_reduce_layout(in_shape, mask, &args.layout)) return too_many_runs(kOp, in_shape);
+  const GpuState& state = gpu_state(ctx);
+  const int64_t mean_count = kOp == OpId::kMean ? args.layout.num_red : 0;
+  const int64_t scratch = state.scratch ? state.scratch_bytes / sizeof(T) : 0;
+  const ReduceGrid g = choose_reduce_grid(args.layout, sm_count(state), scratch);
+  if (g.splits == 1) {
+    args.mean_count = mean_count;
+    return launch_pass<kOp, R>(state, args, g);
+  }
+  args.out = static_cast<T*>(state.scratch);
+  MT_RETURN_IF_ERROR((launch_pass<kOp, R>(state, args, g)));
+  ReduceArgs<T> second{args.out, static_cast<T*>(ctx.output.data), partials_layout(n, g.splits)};
+  second.identity = args.identity;
+  second.mean_count = mean_count;
+  return launch_pass<kOp, R>(state, second, choose_reduce_grid(second.layout, sm_count(state), 0));
+}
+
+// Registers run_reduction<kOp, T> for every numeric T.
+template <OpId kOp>
+absl::Status add_reduction(KernelRegistry& registry) {
+  return add_gpu_kernels(registry, kOp, NumericTypes{}, [](auto tag) -> KernelFn {
+    return &run_reduction<kOp, typename decltype(tag)::type>;
+  });
+}
+
+}  // namespace
+
+absl::Status register_reduction_kernels(KernelRegistry& registry) {
+  MT_RETURN_IF_ERROR(add_reduction<OpId::kSum>(registry));
+  MT_RETURN_IF_ERROR(add_reduction<OpId::kMean>(registry));
+  return add_reduction<OpId::kMax>(registry);
+}
+
+}  // namespace mt::cuda

@@ -1,0 +1,68 @@
+// GPU kernels of the element-wise unary ops: Neg, Abs, Exp and Relu, each one map_kernel
+// (Note [Vectorised element-wise] in elementwise.h). Results match the CPU kernels bit for
+// bit, except Exp, which CUDA's exp/expf compute to within 2 ulp.
+#include <type_traits>
+
+#include "kernels/cuda/elementwise.h"
+
+namespace mt::cuda {
+namespace {
+
+// -x; -0.0 for 0.0, and the lowest integer stays itself (as the CPU kernel).
+struct NegFn {
+  template <typename T>
+  __device__ T operator()(T x) const {
+    if constexpr (std::is_integral_v<T>) return sub_op(T(0), x);
+    return -x;
+  }
+};
+
+struct AbsFn {
+  template <typename T>
+  __device__ T operator()(T x) const {
+    if constexpr (std::is_floating_point_v<T>) return fabs(x);
+    return x < T(0) ? sub_op(T(0), x) : x;
+  }
+};
+
+struct ExpFn {  // floating types only
+  template <typename T>
+  __device__ T operator()(T x) const {
+    return exp(x);  // expf for float, through CUDA's overloads
+  }
+};
+
+struct ReluFn {  // max(x, 0); NaN passes through
+  template <typename T>
+  __device__ T operator()(T x) const {
+    return x < T(0) ? T(0) : x;
+  }
+};
+
+template <OpId kOp, typename Fn, typename T>
+absl::Status run_unary(const KernelContext& ctx) {
+  MapArgs<T, 1> args;
+  args.in[0] = static_cast<const T*>(ctx.inputs[0].data);
+  args.out = static_cast<T*>(ctx.output.data);
+  args.n = ctx.output.shape->num_elements();
+  return launch_map(kOp, ctx, args, Fn{});
+}
+
+// Registers run_unary<kOp, Fn, T> for each T in `types`.
+template <OpId kOp, typename Fn, typename Types>
+absl::Status add_unary(KernelRegistry& registry, Types types) {
+  return add_gpu_kernels(registry, kOp, types, [](auto tag) -> KernelFn {
+    return &run_unary<kOp, Fn, typename decltype(tag)::type>;
+  });
+}
+
+}  // namespace
+
+absl::Status register_unary_kernels(KernelRegistry& registry) {
+  MT_RETURN_IF_ERROR((add_unary<OpId::kNeg, NegFn>(registry, NumericTypes{})));
+  MT_RETURN_IF_ERROR((add_unary<OpId::kAbs, AbsFn>(registry, NumericTypes{})));
+  MT_RETURN_IF_ERROR((add_unary<OpId::kExp, ExpFn>(registry, FloatTypes{})));
+  return add_unary<OpId::kRelu, ReluFn>(registry, NumericTypes{});
+}
+
+}  // namespace mt::cuda

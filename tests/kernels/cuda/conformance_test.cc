@@ -1,0 +1,400 @@
+// Conformance of the GPU kernels with the CPU kernels: every (op, dtype) registered on the
+// GPU runs on fresh random inputs (broadcasts, sizes 0 and 1, odd sizes, transposes) and
+// must match the CPU kernel from the registry within a per-op tolerance: exact for
+// integers and bools, a few ulp for element-wise floats, scaled by the summed count for
+// reductions and by k for MatMul. Skipped, with the reason, when no GPU is visible.
+#include <cmath>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "core/status.h"
+#include "gtest/gtest.h"
+#include "core/cuda/cuda_handles.h"
+#include "kernels/cuda/gpu_state.h"
+#include "kernels/kernel_options.h"
+#include "kernels/kernel_registry.h"
+#include "tests/kernels/kernel_test_util.h"
+
+namespace mt::cuda {
+namespace {
+
+using testutil::HostTensor;
+
+Shape S(std::initializer_list<int64_t> dims) { return Shape::make(dims).value(); }
+
+// Returns why no GPU test can run here, or "" when a GPU is visible.
+std::string why_no_gpu() {
+  int count = 0;
+  const cudaError_t error = cudaGetDeviceCount(&count);
+  if (error != cudaSuccess) return absl::StrCat("cudaGetDeviceCount: ", cudaGetErrorString(error));
+  return count == 0 ? "cudaGetDeviceCount reports no GPU" : "";
+}
+
+const KernelRegistry& gpu_registry() {
+  static const KernelRegistry* registry = [] {
+    auto* r = new KernelRegistry;
+    absl::Status status = register_cuda_kernels(*r);
+    EXPECT_TRUE(status.ok()) << status;
+    return r;
+  }();
+  return *registry;
+}
+
+// What a test hands kernels as device_state: its own stream, cuBLAS handle and scratch.
+class TestGpu {
+ public:
+  absl::Status init(bool with_scratch) {
+    MT_ASSIGN_OR_RETURN(stream_, Stream::create());
+    MT_ASSIGN_OR_RETURN(cublas_, CublasHandle::create(stream_.get()));
+    if (with_scratch) {
+      MT_ASSIGN_OR_RETURN(scratch_, DeviceBuffer::create(size_t{1} << 20));
+    }
+    state_.stream = stream_.get();
+    state_.cublas = cublas_.get();
+    state_.scratch = scratch_.get();
+    state_.scratch_bytes = with_scratch ? size_t{1} << 20 : 0;
+    cudaDeviceGetAttribute(&state_.num_sms, cudaDevAttrMultiProcessorCount, 0);
+    return absl::OkStatus();
+  }
+  GpuState* state() { return &state_; }
+  cudaStream_t stream() const { return state_.stream; }
+
+ private:
+  Stream stream_;
+  CublasHandle cublas_;
+  DeviceBuffer scratch_;
+  GpuState state_;
+};
+
+absl::Status check(const char* call, cudaError_t error) {
+  if (error == cudaSuccess) return absl::OkStatus();
+  return absl::InternalError(absl::StrCat(call, ": ", cudaGetErrorString(error)));
+}
+
+// A device copy of a host tensor, `shift` bytes past a 256-byte aligned allocation.
+struct DeviceTensor {
+  DeviceBuffer buffer;
+  void* data = nullptr;
+};
+
+absl::StatusOr<DeviceTensor> upload(TestGpu& gpu, const HostTensor& t, size_t shift) {
+  const size_t bytes = t.shape().num_elements() * dtype_size(t.dtype());
+  DeviceTensor d;
+  MT_ASSIGN_OR_RETURN(d.buffer, DeviceBuffer::create(bytes + 16));
+  d.data = static_cast<char*>(d.buffer.get()) + shift;
+  MT_RETURN_IF_ERROR(
+      check("cudaMemcpyAsync",
+            cudaMemcpyAsync(d.data, t.data(), bytes, cudaMemcpyHostToDevice, gpu.stream())));
+  return d;
+}
+
+// Runs `op` on the GPU the way the runtime does: infer, allocate (poisoned), call the
+// kernel, then copies the output back. `misalign` shifts every device pointer by one
+// element, off the 16-byte alignment of the vectorised paths.
+absl::StatusOr<HostTensor> run_gpu(TestGpu& gpu, OpId op, const std::vector<HostTensor>& inputs,
+                                   const OpAttrs& attrs, bool misalign = false) {
+  std::vector<TensorMeta> metas;
+  for (const HostTensor& t : inputs) metas.push_back({&t.shape(), t.dtype()});
+  MT_ASSIGN_OR_RETURN(OutputMeta meta, infer_output(op, metas, attrs));
+  KernelFn fn = gpu_registry().find(op, DeviceType::kGPU, inputs[0].dtype());
+  if (fn == nullptr) return absl::NotFoundError(absl::StrCat("no GPU kernel for ", op_name(op)));
+  const size_t shift = misalign ? dtype_size(meta.dtype) : 0;
+  std::vector<DeviceTensor> buffers;
+  std::vector<TensorArg> args;
+  for (const HostTensor& t : inputs) {
+    const void* data = op == OpId::kEagerConst ? t.data() : nullptr;  // host memory
+    if (op != OpId::kEagerConst && op != OpId::kFill) {
+      MT_ASSIGN_OR_RETURN(DeviceTensor d, upload(gpu, t, shift));
+      data = d.data;
+      buffers.push_back(std::move(d));
+    }
+    args.push_back({data, &t.shape(), t.dtype()});
+  }
+  HostTensor out = HostTensor::uninitialized(meta.shape, meta.dtype);
+  MT_ASSIGN_OR_RETURN(DeviceTensor d_out, upload(gpu, out, shift));
+  const KernelContext ctx{args, {d_out.data, &out.shape(), out.dtype()}, &attrs, gpu.state()};
+  MT_RETURN_IF_ERROR(fn(ctx));
+  const size_t bytes = out.shape().num_elements() * dtype_size(out.dtype());
+  MT_RETURN_IF_ERROR(
+      check("cudaMemcpyAsync",
+            cudaMemcpyAsync(out.data(), d_out.data, bytes, cudaMemcpyDeviceToHost, gpu.stream())));
+  MT_RETURN_IF_ERROR(check("cudaStreamSynchronize", cudaStreamSynchronize(gpu.stream())));
+  return out;
+}
+
+struct Case {  // one call to check: input shapes and attributes
+  std::vector<Shape> shapes;
+  OpAttrs attrs;
+};
+
+std::string describe(OpId op, DType dtype, const Case& c) {
+  std::string s = absl::StrCat(op_name(op), " ", dtype_name(dtype), " on");
+  for (const Shape& shape : c.shapes) absl::StrAppend(&s, " ", shape.to_string());
+  const OpAttrs& a = c.attrs;
+  return absl::StrCat(s, " axes=[", absl::StrJoin(a.axes, ","), "] all/keep/ta/tb=", a.reduce_all,
+                      a.keep_dims, a.transpose_a, a.transpose_b, " value=", a.value.f, "/",
+                      a.value.i);
+}
+
+template <typename T>
+T random_value(OpId op, std::mt19937_64& rng) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return (rng() & 1) != 0;
+  } else if constexpr (std::is_floating_point_v<T>) {
+    const double range = op == OpId::kExp ? 10 : 1;
+    return static_cast<T>(std::uniform_real_distribution<double>(-range, range)(rng));
+  } else {  // the full range: integer arithmetic wraps the same way on both devices
+    return std::uniform_int_distribution<T>(std::numeric_limits<T>::lowest())(rng);
+  }
+}
+
+// Returns random elements; with `specials`, floats also hold NaN, +-inf and -0.
+HostTensor random_tensor(OpId op, const Shape& shape, DType dtype, bool specials,
+                         std::mt19937_64& rng) {
+  HostTensor t = HostTensor::uninitialized(shape, dtype);
+  visit_dtype(dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* p = static_cast<T*>(t.data());
+    const int64_t n = shape.num_elements();
+    for (int64_t i = 0; i < n; ++i) p[i] = random_value<T>(op, rng);
+    if constexpr (std::is_floating_point_v<T>) {
+      const T values[] = {std::numeric_limits<T>::quiet_NaN(), std::numeric_limits<T>::infinity(),
+                          -std::numeric_limits<T>::infinity(), T(-0.0)};
+      for (int j = 0; specials && j < 4 && n > 0; ++j) p[rng() % n] = values[j];
+    }
+  });
+  return t;
+}
+
+struct Tolerance {
+  double rtol = 0, atol = 0;
+};
+
+// Exact for integers and bools; for floats a few ulp, plus the summation error of the
+// reductions (count terms) and MatMul (k terms; k x 2^-10 with TensorFloat-32). Inputs
+// with an absolute tolerance lie in [-1, 1], so it needs no scale.
+Tolerance tolerance(OpId op, DType dtype, const std::vector<HostTensor>& in, const HostTensor& out,
+                    const OpAttrs& attrs) {
+  if (dtype != DType::kFloat32 && dtype != DType::kFloat64) return {};
+  const double eps = dtype == DType::kFloat32 ? std::numeric_limits<float>::epsilon()
+                                              : std::numeric_limits<double>::epsilon();
+  if (op == OpId::kExp) return {8 * eps, 0};
+  if (op == OpId::kMatMul) {
+    const double k = in[0].shape().dim(attrs.transpose_a ? 0 : 1);
+    const bool tf32 = dtype == DType::kFloat32 && internal::tf32_enabled();
+    return {4 * eps, 2 * k * (tf32 ? 1.0 / 1024 : eps)};
+  }
+  if (op == OpId::kSum || op == OpId::kMean) {
+    const int64_t n_out = out.shape().num_elements();
+    const double count = n_out == 0 ? 0 : double(in[0].shape().num_elements()) / n_out;
+    return {4 * eps, 4 * eps * (op == OpId::kSum ? count : 1)};
+  }
+  return {4 * eps, 0};
+}
+
+template <typename T>
+void expect_match(const HostTensor& got, const HostTensor& want, Tolerance tol,
+                  const std::string& what) {
+  const std::vector<T> g = got.values<T>(), w = want.values<T>();
+  int failures = 0;
+  for (size_t i = 0; i < g.size() && failures < 5; ++i) {
+    bool ok = g[i] == w[i];  // also for infinities
+    if constexpr (std::is_floating_point_v<T>) {
+      const double error = std::fabs(double(g[i]) - double(w[i]));
+      ok = ok || (std::isnan(w[i])
+                      ? std::isnan(g[i])
+                      : std::isfinite(w[i]) && error <= tol.atol + tol.rtol * std::fabs(w[i]));
+    }
+    if (!ok) {
+      ++failures;
+      ADD_FAILURE() << what << ": element " << i << " is " << +g[i] << " on the GPU, " << +w[i]
+                    << " on the CPU";
+    }
+  }
+}
+
+// Runs one case on both devices and compares.
+void check_case(TestGpu& gpu, OpId op, DType dtype, const Case& c, bool specials,
+                std::mt19937_64& rng, bool misalign = false) {
+  std::vector<HostTensor> inputs;
+  for (const Shape& shape : c.shapes)
+    inputs.push_back(random_tensor(op, shape, dtype, specials, rng));
+  const std::string what =
+      describe(op, dtype, c) + (specials ? " with NaN/inf" : "") + (misalign ? " misaligned" : "");
+  absl::StatusOr<HostTensor> want = testutil::run_cpu(op, inputs, c.attrs);
+  ASSERT_TRUE(want.ok()) << what << ": " << want.status();
+  absl::StatusOr<HostTensor> got = run_gpu(gpu, op, inputs, c.attrs, misalign);
+  ASSERT_TRUE(got.ok()) << what << ": " << got.status();
+  ASSERT_EQ(got->shape(), want->shape()) << what;
+  const Tolerance tol = tolerance(op, dtype, inputs, *want, c.attrs);
+  visit_dtype(
+      dtype, [&](auto tag) { expect_match<typename decltype(tag)::type>(*got, *want, tol, what); });
+}
+
+// The cases of each op family.
+using Dims = std::vector<int64_t>;
+
+std::vector<Case> unary_cases() {
+  std::vector<Case> cases;
+  for (const Dims& d :
+       std::vector<Dims>{{}, {0}, {1}, {7}, {3, 5}, {2, 3, 0}, {2, 1, 3, 1, 4, 5}, {1000003}}) {
+    cases.push_back({{Shape::make(d).value()}});
+  }
+  return cases;
+}
+
+// Equal shapes, one-element operands, broadcasts in every position, empty outputs, a plan
+// of rank 6, rows that are multiples of 4 (vectorised) and rows that are not.
+std::vector<Case> binary_cases() {
+  // clang-format off
+  const Dims pairs[][2] = {
+      {{}, {}}, {{0}, {0}}, {{1}, {1}}, {{13}, {13}}, {{3, 5}, {3, 5}}, {{}, {4, 7}},
+      {{4, 7}, {1}}, {{1, 1}, {3, 5}}, {{3, 1}, {1, 5}}, {{4, 1, 6}, {5, 1}},
+      {{2, 3, 4, 5}, {3, 1, 5}}, {{8, 4, 5}, {4, 5}}, {{2, 0, 3}, {1, 3}}, {{0, 3}, {3}},
+      {{1025, 3}, {1025, 1}}, {{513, 257}, {257}}, {{1, 1, 3}, {2, 1, 1}}, {{100003}, {100003}},
+      {{6, 1, 1, 4, 1, 3}, {1, 5, 2, 1, 7, 1}}, {{3, 1}, {1, 8}}, {{5, 1, 12}, {3, 12}}};
+  // clang-format on
+  std::vector<Case> cases;
+  for (const auto& p : pairs)
+    cases.push_back({{Shape::make(p[0]).value(), Shape::make(p[1]).value()}});
+  return cases;
+}
+
+std::vector<Case> add_n_cases() {
+  std::vector<Case> cases;
+  for (int n : {1, 2, 3, 8, 65, 130}) {
+    for (const Shape& s : {S({0}), S({1}), S({7}), S({1001}), S({64, 33})}) {
+      cases.push_back({std::vector<Shape>(n, s)});
+    }
+  }
+  return cases;
+}
+
+std::vector<Case> matmul_cases() {
+  std::vector<Case> cases;
+  const int64_t mkn[][3] = {{1, 1, 1},   {2, 3, 4},   {0, 3, 4},  {3, 0, 4},     {3, 4, 0},
+                            {17, 33, 9}, {1, 257, 1}, {65, 1, 3}, {128, 64, 256}};
+  for (const auto& d : mkn) {
+    for (int t = 0; t < 4; ++t) {
+      Case c;
+      c.attrs.transpose_a = (t & 1) != 0;
+      c.attrs.transpose_b = (t & 2) != 0;
+      c.shapes = {c.attrs.transpose_a ? S({d[1], d[0]}) : S({d[0], d[1]}),
+                  c.attrs.transpose_b ? S({d[2], d[1]}) : S({d[1], d[2]})};
+      cases.push_back(c);
+    }
+  }
+  return cases;
+}
+
+Case reduce(Shape shape, std::vector<int64_t> axes, bool keep_dims = false, bool all = false) {
+  Case c{{std::move(shape)}};
+  c.attrs.axes.assign(axes.begin(), axes.end());
+  c.attrs.keep_dims = keep_dims;
+  c.attrs.reduce_all = all;
+  return c;
+}
+
+// Full, row, column and middle reductions, size-1 and empty dimensions, keep_dims, splits
+// (large inputs to few outputs) and nine alternating dimensions.
+std::vector<Case> reduction_cases() {
+  // clang-format off
+  return {reduce(S({}), {}, false, true), reduce(S({0}), {0}), reduce(S({5}), {0}),
+          reduce(S({7, 0}), {1}), reduce(S({0, 7}), {1}), reduce(S({3, 5}), {0}),
+          reduce(S({3, 5}), {1}, true), reduce(S({3, 5}), {0, 1}), reduce(S({3, 5}), {}),
+          reduce(S({4, 1, 6}), {1}), reduce(S({2, 3, 4, 5}), {1, 3}),
+          reduce(S({2, 3, 4, 5}), {0, 2}, true), reduce(S({2, 3, 4, 5}), {-1}),
+          reduce(S({2, 3, 4, 5}), {}, false, true), reduce(S({1000003}), {}, true, true),
+          reduce(S({3, 100003}), {1}), reduce(S({100003, 3}), {0}),
+          reduce(S({64, 1000, 5}), {1}), reduce(S({33, 65}), {0}), reduce(S({33, 65}), {1}),
+          reduce(S({2, 3, 2, 3, 2, 3, 2, 3, 2}), {0, 2, 4, 6, 8})};
+  // clang-format on
+}
+
+std::vector<Case> fill_cases() {
+  std::vector<Case> cases;
+  const double floats[] = {0.0, -0.0, 1.5, -3.25};
+  const int64_t ints[] = {0, -1, 7, -123456};
+  for (int i = 0; i < 4; ++i) {
+    for (const Shape& s : {S({}), S({0}), S({1}), S({7}), S({1001, 3})}) {
+      Case c{{s}};
+      c.attrs.value = {floats[i], ints[i], i % 2 == 1};
+      cases.push_back(c);
+    }
+  }
+  return cases;
+}
+
+std::vector<Case> cases_for(OpId op) {
+  if (op == OpId::kFill) return fill_cases();
+  if (op == OpId::kMatMul) return matmul_cases();
+  if (op == OpId::kAddN) return add_n_cases();
+  if (op == OpId::kSum || op == OpId::kMean || op == OpId::kMax) return reduction_cases();
+  const bool binary =
+      op == OpId::kAddV2 || op == OpId::kSub || op == OpId::kMul || op == OpId::kRealDiv;
+  return binary ? binary_cases() : unary_cases();
+}
+
+class ConformanceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const std::string why = why_no_gpu();
+    if (!why.empty()) GTEST_SKIP() << "GPU conformance tests need a GPU: " << why;
+    const absl::Status status = gpu_.init(/*with_scratch=*/true);
+    ASSERT_TRUE(status.ok()) << status;
+  }
+  void TearDown() override { internal::set_tf32_enabled(false); }
+
+  // Runs every case of every GPU-registered dtype of `op`; counts the pairs run.
+  void check_op(OpId op, bool misalign = false) {
+    for (int d = 0; d < kNumDTypes; ++d) {
+      const DType dtype = static_cast<DType>(d);
+      if (gpu_registry().find(op, DeviceType::kGPU, dtype) == nullptr) continue;
+      ++pairs_;
+      for (const Case& c : cases_for(op)) {
+        check_case(gpu_, op, dtype, c, /*specials=*/false, rng_, misalign);
+        const bool floats = dtype == DType::kFloat32 || dtype == DType::kFloat64;
+        if (floats && op != OpId::kMatMul && op != OpId::kFill) {
+          check_case(gpu_, op, dtype, c, /*specials=*/true, rng_, misalign);
+        }
+      }
+    }
+  }
+
+  TestGpu gpu_;
+  std::mt19937_64 rng_{std::random_device{}()};
+  int pairs_ = 0;
+};
+
+TEST_F(ConformanceTest, EveryGpuKernelMatchesTheCpu) {
+  for (int o = 0; o < kNumOps; ++o) check_op(static_cast<OpId>(o));
+  EXPECT_EQ(pairs_, 5 * 3 + 2 + 4 * 7 + 2 * 2 + 3 * 4) << "(op, dtype) pairs run on the GPU";
+}
+
+TEST_F(ConformanceTest, MisalignedPointersTakeTheScalarPath) {
+  for (OpId op : {OpId::kFill, OpId::kNeg, OpId::kExp, OpId::kAddV2, OpId::kAddN, OpId::kSum}) {
+    check_op(op, /*misalign=*/true);
+  }
+}
+
+TEST_F(ConformanceTest, MatMulWithTensorFloat32StaysWithinItsTolerance) {
+  internal::set_tf32_enabled(true);
+  check_op(OpId::kMatMul);
+}
+
+TEST_F(ConformanceTest, ReductionsWithoutScratchUseOnePass) {
+  TestGpu bare;
+  ASSERT_TRUE(bare.init(/*with_scratch=*/false).ok());
+  for (OpId op : {OpId::kSum, OpId::kMean, OpId::kMax}) {
+    for (DType dtype : {DType::kFloat32, DType::kInt64}) {
+      for (const Case& c : reduction_cases()) check_case(bare, op, dtype, c, false, rng_);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace mt::cuda
