@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "kernels/kernel_options.h"
 #include "runtime/context.h"
 #include "runtime/error.h"
 
@@ -211,6 +212,9 @@ void set_gpu_options(const GPUOptions& options) {
 
 void set_soft_device_placement(bool enable) { Context::get().set_soft_placement(enable); }
 bool get_soft_device_placement() { return Context::get().soft_placement(); }
+
+void enable_tensor_float_32_execution(bool enable) { internal::set_tf32_enabled(enable); }
+bool tensor_float_32_execution_enabled() { return internal::tf32_enabled(); }
 
 MemoryInfo get_memory_info(std::string_view device) {
   MemoryStats s = device_or_throw(device).allocator().stats();

@@ -94,6 +94,10 @@ void set_gpu_options(const GPUOptions& options);
 void set_soft_device_placement(bool enable);
 bool get_soft_device_placement();
 
+// TensorFloat-32 for float32 matmul on GPUs: off by default (full fp32 precision).
+void enable_tensor_float_32_execution(bool enable);
+bool tensor_float_32_execution_enabled();
+
 // Returns the accounting of logical device `device` ("GPU:0", "/device:CPU:1", a full name).
 MemoryInfo get_memory_info(std::string_view device);
 // Sets the peak of `device`'s pool to its current use.

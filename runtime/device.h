@@ -29,6 +29,10 @@ class Device {
   // Returns the backend state handed to kernels (KernelContext::device_state).
   virtual void* kernel_state() { return nullptr; }
 
+  // Prepares the calling thread to launch this device's kernels (on a GPU: makes it the
+  // current CUDA device). A no-op on the CPU.
+  virtual absl::Status make_current() { return absl::OkStatus(); }
+
   // Copies `bytes` from host memory into this device's buffer `dst`. `src` may be reused
   // as soon as this returns.
   virtual absl::Status copy_from_host(void* dst, const void* src, size_t bytes) = 0;

@@ -77,6 +77,7 @@ absl::StatusOr<Tensor> run_kernel(const Runtime& rt, const Placement& p, OutputM
   Tensor result(impl);
   KernelContext kc{args, MutableTensorArg{impl->data, &impl->shape, impl->dtype}, &attrs,
                    device.kernel_state()};
+  MT_RETURN_IF_ERROR(device.make_current());
   MT_RETURN_IF_ERROR(p.kernel(kc));
   return result;
 }

@@ -1,0 +1,142 @@
+#include "runtime/cuda/cuda_device.h"
+
+#include <cstring>
+
+#include "absl/base/call_once.h"
+#include "allocator/pools.h"
+#include "core/status.h"
+
+namespace mt::internal {
+namespace {
+
+using cuda::cuda_check;
+
+// Note [Pinned staging]
+// A copy from pageable host memory makes CUDA synchronise the stream first. Copies up to
+// kMaxStagedBytes therefore go through a process-wide pool of pinned memory: the bytes are
+// copied into a pinned block, the block is copied to the GPU asynchronously, and the block
+// returns to the pool once an event after the copy has completed. Larger copies, or a full
+// staging pool, fall back to a direct copy.
+constexpr size_t kMaxStagedBytes = size_t{64} << 20;
+constexpr int64_t kStagingLimitBytes = int64_t{1} << 30;
+
+Allocator* pinned_staging() {
+  static absl::once_flag once;
+  static Allocator* pool = nullptr;
+  absl::call_once(once, [] {
+    absl::StatusOr<std::unique_ptr<Allocator>> made = make_pinned_pool(kStagingLimitBytes);
+    if (made.ok()) pool = made->release();  // process lifetime: tensors may outlive main
+  });
+  return pool;
+}
+
+// Returns `block` to `pool` once everything enqueued on `stream` so far has completed.
+absl::Status release_after(Allocator& pool, void* block, cudaStream_t stream) {
+  absl::StatusOr<cuda::Event> event = cuda::Event::create(cudaEventDisableTiming);
+  absl::Status status = event.status();
+  if (status.ok()) status = cuda_check("cudaEventRecord", cudaEventRecord(event->get(), stream));
+  if (!status.ok()) {
+    cudaStreamSynchronize(stream);
+    pool.deallocate(block);
+    return status;
+  }
+  PendingUse use{event->release(),
+                 [](void* e) { return cudaEventQuery(static_cast<cudaEvent_t>(e)) != cudaErrorNotReady; },
+                 [](void* e) { cudaEventDestroy(static_cast<cudaEvent_t>(e)); }};
+  pool.deallocate_after(block, use);
+  return absl::OkStatus();
+}
+
+// Makes `waiter` wait for everything enqueued on `stream` (of `device`) so far.
+absl::Status stream_wait(cudaStream_t waiter, int device, cudaStream_t stream) {
+  cuda::ScopedDevice scoped(device);
+  MT_RETURN_IF_ERROR(scoped.status());
+  MT_ASSIGN_OR_RETURN(cuda::Event event, cuda::Event::create(cudaEventDisableTiming));
+  MT_RETURN_IF_ERROR(cuda_check("cudaEventRecord", cudaEventRecord(event.get(), stream)));
+  return cuda_check("cudaStreamWaitEvent", cudaStreamWaitEvent(waiter, event.get(), 0));
+}
+
+}  // namespace
+
+CudaDevice::CudaDevice(const GpuDeviceOptions& options, std::unique_ptr<Allocator> pool,
+                       Handles handles)
+    : Device(DeviceType::kGPU, options.logical_id, options.name, std::move(pool)),
+      handles_(std::move(handles)) {
+  state_.physical_device = options.physical_id;
+  state_.stream = handles_.stream.get();
+  state_.cublas = handles_.cublas.get();
+  state_.num_sms = handles_.num_sms;
+  state_.scratch = handles_.scratch.get();
+  state_.scratch_bytes = handles_.scratch.get() != nullptr ? size_t{1} << 20 : 0;
+}
+
+absl::Status CudaDevice::make_current() {
+  int current = -1;
+  if (cudaGetDevice(&current) == cudaSuccess && current == state_.physical_device) {
+    return absl::OkStatus();
+  }
+  return cuda_check("cudaSetDevice", cudaSetDevice(state_.physical_device));
+}
+
+absl::Status CudaDevice::copy_from_host(void* dst, const void* src, size_t bytes) {
+  cuda::ScopedDevice scoped(state_.physical_device);
+  MT_RETURN_IF_ERROR(scoped.status());
+  Allocator* staging = bytes <= kMaxStagedBytes ? pinned_staging() : nullptr;
+  void* block = staging != nullptr ? staging->allocate(bytes) : nullptr;
+  if (block == nullptr) {
+    return cuda_check("cudaMemcpyAsync",
+                      cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream()));
+  }
+  std::memcpy(block, src, bytes);
+  absl::Status status = cuda_check(
+      "cudaMemcpyAsync", cudaMemcpyAsync(dst, block, bytes, cudaMemcpyHostToDevice, stream()));
+  if (!status.ok()) {
+    staging->deallocate(block);
+    return status;
+  }
+  return release_after(*staging, block, stream());
+}
+
+absl::Status CudaDevice::copy_to_host(void* dst, const void* src, size_t bytes) {
+  cuda::ScopedDevice scoped(state_.physical_device);
+  MT_RETURN_IF_ERROR(scoped.status());
+  MT_RETURN_IF_ERROR(cuda_check(
+      "cudaMemcpyAsync", cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream())));
+  // Wait for exactly this copy (and what precedes it), not for work enqueued after it.
+  MT_ASSIGN_OR_RETURN(cuda::Event done, cuda::Event::create(cudaEventDisableTiming));
+  MT_RETURN_IF_ERROR(cuda_check("cudaEventRecord", cudaEventRecord(done.get(), stream())));
+  return cuda_check("cudaEventSynchronize", cudaEventSynchronize(done.get()));
+}
+
+absl::Status CudaDevice::copy_from_device(void* dst, Device& from, const void* src,
+                                          size_t bytes) {
+  if (from.type() == DeviceType::kCPU) return copy_from_host(dst, src, bytes);
+  return static_cast<CudaDevice&>(from).copy_to_gpu(*this, dst, src, bytes);
+}
+
+absl::Status CudaDevice::copy_to_gpu(CudaDevice& to, void* dst, const void* src, size_t bytes) {
+  if (&to != this) {
+    // `dst` may have been in use on `to`'s stream until just now.
+    MT_RETURN_IF_ERROR(stream_wait(stream(), to.physical_id(), to.stream()));
+  }
+  cuda::ScopedDevice scoped(state_.physical_device);
+  MT_RETURN_IF_ERROR(scoped.status());
+  if (to.physical_id() == physical_id()) {
+    MT_RETURN_IF_ERROR(cuda_check(
+        "cudaMemcpyAsync", cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream())));
+  } else {
+    MT_RETURN_IF_ERROR(cuda_check("cudaMemcpyPeerAsync",
+                                  cudaMemcpyPeerAsync(dst, to.physical_id(), src, physical_id(),
+                                                      bytes, stream())));
+  }
+  if (&to == this) return absl::OkStatus();
+  return stream_wait(to.stream(), physical_id(), stream());
+}
+
+absl::Status CudaDevice::synchronize() {
+  cuda::ScopedDevice scoped(state_.physical_device);
+  MT_RETURN_IF_ERROR(scoped.status());
+  return cuda_check("cudaStreamSynchronize", cudaStreamSynchronize(stream()));
+}
+
+}  // namespace mt::internal

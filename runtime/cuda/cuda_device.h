@@ -1,0 +1,51 @@
+#pragma once
+// CudaDevice: one logical GPU (internal). It owns a pool over cudaMalloc, a non-blocking
+// stream and a cuBLAS handle bound to it; kernels receive its GpuState.
+//
+// Note [Stream order]
+// Everything that touches this device's memory runs on this device's stream: its kernels,
+// copies in from the host, copies out to the host, and copies out to other GPUs (a copy
+// to another GPU runs on the source's stream after waiting for the destination's stream,
+// and the destination then waits for the copy). So a freed block can be reused at once by
+// the next allocation: whatever used it before is earlier on the same stream.
+
+#include <memory>
+
+#include "core/cuda/cuda_handles.h"
+#include "kernels/cuda/gpu_state.h"
+#include "runtime/device.h"
+#include "runtime/gpu_backend.h"
+
+namespace mt::internal {
+
+class CudaDevice final : public Device {
+ public:
+  // What a logical GPU owns besides its pool.
+  struct Handles {
+    cuda::Stream stream;
+    cuda::CublasHandle cublas;  // bound to `stream`
+    cuda::DeviceBuffer scratch; // kernel temporaries (GpuState::scratch)
+    int num_sms = 0;
+  };
+
+  CudaDevice(const GpuDeviceOptions& options, std::unique_ptr<Allocator> pool, Handles handles);
+
+  void* kernel_state() override { return &state_; }
+  absl::Status make_current() override;
+  int physical_id() const { return state_.physical_device; }
+  cudaStream_t stream() const { return state_.stream; }
+
+  absl::Status copy_from_host(void* dst, const void* src, size_t bytes) override;
+  absl::Status copy_to_host(void* dst, const void* src, size_t bytes) override;
+  absl::Status copy_from_device(void* dst, Device& from, const void* src, size_t bytes) override;
+  absl::Status synchronize() override;
+
+ private:
+  // Copies to `dst` on `to` from this device's `src`, ordered as Note [Stream order] says.
+  absl::Status copy_to_gpu(CudaDevice& to, void* dst, const void* src, size_t bytes);
+
+  Handles handles_;
+  cuda::GpuState state_;
+};
+
+}  // namespace mt::internal

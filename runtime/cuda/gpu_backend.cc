@@ -1,0 +1,80 @@
+// Discovery of the GPUs through cudart, and creation of logical GPU devices.
+#include "runtime/gpu_backend.h"
+
+#include <cuda_runtime.h>
+
+#include <cstdio>
+
+#include "absl/strings/str_cat.h"
+#include "allocator/pools.h"
+#include "allocator/sub_allocator.h"
+#include "core/cuda/cuda_handles.h"
+#include "core/status.h"
+#include "runtime/cuda/cuda_device.h"
+
+namespace mt::internal {
+namespace {
+
+// Note [Default GPU pool size]
+// Without a memory limit or a per-process fraction, a GPU's pool may take the card's free
+// memory minus a reserve for the CUDA context, cuBLAS workspaces and other libraries:
+// 1 GiB, or a quarter of the free memory on cards with less than 4 GiB free. (TensorFlow
+// keeps 1800 MiB on compute capability 9.x; cuBLAS needs far less here, having no cuDNN.)
+constexpr int64_t kReserveBytes = int64_t{1} << 30;
+constexpr size_t kScratchBytes = size_t{1} << 20;
+
+int64_t default_limit(const GpuMemoryInfo& info) {
+  if (info.free_bytes < 4 * kReserveBytes) return info.free_bytes / 4 * 3;
+  return info.free_bytes - kReserveBytes;
+}
+
+}  // namespace
+
+std::vector<GpuInfo> discover_gpus() {
+  int count = 0;
+  cudaError_t error = cudaGetDeviceCount(&count);
+  if (error != cudaSuccess || count == 0) {
+    cudaGetLastError();
+    std::fprintf(stderr, "minitensor: no GPU visible (%s); ops run on the CPU\n",
+                 error != cudaSuccess ? cudaGetErrorString(error) : "no CUDA device");
+    return {};
+  }
+  std::vector<GpuInfo> gpus;
+  for (int i = 0; i < count; ++i) {
+    cudaDeviceProp prop{};
+    if (cudaGetDeviceProperties(&prop, i) != cudaSuccess) {
+      cudaGetLastError();
+      continue;
+    }
+    gpus.push_back(GpuInfo{i, prop.name, static_cast<int64_t>(prop.totalGlobalMem), prop.major,
+                           prop.minor});
+  }
+  return gpus;
+}
+
+absl::StatusOr<std::unique_ptr<Device>> make_gpu_device(const GpuDeviceOptions& options) {
+  int64_t limit = 0;
+  if (options.limit_bytes) {
+    limit = *options.limit_bytes;
+  } else {
+    MT_ASSIGN_OR_RETURN(GpuMemoryInfo info, query_gpu_memory(options.physical_id));
+    limit = default_limit(info);
+  }
+  MT_ASSIGN_OR_RETURN(std::unique_ptr<Allocator> pool,
+                      make_gpu_pool(GpuPoolOptions{options.logical_id, options.physical_id,
+                                                   limit, options.allow_growth}));
+  cuda::ScopedDevice on(options.physical_id);
+  MT_RETURN_IF_ERROR(on.status());
+  CudaDevice::Handles handles;
+  MT_ASSIGN_OR_RETURN(handles.stream, cuda::Stream::create());
+  MT_ASSIGN_OR_RETURN(handles.cublas, cuda::CublasHandle::create(handles.stream.get()));
+  // Kernel temporaries (split reductions); outside the pool, within the reserve.
+  MT_ASSIGN_OR_RETURN(handles.scratch, cuda::DeviceBuffer::create(kScratchBytes));
+  MT_RETURN_IF_ERROR(cuda::cuda_check(
+      "cudaDeviceGetAttribute",
+      cudaDeviceGetAttribute(&handles.num_sms, cudaDevAttrMultiProcessorCount,
+                             options.physical_id)));
+  return std::unique_ptr<Device>(new CudaDevice(options, std::move(pool), std::move(handles)));
+}
+
+}  // namespace mt::internal

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# The GPU check, in two halves:
+#   scripts/gpu-check.sh bundle   (here) builds for sm_90 and fills .gpu/ with the test,
+#                                  example and benchmark binaries plus the shared libraries
+#                                  the GPU machine lacks (absl, benchmark);
+#   bash .gpu/gpu-run.sh          (there, through the device tool with carry [".gpu"]) runs
+#                                  the tests, compute-sanitizer memcheck over the GPU tests,
+#                                  the examples and the benchmarks, writes logs under $OUT
+#                                  and prints one summary table.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+case "${1:-bundle}" in
+  bundle)
+    scripts/install-deps.sh
+    cmake --preset gpu-sm90 >/dev/null
+    cmake --build --preset gpu-sm90 -j "$(nproc)"
+    rm -rf .gpu && mkdir -p .gpu/bin .gpu/lib
+    build=build/gpu-sm90
+    cp "$build"/tests/*_test "$build"/examples/* "$build"/bench/*_benchmark .gpu/bin/ 2>/dev/null || true
+    find .gpu/bin -type f ! -perm -u+x -delete
+    for b in .gpu/bin/*; do
+      ldd "$b" | awk '/=> \/lib\/x86_64-linux-gnu\/lib(absl|benchmark|gtest|gmock)/{print $3}'
+    done | sort -u | xargs -r -I{} cp -L {} .gpu/lib/
+    cp scripts/gpu-run.sh .gpu/gpu-run.sh
+    du -sh .gpu
+    echo "now run on the GPU machine: bash .gpu/gpu-run.sh  (carry: [\".gpu\"])"
+    ;;
+  *) echo "usage: scripts/gpu-check.sh [bundle]" >&2; exit 2 ;;
+esac

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine from the repository root (see scripts/gpu-check.sh). Optional
+# arguments: the steps to run (tests sanitizer examples benchmarks); default all.
+set -uo pipefail
+export LD_LIBRARY_PATH="$PWD/.gpu/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
+# Logs go to one folder, packed into $OUT/gpu-logs.tgz at the end (the device tool
+# brings back at most 8 files).
+out=/tmp/mt-gpu-logs
+rm -rf "$out" && mkdir -p "$out"
+steps="${*:-tests sanitizer examples benchmarks}"
+summary=()
+record() { summary+=("$(printf '%-34s %s' "$1" "$2")"); }
+
+nvidia-smi --query-gpu=index,name,memory.total,driver_version --format=csv,noheader \
+  | tee "$out/gpus.txt"
+
+for step in $steps; do
+  case "$step" in
+    tests)
+      for t in .gpu/bin/*_test; do
+        name=$(basename "$t")
+        "$t" --gtest_brief=1 >"$out/$name.log" 2>&1
+        rc=$?
+        line=$(grep -E '^\[  (PASSED|FAILED)  \]|tests? ran' "$out/$name.log" | tr '\n' ' ')
+        skipped=$(grep -c '^\[  SKIPPED \]' "$out/$name.log")
+        record "$name" "rc=$rc $line skipped=$skipped"
+      done ;;
+    sanitizer)
+      for t in .gpu/bin/*_test; do
+        name=$(basename "$t")
+        compute-sanitizer --tool memcheck --error-exitcode 9 "$t" --gtest_brief=1 \
+          --gtest_filter='*Gpu*:*Cuda*:*GPU*:*Conformance*' >"$out/memcheck-$name.log" 2>&1
+        record "memcheck $name" "rc=$? $(grep -E 'ERROR SUMMARY' "$out/memcheck-$name.log" | tail -1)"
+      done ;;
+    examples)
+      for e in .gpu/bin/*; do
+        case "$e" in *_test|*_benchmark) continue ;; esac
+        name=$(basename "$e")
+        "$e" >"$out/example-$name.log" 2>&1
+        record "example $name" "rc=$?"
+      done ;;
+    benchmarks)
+      for b in .gpu/bin/*_benchmark; do
+        name=$(basename "$b")
+        "$b" --benchmark_min_time=0.2 >"$out/$name.log" 2>&1
+        record "$name" "rc=$?"
+        grep -E '^(BM_|Benchmark)' "$out/$name.log"
+      done ;;
+  esac
+done
+
+[ -n "${OUT:-}" ] && tar czf "$OUT/gpu-logs.tgz" -C /tmp mt-gpu-logs
+echo
+echo "== summary =="
+printf '%s\n' "${summary[@]}"
