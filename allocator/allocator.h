@@ -14,15 +14,16 @@
 
 namespace mt {
 
-// A snapshot of a pool's accounting, in bytes. O(1) to read.
+// A snapshot of a pool's accounting, in bytes. O(1) to read. Free blocks a pool keeps in
+// per-thread caches count as neither in use nor free (bfc_allocator.h).
 struct MemoryStats {
-  int64_t bytes_in_use = 0;       // handed to callers and not yet returned (rounded sizes)
-  int64_t peak_bytes_in_use = 0;  // highest bytes_in_use since creation or reset_peak()
-  int64_t bytes_reserved = 0;     // taken from the sub-allocator (driver) and still held
-  int64_t bytes_limit = 0;        // the pool never reserves more than this
-  int64_t num_allocs = 0;         // allocations made since creation
-  int64_t largest_free_block = 0; // largest block allocate() could return without growing
-  double fragmentation = 0;       // 1 - largest_free_block / free bytes (0 when none free)
+  int64_t bytes_in_use = 0;        // handed to callers and not yet returned (rounded sizes)
+  int64_t peak_bytes_in_use = 0;   // highest bytes_in_use since creation or reset_peak()
+  int64_t bytes_reserved = 0;      // taken from the sub-allocator (driver) and still held
+  int64_t bytes_limit = 0;         // the pool never reserves more than this
+  int64_t num_allocs = 0;          // allocations made since creation
+  int64_t largest_free_block = 0;  // largest block allocate() could return without growing
+  double fragmentation = 0;        // 1 - largest_free_block / free bytes (0 when none free)
 };
 
 // Something a freed block must wait for before it can be reused: an event recorded on

@@ -1,1 +1,0 @@
-#include "allocator/allocator.h"
