@@ -11,7 +11,7 @@
 #include <memory>
 #include <vector>
 
-#include "allocator/mutex.h"
+#include "core/mutex.h"
 #include "allocator/sub_allocator.h"
 
 namespace mt {

@@ -1,7 +1,7 @@
 #include "allocator/stat_shards.h"
 
 #include "absl/base/thread_annotations.h"
-#include "allocator/mutex.h"
+#include "core/mutex.h"
 
 namespace mt::internal {
 namespace {

@@ -35,7 +35,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
-#include "allocator/mutex.h"
+#include "core/mutex.h"
 #include "allocator/size_classes.h"
 
 namespace mt::internal {

@@ -16,7 +16,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
+#include "core/mutex.h"
 #include "kernels/kernel_registry.h"
 #include "placement/placer.h"
 #include "runtime/config.h"
@@ -62,7 +62,7 @@ class Runtime {
 
  private:
   Runtime() = default;
-  absl::Status add_cpu_devices(const PhysicalDeviceConfig& cpu);
+  absl::Status add_cpu_devices(const PhysicalDeviceConfig& cpu, bool gpus_visible);
   absl::Status add_gpu_devices(const Settings& settings, const PhysicalDeviceConfig& gpu);
 
   KernelRegistry registry_;
@@ -87,7 +87,7 @@ class Context {
   // Runs `fn(settings, initialized)` under the configuration lock; discovers devices first.
   template <typename Fn>
   auto with_settings(Fn&& fn) {
-    absl::MutexLock lock(&mu_);
+    internal::MutexLock lock(&mu_);
     discover_locked();
     return fn(settings_, runtime_.load(std::memory_order_acquire) != nullptr);
   }
@@ -108,7 +108,7 @@ class Context {
   absl::StatusOr<Runtime*> initialize();
   void discover_locked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
-  absl::Mutex mu_;
+  internal::Mutex mu_;
   bool discovered_ ABSL_GUARDED_BY(mu_) = false;
   Settings settings_ ABSL_GUARDED_BY(mu_);
   // Runtimes dropped by reset_for_testing stay alive: tensors may still name their devices.

@@ -3,15 +3,15 @@
 #include <cstdio>
 #include <string>
 
-#include "absl/synchronization/mutex.h"
+#include "core/mutex.h"
 #include "runtime/context.h"
 #include "runtime/placement_log.h"
 
 namespace mt {
 namespace {
 
-absl::Mutex& sink_mutex() {
-  static absl::Mutex* mu = new absl::Mutex();
+internal::Mutex& sink_mutex() {
+  static internal::Mutex* mu = new internal::Mutex();
   return *mu;
 }
 
@@ -29,7 +29,7 @@ void set_log_device_placement(bool enable) { internal::Context::get().set_log_pl
 bool get_log_device_placement() { return internal::Context::get().log_placement(); }
 
 void set_log_sink(std::function<void(std::string_view)> fn) {
-  absl::MutexLock lock(&sink_mutex());
+  internal::MutexLock lock(&sink_mutex());
   sink() = std::move(fn);
 }
 
@@ -40,7 +40,7 @@ namespace internal {
 void log_placement(OpId op, const std::string& device) {
   std::string line = "Executing op ";
   line.append(op_name(op)).append(" in device ").append(device);
-  absl::MutexLock lock(&sink_mutex());
+  internal::MutexLock lock(&sink_mutex());
   if (sink()) {
     sink()(line);
     return;
