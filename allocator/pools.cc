@@ -12,12 +12,20 @@
 
 namespace mt {
 
-std::unique_ptr<Allocator> make_cpu_pool(int index, std::optional<int64_t> limit_bytes) {
+std::unique_ptr<Allocator> make_cpu_pool(int index, std::optional<int64_t> limit_bytes,
+                                         bool* pinned) {
   MT_CHECK(!limit_bytes || *limit_bytes > 0);
+  std::unique_ptr<SubAllocator> sub;
+  if (pinned != nullptr && *pinned) {
+    absl::StatusOr<std::unique_ptr<SubAllocator>> made = make_pinned_host_sub_allocator();
+    if (made.ok()) sub = *std::move(made);
+    *pinned = sub != nullptr;
+  }
+  if (sub == nullptr) sub = make_host_sub_allocator();
   BFCAllocator::Options options{.name = absl::StrCat("CPU_", index, "_bfc"),
                                 .limit_bytes = limit_bytes.value_or(BFCAllocator::kUnlimited),
                                 .allow_growth = true};
-  return std::make_unique<BFCAllocator>(std::move(options), make_host_sub_allocator());
+  return std::make_unique<BFCAllocator>(std::move(options), std::move(sub));
 }
 
 absl::StatusOr<std::unique_ptr<Allocator>> make_gpu_pool(const GpuPoolOptions& options) {

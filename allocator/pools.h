@@ -23,8 +23,12 @@ namespace mt {
 
 // Returns the pool of logical CPU device `index`: "CPU_<index>_bfc" over aligned host
 // memory, in growth mode (2 MiB, then doubling), limited to `limit_bytes` (> 0) when set and
-// unlimited otherwise (stats().bytes_limit is then INT64_MAX).
-std::unique_ptr<Allocator> make_cpu_pool(int index, std::optional<int64_t> limit_bytes);
+// unlimited otherwise (stats().bytes_limit is then INT64_MAX). With `pinned`, the regions
+// are pinned host memory (cudaHostAlloc) so that GPUs can copy from them by DMA; when
+// pinned memory is unavailable (no CUDA), the pool falls back to ordinary host memory and
+// `*pinned` is set to false.
+std::unique_ptr<Allocator> make_cpu_pool(int index, std::optional<int64_t> limit_bytes,
+                                         bool* pinned = nullptr);
 
 struct GpuPoolOptions {
   int logical_index = 0;      // n in "GPU_<n>_bfc"

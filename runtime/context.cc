@@ -34,15 +34,18 @@ std::string logical_name(DeviceType type, int id) {
 
 }  // namespace
 
-absl::Status Runtime::add_cpu_devices(const PhysicalDeviceConfig& cpu) {
+absl::Status Runtime::add_cpu_devices(const PhysicalDeviceConfig& cpu, bool gpus_visible) {
   std::vector<LogicalDeviceConfiguration> logical = cpu.logical;
   if (logical.empty()) logical.emplace_back();
   for (const LogicalDeviceConfiguration& config : logical) {
     int id = static_cast<int>(devices_.size());
     std::optional<int64_t> limit;
     if (config.memory_limit_mb) limit = *config.memory_limit_mb * kMiB;
-    devices_.push_back(
-        make_cpu_device(id, logical_name(DeviceType::kCPU, id), make_cpu_pool(id, limit)));
+    // With a GPU in use, CPU tensors live in pinned memory (Note [Pinned host tensors]).
+    bool pinned = gpus_visible;
+    std::unique_ptr<Allocator> pool = make_cpu_pool(id, limit, &pinned);
+    devices_.push_back(make_cpu_device(id, logical_name(DeviceType::kCPU, id), std::move(pool)));
+    devices_.back()->set_pinned_host_memory(pinned);
   }
   return absl::OkStatus();
 }
@@ -72,10 +75,15 @@ absl::StatusOr<std::unique_ptr<Runtime>> Runtime::create(const Settings& setting
   std::unique_ptr<Runtime> rt(new Runtime());
   MT_RETURN_IF_ERROR(register_cpu_kernels(rt->registry_));
   MT_RETURN_IF_ERROR(register_cuda_kernels(rt->registry_));
+  bool gpus_visible = false;
+  for (const PhysicalDeviceConfig& physical : settings.physical) {
+    gpus_visible |= physical.visible && physical.type == DeviceType::kGPU;
+  }
   for (const PhysicalDeviceConfig& physical : settings.physical) {
     if (!physical.visible) continue;
-    MT_RETURN_IF_ERROR(physical.type == DeviceType::kCPU ? rt->add_cpu_devices(physical)
-                                                         : rt->add_gpu_devices(settings, physical));
+    MT_RETURN_IF_ERROR(physical.type == DeviceType::kCPU
+                           ? rt->add_cpu_devices(physical, gpus_visible)
+                           : rt->add_gpu_devices(settings, physical));
   }
   std::vector<DeviceInfo> infos;
   for (const auto& d : rt->devices_) infos.push_back(DeviceInfo{d->type(), d->id()});
@@ -130,7 +138,7 @@ void Context::discover_locked() {
 }
 
 absl::StatusOr<Runtime*> Context::initialize() {
-  absl::MutexLock lock(&mu_);
+  internal::MutexLock lock(&mu_);
   if (Runtime* rt = runtime_.load(std::memory_order_acquire)) return rt;
   discover_locked();
   MT_ASSIGN_OR_RETURN(std::unique_ptr<Runtime> rt, Runtime::create(settings_));
@@ -147,16 +155,20 @@ void Context::set_soft_placement(bool enable) {
 }
 
 absl::Status Context::reset_for_testing() {
-  absl::MutexLock lock(&mu_);
+  internal::MutexLock lock(&mu_);
   Runtime* rt = runtime_.load(std::memory_order_acquire);
   if (rt != nullptr) {
+    for (int i = 0; i < rt->num_devices(); ++i) {
+      // Let copies still reading freed buffers finish, so that those buffers come back.
+      MT_RETURN_IF_ERROR(rt->device(i).synchronize());
+      rt->device(i).allocator().release_unused();
+    }
     for (int i = 0; i < rt->num_devices(); ++i) {
       int64_t in_use = rt->device(i).allocator().stats().bytes_in_use;
       if (in_use != 0) {
         return absl::FailedPreconditionError(absl::StrCat(
             "reset_for_testing: ", rt->device(i).name(), " still has ", in_use, " bytes in use"));
       }
-      rt->device(i).allocator().release_unused();
     }
     retired_.emplace_back(rt);
   }

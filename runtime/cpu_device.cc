@@ -2,6 +2,7 @@
 // and there is never anything to wait for.
 #include <cstring>
 
+#include "core/status.h"
 #include "runtime/device.h"
 
 namespace mt::internal {
@@ -19,9 +20,11 @@ class CpuDevice final : public Device {
     std::memcpy(dst, src, bytes);
     return absl::OkStatus();
   }
-  absl::Status copy_from_device(void* dst, Device& from, const void* src, size_t bytes) override {
+  absl::StatusOr<PendingUse> copy_from_device(void* dst, Device& from, const void* src,
+                                              size_t bytes) override {
     // The source may live on a GPU: let its device copy it to host memory, which is ours.
-    return from.copy_to_host(dst, src, bytes);
+    MT_RETURN_IF_ERROR(from.copy_to_host(dst, src, bytes));
+    return PendingUse{};
   }
   absl::Status synchronize() override { return absl::OkStatus(); }
 };

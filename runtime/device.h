@@ -9,6 +9,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "allocator/allocator.h"
 #include "core/device_type.h"
 
@@ -42,8 +43,16 @@ class Device {
   virtual absl::Status copy_to_host(void* dst, const void* src, size_t bytes) = 0;
 
   // Copies `bytes` from `src`, a buffer of device `from`, into `dst` on this device,
-  // ordered after the work that produced `src`.
-  virtual absl::Status copy_from_device(void* dst, Device& from, const void* src, size_t bytes) = 0;
+  // ordered after the work that produced `src`. Returns an empty PendingUse when `src` is
+  // no longer read on return, else the use that `src`'s buffer must wait for before it is
+  // reused (Note [Pinned host tensors] in runtime/cuda/cuda_device.cc).
+  virtual absl::StatusOr<PendingUse> copy_from_device(void* dst, Device& from, const void* src,
+                                                      size_t bytes) = 0;
+
+  // Returns whether this device's buffers are pinned host memory, which a GPU can read
+  // asynchronously.
+  bool pinned_host_memory() const { return pinned_host_memory_; }
+  void set_pinned_host_memory(bool pinned) { pinned_host_memory_ = pinned; }
 
   // Waits for everything enqueued on this device.
   virtual absl::Status synchronize() = 0;
@@ -53,6 +62,7 @@ class Device {
   int id_;
   std::string name_;
   std::unique_ptr<Allocator> allocator_;
+  bool pinned_host_memory_ = false;
 };
 
 // Creates logical CPU device `id` over `allocator`.

@@ -1,5 +1,7 @@
 #include "runtime/tensor.h"
 
+#include <thread>
+
 #include "absl/strings/str_cat.h"
 #include "runtime/error.h"
 #include "runtime/tensor_format.h"
@@ -25,6 +27,15 @@ absl::StatusOr<TensorImpl*> allocate_tensor(Device& device, DType dtype, Shape s
     }
   }
   return new TensorImpl(dtype, std::move(shape), &device, data);
+}
+
+void attach_pending_use(TensorImpl* impl, PendingUse use) {
+  internal::MutexLock lock(&impl->pending_mu);
+  PendingUse old = impl->pending;
+  impl->pending = use;
+  if (old.handle == nullptr) return;
+  while (!old.query(old.handle)) std::this_thread::yield();
+  old.release(old.handle);
 }
 
 }  // namespace internal

@@ -7,6 +7,8 @@
 #include <cstdint>
 
 #include "absl/status/statusor.h"
+#include "core/mutex.h"
+#include "allocator/allocator.h"
 #include "core/dtype.h"
 #include "core/shape.h"
 #include "runtime/device.h"
@@ -24,16 +26,28 @@ struct TensorImpl {
   Shape shape;
   Device* device;
   void* data;  // nullptr when the tensor has no elements
+  // A copy still reading `data` (Note [Pinned host tensors]); guarded by pending_mu.
+  internal::Mutex pending_mu;
+  PendingUse pending;
 };
 
 inline void ref(TensorImpl* impl) { impl->refs.fetch_add(1, std::memory_order_relaxed); }
 
 inline void unref(TensorImpl* impl) {
   if (impl->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-    impl->device->allocator().deallocate(impl->data);
+    // The last reference: no other thread can attach a use any more.
+    if (impl->pending.handle != nullptr) {
+      impl->device->allocator().deallocate_after(impl->data, impl->pending);
+    } else {
+      impl->device->allocator().deallocate(impl->data);
+    }
     delete impl;
   }
 }
+
+// Makes `impl`'s buffer wait for `use` before it returns to its pool. An earlier use is
+// waited for first (a tensor copied to several GPUs at once is rare).
+void attach_pending_use(TensorImpl* impl, PendingUse use);
 
 // Allocates an uninitialised tensor of `dtype` and `shape` from `device`'s pool. Returns
 // ResourceExhausted with TensorFlow's OOM message when the pool cannot supply it.

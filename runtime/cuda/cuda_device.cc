@@ -2,7 +2,6 @@
 
 #include <cstring>
 
-#include "absl/base/call_once.h"
 #include "allocator/pools.h"
 #include "core/status.h"
 
@@ -21,30 +20,27 @@ constexpr size_t kMaxStagedBytes = size_t{64} << 20;
 constexpr int64_t kStagingLimitBytes = int64_t{1} << 30;
 
 Allocator* pinned_staging() {
-  static absl::once_flag once;
-  static Allocator* pool = nullptr;
-  absl::call_once(once, [] {
+  static Allocator* pool = [] {
     absl::StatusOr<std::unique_ptr<Allocator>> made = make_pinned_pool(kStagingLimitBytes);
-    if (made.ok()) pool = made->release();  // process lifetime: tensors may outlive main
-  });
+    return made.ok() ? made->release() : nullptr;  // process lifetime: copies may outlive main
+  }();
   return pool;
 }
 
-// Returns `block` to `pool` once everything enqueued on `stream` so far has completed.
-absl::Status release_after(Allocator& pool, void* block, cudaStream_t stream) {
+// Returns a PendingUse that completes with everything enqueued on `stream` so far. When no
+// event can be recorded, waits for the stream instead and returns an empty use.
+absl::StatusOr<PendingUse> use_after(cudaStream_t stream) {
   absl::StatusOr<cuda::Event> event = cuda::Event::create(cudaEventDisableTiming);
   absl::Status status = event.status();
   if (status.ok()) status = cuda_check("cudaEventRecord", cudaEventRecord(event->get(), stream));
   if (!status.ok()) {
-    cudaStreamSynchronize(stream);
-    pool.deallocate(block);
-    return status;
+    MT_RETURN_IF_ERROR(cuda_check("cudaStreamSynchronize", cudaStreamSynchronize(stream)));
+    return PendingUse{};
   }
-  PendingUse use{event->release(),
-                 [](void* e) { return cudaEventQuery(static_cast<cudaEvent_t>(e)) != cudaErrorNotReady; },
-                 [](void* e) { cudaEventDestroy(static_cast<cudaEvent_t>(e)); }};
-  pool.deallocate_after(block, use);
-  return absl::OkStatus();
+  return PendingUse{
+      event->release(),
+      [](void* e) { return cudaEventQuery(static_cast<cudaEvent_t>(e)) != cudaErrorNotReady; },
+      [](void* e) { cudaEventDestroy(static_cast<cudaEvent_t>(e)); }};
 }
 
 // Makes `waiter` wait for everything enqueued on `stream` (of `device`) so far.
@@ -65,6 +61,7 @@ CudaDevice::CudaDevice(const GpuDeviceOptions& options, std::unique_ptr<Allocato
   state_.physical_device = options.physical_id;
   state_.stream = handles_.stream.get();
   state_.cublas = handles_.cublas.get();
+  state_.blas = &blas_;
   state_.num_sms = handles_.num_sms;
   state_.scratch = handles_.scratch.get();
   state_.scratch_bytes = handles_.scratch.get() != nullptr ? size_t{1} << 20 : 0;
@@ -90,11 +87,14 @@ absl::Status CudaDevice::copy_from_host(void* dst, const void* src, size_t bytes
   std::memcpy(block, src, bytes);
   absl::Status status = cuda_check(
       "cudaMemcpyAsync", cudaMemcpyAsync(dst, block, bytes, cudaMemcpyHostToDevice, stream()));
-  if (!status.ok()) {
+  absl::StatusOr<PendingUse> use =
+      status.ok() ? use_after(stream()) : absl::StatusOr<PendingUse>(status);
+  if (!use.ok() || use->handle == nullptr) {
     staging->deallocate(block);
-    return status;
+    return use.status();
   }
-  return release_after(*staging, block, stream());
+  staging->deallocate_after(block, *use);
+  return absl::OkStatus();
 }
 
 absl::Status CudaDevice::copy_to_host(void* dst, const void* src, size_t bytes) {
@@ -108,10 +108,27 @@ absl::Status CudaDevice::copy_to_host(void* dst, const void* src, size_t bytes) 
   return cuda_check("cudaEventSynchronize", cudaEventSynchronize(done.get()));
 }
 
-absl::Status CudaDevice::copy_from_device(void* dst, Device& from, const void* src,
-                                          size_t bytes) {
-  if (from.type() == DeviceType::kCPU) return copy_from_host(dst, src, bytes);
-  return static_cast<CudaDevice&>(from).copy_to_gpu(*this, dst, src, bytes);
+// Note [Pinned host tensors]
+// When a GPU is visible, the CPU pools draw from pinned memory, so a CPU tensor's buffer
+// can be copied to a GPU by DMA without staging and without blocking the host. The copy
+// then still reads the buffer after copy_from_device returns: it returns a PendingUse (an
+// event after the copy) that the tensor keeps, and its buffer goes back to the CPU pool
+// through deallocate_after, once the copy has completed.
+absl::StatusOr<PendingUse> CudaDevice::copy_from_device(void* dst, Device& from, const void* src,
+                                                        size_t bytes) {
+  if (from.type() == DeviceType::kGPU) {
+    MT_RETURN_IF_ERROR(static_cast<CudaDevice&>(from).copy_to_gpu(*this, dst, src, bytes));
+    return PendingUse{};
+  }
+  if (!from.pinned_host_memory()) {
+    MT_RETURN_IF_ERROR(copy_from_host(dst, src, bytes));
+    return PendingUse{};
+  }
+  cuda::ScopedDevice scoped(state_.physical_device);
+  MT_RETURN_IF_ERROR(scoped.status());
+  MT_RETURN_IF_ERROR(cuda_check(
+      "cudaMemcpyAsync", cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream())));
+  return use_after(stream());
 }
 
 absl::Status CudaDevice::copy_to_gpu(CudaDevice& to, void* dst, const void* src, size_t bytes) {

@@ -37,7 +37,8 @@ class CudaDevice final : public Device {
 
   absl::Status copy_from_host(void* dst, const void* src, size_t bytes) override;
   absl::Status copy_to_host(void* dst, const void* src, size_t bytes) override;
-  absl::Status copy_from_device(void* dst, Device& from, const void* src, size_t bytes) override;
+  absl::StatusOr<PendingUse> copy_from_device(void* dst, Device& from, const void* src,
+                                              size_t bytes) override;
   absl::Status synchronize() override;
 
  private:
@@ -45,6 +46,7 @@ class CudaDevice final : public Device {
   absl::Status copy_to_gpu(CudaDevice& to, void* dst, const void* src, size_t bytes);
 
   Handles handles_;
+  cuda::BlasLock blas_;
   cuda::GpuState state_;
 };
 
