@@ -27,6 +27,7 @@ struct BenchGpu {
   Stream stream;
   CublasHandle cublas;
   DeviceBuffer scratch;
+  BlasLock blas;
   GpuState state;
   KernelRegistry registry;
 };
@@ -52,7 +53,12 @@ BenchGpu& bench_gpu() {
     g->stream = *std::move(s);
     g->cublas = *std::move(h);
     g->scratch = *std::move(b);
-    g->state = {0, g->stream.get(), g->cublas.get(), 0, g->scratch.get(), size_t{1} << 20};
+    g->state = {.physical_device = 0,
+                .stream = g->stream.get(),
+                .cublas = g->cublas.get(),
+                .blas = &g->blas,
+                .scratch = g->scratch.get(),
+                .scratch_bytes = size_t{1} << 20};
     cudaDeviceGetAttribute(&g->state.num_sms, cudaDevAttrMultiProcessorCount, 0);
     return g;
   }();

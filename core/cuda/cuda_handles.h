@@ -37,12 +37,12 @@ inline absl::Status cuda_check(const char* call, cudaError_t error) {
 // Makes `device` current for the scope and restores the previous one after.
 class ScopedDevice {
  public:
-  explicit ScopedDevice(int device) {
-    if (cudaGetDevice(&previous_) != cudaSuccess) previous_ = -1;
-    if (previous_ != device) status_ = cuda_check("cudaSetDevice", cudaSetDevice(device));
-  }
+  explicit ScopedDevice(int device)
+      : previous_(current()),
+        status_(previous_ == device ? absl::OkStatus()
+                                    : cuda_check("cudaSetDevice", cudaSetDevice(device))) {}
   ~ScopedDevice() {
-    if (previous_ >= 0) cudaSetDevice(previous_);
+    if (previous_ >= 0) static_cast<void>(cudaSetDevice(previous_));
   }
   ScopedDevice(const ScopedDevice&) = delete;
   ScopedDevice& operator=(const ScopedDevice&) = delete;
@@ -51,7 +51,12 @@ class ScopedDevice {
   const absl::Status& status() const { return status_; }
 
  private:
-  int previous_ = -1;
+  static int current() {
+    int device = -1;
+    return cudaGetDevice(&device) == cudaSuccess ? device : -1;
+  }
+
+  int previous_;
   absl::Status status_;
 };
 

@@ -9,12 +9,22 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
+#include "core/mutex.h"
+
 namespace mt::cuda {
+
+// The cuBLAS handle's lock and the math mode last set on it. cuBLAS forbids using one
+// handle from two host threads at once, and ops on one device may come from any thread.
+struct BlasLock {
+  internal::Mutex mu;
+  cublasMath_t math_mode ABSL_GUARDED_BY(mu) = CUBLAS_DEFAULT_MATH;
+};
 
 struct GpuState {
   int physical_device = 0;          // the CUDA ordinal (current device during kernel calls)
   cudaStream_t stream = nullptr;    // the logical device's non-blocking stream
-  cublasHandle_t cublas = nullptr;  // bound to `stream`
+  cublasHandle_t cublas = nullptr;  // bound to `stream`; use it under *blas
+  BlasLock* blas = nullptr;
   int num_sms = 0;                  // multiprocessor count, for grid sizing
   // Device memory that kernels use for temporaries within one op (reduction partials). Ops
   // on `stream` run one after another, so no two kernels use it at once. 1 MiB covers every
