@@ -3,6 +3,7 @@
 #include "runtime/config.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "absl/strings/str_cat.h"
 #include "kernels/kernel_options.h"
@@ -78,6 +79,11 @@ absl::Status set_logical(Settings& s, bool initialized, const PhysicalDevice& de
       return absl::InvalidArgumentError(
           absl::StrCat("[set_logical_device_configuration] memory_limit_mb must be positive, got ",
                        *c.memory_limit_mb));
+    }
+    if (c.memory_limit_mb && *c.memory_limit_mb > (std::numeric_limits<int64_t>::max() >> 20)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "[set_logical_device_configuration] memory_limit_mb ", *c.memory_limit_mb,
+          " is too large: its size in bytes overflows int64"));
     }
     if (gpu && (*p)->total_memory > 0 && c.memory_limit_mb &&
         *c.memory_limit_mb > (*p)->total_memory / (int64_t{1} << 20)) {

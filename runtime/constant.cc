@@ -27,7 +27,29 @@ Tensor make_constant(DType dtype, const void* data, size_t count, absl::Span<con
 
 }  // namespace internal
 
+namespace {
+
+// Checks that `dtype` is a DType and that `value` is representable in it.
+absl::Status check_fill(double value, DType dtype) {
+  if (static_cast<int>(dtype) >= kNumDTypes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("[Fill] invalid dtype ", static_cast<int>(dtype)));
+  }
+  // Integers go through int64 (the kernels check the int32 range): the value must convert,
+  // so NaN, infinities and |value| >= 2^63 are out of range. 2^63 - 1024 is the largest
+  // double below 2^63.
+  bool integer = dtype == DType::kInt32 || dtype == DType::kInt64;
+  if (integer && !(value >= -9223372036854775808.0 && value <= 9223372036854774784.0)) {
+    return absl::InvalidArgumentError(absl::StrCat("[Fill] value ", value,
+                                                   " is out of range for ", dtype_name(dtype)));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 Tensor fill(absl::Span<const int64_t> dims, double value, DType dtype) {
+  internal::throw_if_error(check_fill(value, dtype));
   Shape shape = internal::value_or_throw(Shape::make(dims));
   OpAttrs attrs;
   attrs.dst_dtype = dtype;
