@@ -55,6 +55,7 @@ void BM_ScopePushPop_String(benchmark::State& state) {
 BENCHMARK(BM_ScopePushPop_String);
 
 void BM_AddScalarTensors_EndToEnd(benchmark::State& state) {
+  DeviceScope cpu("/CPU:0");  // the CPU path, also where a GPU exists
   Tensor a = constant({1.f});
   Tensor b = constant({2.f});
   for (auto _ : state) {

@@ -18,6 +18,7 @@ case "${1:-bundle}" in
     build=build/gpu-sm90
     cp "$build"/tests/*_test "$build"/examples/* "$build"/bench/*_benchmark .gpu/bin/ 2>/dev/null || true
     find .gpu/bin -type f ! -perm -u+x -delete
+    strip --strip-unneeded .gpu/bin/*
     for b in .gpu/bin/*; do
       ldd "$b" | awk '/=> \/lib\/x86_64-linux-gnu\/lib(absl|benchmark|gtest|gmock)/{print $3}'
     done | sort -u | xargs -r -I{} cp -L {} .gpu/lib/

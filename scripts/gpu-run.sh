@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine from the repository root (see scripts/gpu-check.sh). Optional
-# arguments: the steps to run (tests sanitizer examples benchmarks); default all.
+# arguments: the steps to run (tests sanitizer racecheck examples benchmarks); default all.
 set -uo pipefail
 export LD_LIBRARY_PATH="$PWD/.gpu/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
 # Logs go to one folder, packed into $OUT/gpu-logs.tgz at the end (the device tool
 # brings back at most 8 files).
 out=/tmp/mt-gpu-logs
 rm -rf "$out" && mkdir -p "$out"
-steps="${*:-tests sanitizer examples benchmarks}"
+steps="${*:-tests sanitizer racecheck examples benchmarks}"
 summary=()
 record() { summary+=("$(printf '%-34s %s' "$1" "$2")"); }
 
@@ -26,11 +26,20 @@ for step in $steps; do
         record "$name" "rc=$rc $line skipped=$skipped"
       done ;;
     sanitizer)
-      for t in .gpu/bin/*_test; do
+      # The test programs that call CUDA; the others never load it.
+      filter='*Gpu*:*Cuda*:*GPU*:*Conformance*'
+      for t in .gpu/bin/allocator_test .gpu/bin/kernels_test .gpu/bin/runtime_test; do
         name=$(basename "$t")
         compute-sanitizer --tool memcheck --error-exitcode 9 "$t" --gtest_brief=1 \
-          --gtest_filter='*Gpu*:*Cuda*:*GPU*:*Conformance*' >"$out/memcheck-$name.log" 2>&1
+          --gtest_filter="$filter" >"$out/memcheck-$name.log" 2>&1
         record "memcheck $name" "rc=$? $(grep -E 'ERROR SUMMARY' "$out/memcheck-$name.log" | tail -1)"
+      done ;;
+    racecheck)
+      for t in .gpu/bin/kernels_test .gpu/bin/runtime_test; do
+        name=$(basename "$t")
+        compute-sanitizer --tool racecheck --error-exitcode 9 "$t" --gtest_brief=1 \
+          --gtest_filter='*Gpu*:*Conformance*' >"$out/racecheck-$name.log" 2>&1
+        record "racecheck $name" "rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/racecheck-$name.log" | tail -1)"
       done ;;
     examples)
       for e in .gpu/bin/*; do

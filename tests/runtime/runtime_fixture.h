@@ -12,10 +12,15 @@
 
 namespace mt::testing {
 
+// CPU tests hide the GPUs so that they place and print the same on every machine; GPU tests
+// override uses_gpus().
 class RuntimeTest : public ::testing::Test {
  protected:
+  virtual bool uses_gpus() const { return false; }
+
   void SetUp() override {
     ASSERT_TRUE(internal::Context::get().reset_for_testing().ok());
+    if (!uses_gpus()) config::set_visible_devices(std::vector<PhysicalDevice>{}, "GPU");
     debugging::set_log_sink([this](std::string_view line) {
       std::lock_guard<std::mutex> lock(log_mu_);
       log_.emplace_back(line);

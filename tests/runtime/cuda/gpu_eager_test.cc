@@ -1,4 +1,5 @@
 // The eager path on real GPUs. Every test skips itself when no GPU is visible.
+#include <algorithm>
 #include <sstream>
 
 #include "tests/runtime/runtime_fixture.h"
@@ -14,6 +15,7 @@ constexpr int64_t kMiB = int64_t{1} << 20;
 
 class GpuEagerTest : public testing::RuntimeTest {
  protected:
+  bool uses_gpus() const override { return true; }
   void SetUp() override {
     RuntimeTest::SetUp();
     gpus_ = config::list_physical_devices("GPU");
@@ -46,6 +48,26 @@ TEST_F(GpuEagerTest, InputsOnCpuAreCopiedToTheGpu) {
   Tensor c = matmul(a, b);
   EXPECT_EQ(c.device(), kGpu0);
   EXPECT_EQ(c.to_vector<float>(), (std::vector<float>{22, 28, 49, 64}));
+}
+
+TEST_F(GpuEagerTest, CpuTensorFreedDuringItsCopyKeepsItsBytesUntilTheCopyEnds) {
+  constexpr int64_t kElements = int64_t{1} << 22;  // 16 MiB: a DMA long enough to overlap
+  Tensor on_gpu;
+  {
+    Tensor host;
+    {
+      DeviceScope cpu("/CPU:0");
+      host = fill({kElements}, 3.0);
+    }
+    DeviceScope gpu("/GPU:0");
+    on_gpu = identity(host);
+  }  // the host tensor goes while its copy may still be running
+  {
+    DeviceScope cpu("/CPU:0");
+    for (int i = 0; i < 4; ++i) Tensor reuse = fill({kElements}, -1.0);
+  }
+  std::vector<float> values = on_gpu.to_vector<float>();
+  EXPECT_EQ(std::count(values.begin(), values.end(), 3.f), kElements);
 }
 
 TEST_F(GpuEagerTest, CastFallsBackToCpuAndIntMatmulToo) {
@@ -92,7 +114,7 @@ TEST_F(GpuEagerTest, TwoVirtualGpusOnOneCardAreFullDevices) {
 TEST_F(GpuEagerTest, MemoryLimitHoldsAndOomRecovers) {
   config::set_logical_device_configuration(gpus_[0], {{256}});
   DeviceScope gpu("/GPU:0");
-  Tensor held = zeros({48, kMiB / 4});  // 192 MiB of 256
+  Tensor held = zeros({192, kMiB / 4});  // 192 MiB of 256
   MemoryInfo before = config::get_memory_info("GPU:0");
   EXPECT_EQ(before.limit, 256 * kMiB);
   Error e = expect_error([] { zeros({128, kMiB / 4}); });
