@@ -51,10 +51,10 @@
 #include "allocator/allocator.h"
 #include "allocator/best_fit_arena.h"
 #include "allocator/block_tags.h"
-#include "core/mutex.h"
 #include "allocator/stat_shards.h"
 #include "allocator/sub_allocator.h"
 #include "allocator/thread_cache.h"
+#include "core/mutex.h"
 
 namespace mt {
 

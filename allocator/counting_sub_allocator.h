@@ -11,8 +11,8 @@
 #include <memory>
 #include <vector>
 
-#include "core/mutex.h"
 #include "allocator/sub_allocator.h"
+#include "core/mutex.h"
 
 namespace mt {
 

@@ -35,8 +35,8 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
-#include "core/mutex.h"
 #include "allocator/size_classes.h"
+#include "core/mutex.h"
 
 namespace mt::internal {
 

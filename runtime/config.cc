@@ -81,9 +81,9 @@ absl::Status set_logical(Settings& s, bool initialized, const PhysicalDevice& de
                        *c.memory_limit_mb));
     }
     if (c.memory_limit_mb && *c.memory_limit_mb > (std::numeric_limits<int64_t>::max() >> 20)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "[set_logical_device_configuration] memory_limit_mb ", *c.memory_limit_mb,
-          " is too large: its size in bytes overflows int64"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("[set_logical_device_configuration] memory_limit_mb ", *c.memory_limit_mb,
+                       " is too large: its size in bytes overflows int64"));
     }
     if (gpu && (*p)->total_memory > 0 && c.memory_limit_mb &&
         *c.memory_limit_mb > (*p)->total_memory / (int64_t{1} << 20)) {

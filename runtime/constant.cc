@@ -40,8 +40,8 @@ absl::Status check_fill(double value, DType dtype) {
   // double below 2^63.
   bool integer = dtype == DType::kInt32 || dtype == DType::kInt64;
   if (integer && !(value >= -9223372036854775808.0 && value <= 9223372036854774784.0)) {
-    return absl::InvalidArgumentError(absl::StrCat("[Fill] value ", value,
-                                                   " is out of range for ", dtype_name(dtype)));
+    return absl::InvalidArgumentError(
+        absl::StrCat("[Fill] value ", value, " is out of range for ", dtype_name(dtype)));
   }
   return absl::OkStatus();
 }

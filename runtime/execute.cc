@@ -54,8 +54,8 @@ absl::StatusOr<Tensor> on_device(const Tensor& t, Device& device) {
   MT_ASSIGN_OR_RETURN(TensorImpl * dst, allocate_tensor(device, src->dtype, src->shape));
   Tensor out(dst);
   if (dst->bytes() > 0) {
-    MT_ASSIGN_OR_RETURN(PendingUse use, device.copy_from_device(dst->data, *src->device,
-                                                                src->data, dst->bytes()));
+    MT_ASSIGN_OR_RETURN(PendingUse use,
+                        device.copy_from_device(dst->data, *src->device, src->data, dst->bytes()));
     if (use.handle != nullptr) attach_pending_use(src, use);
   }
   return out;

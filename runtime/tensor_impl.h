@@ -7,9 +7,9 @@
 #include <cstdint>
 
 #include "absl/status/statusor.h"
-#include "core/mutex.h"
 #include "allocator/allocator.h"
 #include "core/dtype.h"
+#include "core/mutex.h"
 #include "core/shape.h"
 #include "runtime/device.h"
 

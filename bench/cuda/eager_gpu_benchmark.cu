@@ -13,8 +13,8 @@
 
 #include "runtime/context.h"
 #include "runtime/cuda/cuda_device.h"
-#include "runtime/tensor_impl.h"
 #include "runtime/minitensor.h"
+#include "runtime/tensor_impl.h"
 
 namespace mt {
 namespace {

@@ -9,7 +9,8 @@
 //   MT_RETURN_IF_ERROR(on.status());
 //   MT_ASSIGN_OR_RETURN(cuda::Stream stream, cuda::Stream::create());
 //   MT_ASSIGN_OR_RETURN(cuda::CublasHandle blas, cuda::CublasHandle::create(stream.get()));
-//   MT_RETURN_IF_ERROR(cuda::cuda_check("cudaStreamSynchronize", cudaStreamSynchronize(stream.get())));
+//   MT_RETURN_IF_ERROR(cuda::cuda_check("cudaStreamSynchronize",
+//   cudaStreamSynchronize(stream.get())));
 
 #include <cublas_v2.h>
 #include <cuda_runtime.h>

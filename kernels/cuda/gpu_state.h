@@ -25,7 +25,7 @@ struct GpuState {
   cudaStream_t stream = nullptr;    // the logical device's non-blocking stream
   cublasHandle_t cublas = nullptr;  // bound to `stream`; use it under *blas
   BlasLock* blas = nullptr;
-  int num_sms = 0;                  // multiprocessor count, for grid sizing
+  int num_sms = 0;  // multiprocessor count, for grid sizing
   // Device memory that kernels use for temporaries within one op (reduction partials). Ops
   // on `stream` run one after another, so no two kernels use it at once. 1 MiB covers every
   // kernel in kernels/cuda/ on GPUs of up to about 500 SMs; with less (or none), large

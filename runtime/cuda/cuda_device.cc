@@ -142,9 +142,9 @@ absl::Status CudaDevice::copy_to_gpu(CudaDevice& to, void* dst, const void* src,
     MT_RETURN_IF_ERROR(cuda_check(
         "cudaMemcpyAsync", cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream())));
   } else {
-    MT_RETURN_IF_ERROR(cuda_check("cudaMemcpyPeerAsync",
-                                  cudaMemcpyPeerAsync(dst, to.physical_id(), src, physical_id(),
-                                                      bytes, stream())));
+    MT_RETURN_IF_ERROR(cuda_check(
+        "cudaMemcpyPeerAsync",
+        cudaMemcpyPeerAsync(dst, to.physical_id(), src, physical_id(), bytes, stream())));
   }
   if (&to == this) return absl::OkStatus();
   return stream_wait(to.stream(), physical_id(), stream());

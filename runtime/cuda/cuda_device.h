@@ -23,8 +23,8 @@ class CudaDevice final : public Device {
   // What a logical GPU owns besides its pool.
   struct Handles {
     cuda::Stream stream;
-    cuda::CublasHandle cublas;  // bound to `stream`
-    cuda::DeviceBuffer scratch; // kernel temporaries (GpuState::scratch)
+    cuda::CublasHandle cublas;   // bound to `stream`
+    cuda::DeviceBuffer scratch;  // kernel temporaries (GpuState::scratch)
     int num_sms = 0;
   };
 

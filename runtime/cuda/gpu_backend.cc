@@ -46,8 +46,8 @@ std::vector<GpuInfo> discover_gpus() {
       cudaGetLastError();
       continue;
     }
-    gpus.push_back(GpuInfo{i, prop.name, static_cast<int64_t>(prop.totalGlobalMem), prop.major,
-                           prop.minor});
+    gpus.push_back(
+        GpuInfo{i, prop.name, static_cast<int64_t>(prop.totalGlobalMem), prop.major, prop.minor});
   }
   return gpus;
 }
@@ -61,8 +61,8 @@ absl::StatusOr<std::unique_ptr<Device>> make_gpu_device(const GpuDeviceOptions& 
     limit = default_limit(info);
   }
   MT_ASSIGN_OR_RETURN(std::unique_ptr<Allocator> pool,
-                      make_gpu_pool(GpuPoolOptions{options.logical_id, options.physical_id,
-                                                   limit, options.allow_growth}));
+                      make_gpu_pool(GpuPoolOptions{options.logical_id, options.physical_id, limit,
+                                                   options.allow_growth}));
   cuda::ScopedDevice on(options.physical_id);
   MT_RETURN_IF_ERROR(on.status());
   CudaDevice::Handles handles;
@@ -70,10 +70,10 @@ absl::StatusOr<std::unique_ptr<Device>> make_gpu_device(const GpuDeviceOptions& 
   MT_ASSIGN_OR_RETURN(handles.cublas, cuda::CublasHandle::create(handles.stream.get()));
   // Kernel temporaries (split reductions); outside the pool, within the reserve.
   MT_ASSIGN_OR_RETURN(handles.scratch, cuda::DeviceBuffer::create(kScratchBytes));
-  MT_RETURN_IF_ERROR(cuda::cuda_check(
-      "cudaDeviceGetAttribute",
-      cudaDeviceGetAttribute(&handles.num_sms, cudaDevAttrMultiProcessorCount,
-                             options.physical_id)));
+  MT_RETURN_IF_ERROR(
+      cuda::cuda_check("cudaDeviceGetAttribute",
+                       cudaDeviceGetAttribute(&handles.num_sms, cudaDevAttrMultiProcessorCount,
+                                              options.physical_id)));
   return std::unique_ptr<Device>(new CudaDevice(options, std::move(pool), std::move(handles)));
 }
 

@@ -44,9 +44,8 @@ TEST(DTypeTest, NamesAndSizes) {
   EXPECT_EQ(dtype_type_name(DType::kFloat64), "double");
   EXPECT_EQ(dtype_size(DType::kInt64), 8u);
   EXPECT_EQ(dtype_size(DType::kBool), 1u);
-  size_t size = visit_dtype(DType::kFloat64, [](auto tag) {
-    return sizeof(typename decltype(tag)::type);
-  });
+  size_t size =
+      visit_dtype(DType::kFloat64, [](auto tag) { return sizeof(typename decltype(tag)::type); });
   EXPECT_EQ(size, 8u);
 }
 

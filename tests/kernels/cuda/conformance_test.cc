@@ -11,9 +11,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/cuda/cuda_handles.h"
 #include "core/status.h"
 #include "gtest/gtest.h"
-#include "core/cuda/cuda_handles.h"
 #include "kernels/cuda/gpu_state.h"
 #include "kernels/kernel_options.h"
 #include "kernels/kernel_registry.h"
@@ -67,7 +67,8 @@ class TestGpu {
   Stream stream_;
   CublasHandle cublas_;
   DeviceBuffer scratch_;
-  GpuState state_;
+  BlasLock blas_;
+  GpuState state_{.blas = &blas_};
 };
 
 absl::Status check(const char* call, cudaError_t error) {

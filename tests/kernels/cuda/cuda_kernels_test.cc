@@ -8,8 +8,8 @@
 #include <memory>
 #include <vector>
 
-#include "gtest/gtest.h"
 #include "core/cuda/cuda_handles.h"
+#include "gtest/gtest.h"
 #include "kernels/kernel_registry.h"
 #include "tests/kernels/kernel_test_util.h"
 

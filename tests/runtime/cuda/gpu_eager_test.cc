@@ -32,9 +32,10 @@ TEST_F(GpuEagerTest, GuideFirstExampleRunsOnGpu0) {
   std::ostringstream out;
   out << c;
   EXPECT_EQ(out.str(), "Tensor(\n[[22. 28.]\n [49. 64.]], shape=(2, 2), dtype=float32)");
-  EXPECT_EQ(log(), (std::vector<std::string>{std::string("Executing op _EagerConst in device ") + kGpu0,
-                                             std::string("Executing op _EagerConst in device ") + kGpu0,
-                                             std::string("Executing op MatMul in device ") + kGpu0}));
+  EXPECT_EQ(log(),
+            (std::vector<std::string>{std::string("Executing op _EagerConst in device ") + kGpu0,
+                                      std::string("Executing op _EagerConst in device ") + kGpu0,
+                                      std::string("Executing op MatMul in device ") + kGpu0}));
 }
 
 TEST_F(GpuEagerTest, InputsOnCpuAreCopiedToTheGpu) {
