@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "allocator/bfc_allocator.h"
+#include "bench/allocator_bench_util.h"
 
 namespace mt {
 namespace {
@@ -93,7 +94,7 @@ void threads(benchmark::State& state) {
 }
 
 void register_all() {
-  for (int64_t bytes : {int64_t{256}, int64_t{64} << 10, int64_t{1} << 20, int64_t{64} << 20}) {
+  for (int64_t bytes : kPairBytes) {
     benchmark::RegisterBenchmark("pair/bfc", pair<Bfc>)->Arg(bytes);
     benchmark::RegisterBenchmark("pair/malloc", pair<Malloc>)->Arg(bytes);
   }
@@ -108,10 +109,4 @@ void register_all() {
 }  // namespace
 }  // namespace mt
 
-int main(int argc, char** argv) {
-  benchmark::Initialize(&argc, argv);
-  mt::register_all();
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
-}
+int main(int argc, char** argv) { return mt::run_benchmarks(argc, argv, mt::register_all); }

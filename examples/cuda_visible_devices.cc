@@ -9,23 +9,8 @@
 #include <iostream>
 #include <string>
 
+#include "examples/example_support.h"
 #include "runtime/minitensor.h"
-
-// Returns the first line of an OOM message without the shape, which depends on the card.
-std::string without_shape(const std::string& message) {
-  std::string line = message.substr(0, message.find('\n'));
-  size_t open = line.find("shape[");
-  size_t close = line.find(']', open);
-  if (open == std::string::npos || close == std::string::npos) return line;
-  return line.substr(0, open + 6) + "..." + line.substr(close);
-}
-
-// Keeps this process, and so its memory, alive until stdin closes.
-void hold_until_stdin_closes(const std::string& name) {
-  std::cout << name << ": holding its memory until stdin closes" << std::endl;
-  for (std::string line; std::getline(std::cin, line);) {
-  }
-}
 
 int main(int argc, char** argv) {
   std::string name = argc > 1 ? argv[1] : "program";
@@ -35,10 +20,7 @@ int main(int argc, char** argv) {
     std::cout << gpus.size() << "\n";
     return 0;
   }
-  if (gpus.empty()) {
-    std::cout << name << ": This example needs a GPU; none is visible." << std::endl;
-    return 0;
-  }
+  if (say_if_no_gpu(gpus, name)) return 0;
   std::cout << name << ": sees";
   for (const mt::PhysicalDevice& gpu : gpus) std::cout << " " << gpu.name;
   std::cout << std::endl;
@@ -51,9 +33,7 @@ int main(int argc, char** argv) {
     mt::DeviceScope scope("/GPU:0");
     int64_t limit = mt::config::get_memory_info("GPU:0").limit;  // 60% of the card
     held = mt::zeros({limit / 4 / 6 * 5});                       // float32: 50% of it
-    mt::MemoryInfo info = mt::config::get_memory_info("GPU:0");
-    // Pools round their limit down to a multiple of 256 bytes.
-    bool whole = info.reserved == info.limit / 256 * 256;
+    bool whole = reserved_whole_limit("GPU:0");
     std::cout << name << ": GPU:0 holds " << (whole ? "60%" : "less than 60%") << " of its card"
               << std::endl;
   } catch (const mt::Error& e) {

@@ -4,22 +4,12 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "examples/example_support.h"
 #include "runtime/minitensor.h"
-
-// Describes what the pool of `device` reserved, in words that hold on any card.
-std::string reservation(const char* device) {
-  mt::MemoryInfo m = mt::config::get_memory_info(device);
-  // Pools round their limit down to a multiple of 256 bytes.
-  if (m.reserved == m.limit / 256 * 256) return "the pool reserved its whole limit";
-  return "the pool reserved only part of its limit";
-}
 
 int main() {
   std::vector<mt::PhysicalDevice> gpus = mt::config::list_physical_devices("GPU");
-  if (gpus.empty()) {
-    std::cout << "This example needs a GPU; none is visible.\n";
-    return 0;
-  }
+  if (say_if_no_gpu(gpus)) return 0;
   const char* env = std::getenv("TF_FORCE_GPU_ALLOW_GROWTH");
   std::cout << "TF_FORCE_GPU_ALLOW_GROWTH" << (env ? "=" + std::string(env) : " is unset") << "\n";
 
@@ -32,10 +22,7 @@ int main() {
     // Memory growth must be set before GPUs have been initialized
     std::cout << e.what() << "\n";
   }
-  for (const mt::PhysicalDevice& gpu : gpus) {
-    std::cout << gpu.name
-              << " memory growth: " << (mt::config::get_memory_growth(gpu) ? "on" : "off") << "\n";
-  }
+  print_memory_growth(gpus);
 
   {
     mt::DeviceScope on_gpu("/GPU:0");

@@ -2,18 +2,13 @@
 // 1 GB limit on the first GPU. Its pool never holds more: 768 MiB fit, 512 MiB more do
 // not, and the failure is TensorFlow's OOM error.
 #include <iostream>
-#include <string>
 
+#include "examples/example_support.h"
 #include "runtime/minitensor.h"
-
-constexpr int64_t kMiB = int64_t{1} << 20;
 
 int main() {
   std::vector<mt::PhysicalDevice> gpus = mt::config::list_physical_devices("GPU");
-  if (gpus.empty()) {
-    std::cout << "This example needs a GPU; none is visible.\n";
-    return 0;
-  }
+  if (say_if_no_gpu(gpus)) return 0;
 
   // Restrict minitensor to only allocate 1GB of memory on the first GPU
   try {
@@ -33,8 +28,7 @@ int main() {
   try {
     mt::Tensor more = mt::zeros({512, kMiB / 4});
   } catch (const mt::Error& e) {
-    std::string message = e.what();
-    std::cout << message.substr(0, message.find('\n')) << "\n";
+    std::cout << first_line(e.what()) << "\n";
   }
   info = mt::config::get_memory_info("GPU:0");
   std::cout << "GPU:0 after the failure: reserved: " << info.reserved / kMiB

@@ -3,16 +3,12 @@
 // pool; the other cards, if any, follow as one logical GPU each.
 #include <iostream>
 
+#include "examples/example_support.h"
 #include "runtime/minitensor.h"
-
-constexpr int64_t kMiB = int64_t{1} << 20;
 
 int main() {
   std::vector<mt::PhysicalDevice> gpus = mt::config::list_physical_devices("GPU");
-  if (gpus.empty()) {
-    std::cout << "This example needs a GPU; none is visible.\n";
-    return 0;
-  }
+  if (say_if_no_gpu(gpus)) return 0;
 
   // Create 2 virtual GPUs with 1GB memory each
   try {

@@ -3,14 +3,12 @@
 // no longer change, and the error says so in TensorFlow's words.
 #include <iostream>
 
+#include "examples/example_support.h"
 #include "runtime/minitensor.h"
 
 int main() {
   std::vector<mt::PhysicalDevice> gpus = mt::config::list_physical_devices("GPU");
-  if (gpus.empty()) {
-    std::cout << "This example needs a GPU; none is visible.\n";
-    return 0;
-  }
+  if (say_if_no_gpu(gpus)) return 0;
 
   // Restrict minitensor to only use the first GPU
   try {

@@ -8,31 +8,13 @@
 #include <iostream>
 #include <string>
 
+#include "examples/example_support.h"
 #include "runtime/minitensor.h"
-
-// Returns the first line of an OOM message without the shape, which depends on the card.
-std::string without_shape(const std::string& message) {
-  std::string line = message.substr(0, message.find('\n'));
-  size_t open = line.find("shape[");
-  size_t close = line.find(']', open);
-  if (open == std::string::npos || close == std::string::npos) return line;
-  return line.substr(0, open + 6) + "..." + line.substr(close);
-}
-
-// Keeps this process, and so its memory, alive until stdin closes.
-void hold_until_stdin_closes(const std::string& name) {
-  std::cout << name << ": holding its memory until stdin closes" << std::endl;
-  for (std::string line; std::getline(std::cin, line);) {
-  }
-}
 
 int main(int argc, char** argv) {
   std::string name = argc > 1 ? argv[1] : "process";
   bool hold = argc > 2 && std::string(argv[2]) == "--hold";
-  if (mt::config::list_physical_devices("GPU").empty()) {
-    std::cout << name << ": This example needs a GPU; none is visible." << std::endl;
-    return 0;
-  }
+  if (say_if_no_gpu(mt::config::list_physical_devices("GPU"), name)) return 0;
 
   mt::config::set_gpu_options(mt::GPUOptions{.per_process_gpu_memory_fraction = 0.4});
   std::vector<mt::Tensor> held;
@@ -41,9 +23,7 @@ int main(int argc, char** argv) {
       mt::DeviceScope scope(gpu.name);
       int64_t limit = mt::config::get_memory_info(gpu.name).limit;  // 40% of the card
       held.push_back(mt::zeros({limit / 4 / 4 * 3}));               // float32: 30% of it
-      mt::MemoryInfo info = mt::config::get_memory_info(gpu.name);
-      // Pools round their limit down to a multiple of 256 bytes.
-      bool whole = info.reserved == info.limit / 256 * 256;
+      bool whole = reserved_whole_limit(gpu.name);
       std::cout << name << ": " << gpu.name << " holds "
                 << (whole ? "40% of its card" : "less than 40% of its card") << std::endl;
     }

@@ -4,28 +4,15 @@
 // GPU; minitensor lets it differ.
 #include <iostream>
 
+#include "examples/example_support.h"
 #include "runtime/minitensor.h"
-
-// Describes what the pool of `device` reserved, in words that hold on any card.
-std::string reservation(const std::string& device) {
-  mt::MemoryInfo m = mt::config::get_memory_info(device);
-  // Pools round their limit down to a multiple of 256 bytes.
-  if (m.reserved == m.limit / 256 * 256) return "the pool reserved its whole limit";
-  return "the pool reserved only part of its limit";
-}
 
 int main() {
   std::vector<mt::PhysicalDevice> gpus = mt::config::list_physical_devices("GPU");
-  if (gpus.empty()) {
-    std::cout << "This example needs a GPU; none is visible.\n";
-    return 0;
-  }
+  if (say_if_no_gpu(gpus)) return 0;
   mt::config::set_memory_growth(gpus[0], true);
   if (gpus.size() > 1) mt::config::set_memory_growth(gpus[1], false);
-  for (const mt::PhysicalDevice& gpu : gpus) {
-    std::cout << gpu.name
-              << " memory growth: " << (mt::config::get_memory_growth(gpu) ? "on" : "off") << "\n";
-  }
+  print_memory_growth(gpus);
 
   std::vector<mt::LogicalDevice> logical = mt::config::list_logical_devices("GPU");
   for (size_t i = 0; i < logical.size() && i < 2; ++i) {

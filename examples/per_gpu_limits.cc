@@ -2,18 +2,13 @@
 // GPU 2, configuring only as many GPUs as the machine has. A 1536 MiB tensor then fits
 // where the limit allows it and fails with TensorFlow's OOM error where it does not.
 #include <iostream>
-#include <string>
 
+#include "examples/example_support.h"
 #include "runtime/minitensor.h"
-
-constexpr int64_t kMiB = int64_t{1} << 20;
 
 int main() {
   std::vector<mt::PhysicalDevice> gpus = mt::config::list_physical_devices("GPU");
-  if (gpus.empty()) {
-    std::cout << "This example needs a GPU; none is visible.\n";
-    return 0;
-  }
+  if (say_if_no_gpu(gpus)) return 0;
   try {
     const int64_t limits_mb[] = {1024, 4096, 2048};  // GPU 0, 1, 2
     for (size_t i = 0; i < gpus.size() && i < 3; ++i) {
@@ -32,8 +27,7 @@ int main() {
       mt::Tensor t = mt::zeros({1536, kMiB / 4});
       std::cout << "fits\n";
     } catch (const mt::Error& e) {
-      std::string message = e.what();
-      std::cout << "does not fit:\n  " << message.substr(0, message.find('\n')) << "\n";
+      std::cout << "does not fit:\n  " << first_line(e.what()) << "\n";
     }
   }
   return 0;

@@ -3,18 +3,13 @@
 // each GPU"). Each pool reserves its 2 GiB at the first allocation and never more: a 1 GiB
 // tensor fits on every GPU, a 3 GiB one on none.
 #include <iostream>
-#include <string>
 
+#include "examples/example_support.h"
 #include "runtime/minitensor.h"
-
-constexpr int64_t kMiB = int64_t{1} << 20;
 
 int main() {
   std::vector<mt::PhysicalDevice> gpus = mt::config::list_physical_devices("GPU");
-  if (gpus.empty()) {
-    std::cout << "This example needs a GPU; none is visible.\n";
-    return 0;
-  }
+  if (say_if_no_gpu(gpus)) return 0;
   for (const mt::PhysicalDevice& gpu : gpus) {
     mt::config::set_logical_device_configuration(gpu, {{.memory_limit_mb = 2048}});
   }
@@ -29,8 +24,7 @@ int main() {
     try {
       mt::Tensor big = mt::zeros({3072, kMiB / 4});  // 3 GiB
     } catch (const mt::Error& e) {
-      std::string message = e.what();
-      std::cout << "  " << message.substr(0, message.find('\n')) << "\n";
+      std::cout << "  " << first_line(e.what()) << "\n";
     }
   }
   return 0;

@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "allocator/pools.h"
+#include "bench/allocator_bench_util.h"
 
 namespace mt {
 namespace {
@@ -84,7 +85,7 @@ void pair_cuda_malloc_async(benchmark::State& state) {
 }
 
 void register_all() {
-  for (int64_t bytes : {int64_t{256}, int64_t{64} << 10, int64_t{1} << 20, int64_t{64} << 20}) {
+  for (int64_t bytes : kPairBytes) {
     benchmark::RegisterBenchmark("pair/gpu_pool", pair_pool)->Arg(bytes);
     benchmark::RegisterBenchmark("pair/cudaMalloc", pair_cuda_malloc)->Arg(bytes);
     benchmark::RegisterBenchmark("pair/cudaMallocAsync", pair_cuda_malloc_async)->Arg(bytes);
@@ -94,10 +95,4 @@ void register_all() {
 }  // namespace
 }  // namespace mt
 
-int main(int argc, char** argv) {
-  benchmark::Initialize(&argc, argv);
-  mt::register_all();
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
-}
+int main(int argc, char** argv) { return mt::run_benchmarks(argc, argv, mt::register_all); }

@@ -12,16 +12,9 @@
 namespace mt {
 namespace {
 
-using ::testing::ElementsAre;
-using testutil::HostTensor;
-using testutil::run_cpu;
-using testutil::vec;
-
 template <typename T>
 class BinaryKernelTest : public ::testing::Test {};
 TYPED_TEST_SUITE(BinaryKernelTest, testutil::NumericTypes);
-
-Shape S(std::initializer_list<int64_t> dims) { return Shape::make(dims).value(); }
 
 // Runs `op` and returns its output; fails the test on an error.
 HostTensor run2(OpId op, const HostTensor& a, const HostTensor& b) {

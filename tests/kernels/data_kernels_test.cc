@@ -9,12 +9,6 @@
 namespace mt {
 namespace {
 
-using ::testing::ElementsAre;
-using ::testing::ElementsAreArray;
-using testutil::HostTensor;
-using testutil::run_cpu;
-using testutil::vec;
-
 template <typename T>
 class DataKernelTest : public ::testing::Test {};
 TYPED_TEST_SUITE(DataKernelTest, testutil::AllTypes);

@@ -26,8 +26,6 @@ void operator delete[](void* p, size_t) noexcept { std::free(p); }
 namespace mt {
 namespace {
 
-Shape S(std::initializer_list<int64_t> dims) { return Shape::make(dims).value(); }
-
 // Returns how many heap allocations infer_output makes for `op` on `inputs`.
 int64_t allocations_of(OpId op, absl::Span<const TensorMeta> inputs, const OpAttrs& attrs) {
   const int64_t before = g_allocations;

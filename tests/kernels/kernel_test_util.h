@@ -1,7 +1,7 @@
 #pragma once
-// Test helpers for kernels/: host tensors that own their buffers, and run_cpu, which runs
-// one op the way the runtime does (infer_output, allocate, look the CPU kernel up in the
-// registry, call it), minus placement and copies.
+// Test helpers for kernels/: host tensors that own their buffers, the CPU and GPU kernel
+// registries, and run_cpu, which runs one op the way the runtime does (infer_output,
+// allocate, look the CPU kernel up in the registry, call it), minus placement and copies.
 //
 //   HostTensor a = HostTensor::make<float>({2}, {1, 2});
 //   absl::StatusOr<HostTensor> c = run_cpu(OpId::kAddV2, {a, a});
@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/dtype.h"
 #include "core/shape.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/op_def.h"
@@ -77,16 +78,30 @@ class HostTensor {
   bool has_data_ = true;
 };
 
-// Returns a registry filled by register_cpu_kernels (and nothing else).
+// Returns a new registry filled by `register_kernels` alone; fails the test on an error.
+// The caller owns it.
+inline KernelRegistry* new_registry(absl::Status (*register_kernels)(KernelRegistry&)) {
+  auto* registry = new KernelRegistry;
+  absl::Status status = register_kernels(*registry);
+  EXPECT_TRUE(status.ok()) << status;
+  return registry;
+}
+
+// Returns a registry filled by register_cpu_kernels (and nothing else), built once.
 inline const KernelRegistry& cpu_registry() {
-  static const KernelRegistry* registry = [] {
-    auto* r = new KernelRegistry;
-    absl::Status status = register_cpu_kernels(*r);
-    EXPECT_TRUE(status.ok()) << status;
-    return r;
-  }();
+  static const KernelRegistry* registry = new_registry(register_cpu_kernels);
   return *registry;
 }
+
+// Returns a registry filled by register_cuda_kernels (and nothing else), built once; it is
+// empty in a build without CUDA.
+inline const KernelRegistry& gpu_registry() {
+  static const KernelRegistry* registry = new_registry(register_cuda_kernels);
+  return *registry;
+}
+
+// Returns the shape with dimensions `dims`; a short name for tests that list many shapes.
+inline Shape S(std::initializer_list<int64_t> dims) { return Shape::make(dims).value(); }
 
 // Runs `op` on `inputs` on the CPU; the kernel is keyed by the first input's dtype.
 // Returns infer_output's error, or NotFound when no CPU kernel is registered.
@@ -137,3 +152,13 @@ using AllTypes = ::testing::Types<float, double, int32_t, int64_t, bool>;
 using FloatTypes = ::testing::Types<float, double>;
 
 }  // namespace mt::testutil
+
+namespace mt {
+// The names every kernel test file uses unqualified, declared once here rather than in each
+// file. Only tests include this header.
+using ::testing::ElementsAre;
+using testutil::HostTensor;
+using testutil::run_cpu;
+using testutil::S;
+using testutil::vec;
+}  // namespace mt

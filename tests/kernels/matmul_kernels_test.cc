@@ -9,11 +9,6 @@
 namespace mt {
 namespace {
 
-using ::testing::ElementsAre;
-using testutil::HostTensor;
-using testutil::run_cpu;
-using testutil::vec;
-
 template <typename T>
 class MatMulKernelTest : public ::testing::Test {};
 TYPED_TEST_SUITE(MatMulKernelTest, testutil::NumericTypes);

@@ -11,16 +11,9 @@
 namespace mt {
 namespace {
 
-using ::testing::ElementsAre;
-using testutil::HostTensor;
-using testutil::run_cpu;
-using testutil::vec;
-
 template <typename T>
 class ReductionKernelTest : public ::testing::Test {};
 TYPED_TEST_SUITE(ReductionKernelTest, testutil::NumericTypes);
-
-Shape S(std::initializer_list<int64_t> dims) { return Shape::make(dims).value(); }
 
 HostTensor reduce(OpId op, const HostTensor& in, std::vector<int64_t> axes, bool keep_dims = false,
                   bool reduce_all = false) {

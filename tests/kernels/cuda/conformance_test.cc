@@ -22,9 +22,7 @@
 namespace mt::cuda {
 namespace {
 
-using testutil::HostTensor;
-
-Shape S(std::initializer_list<int64_t> dims) { return Shape::make(dims).value(); }
+using testutil::gpu_registry;
 
 // Returns why no GPU test can run here, or "" when a GPU is visible.
 std::string why_no_gpu() {
@@ -32,16 +30,6 @@ std::string why_no_gpu() {
   const cudaError_t error = cudaGetDeviceCount(&count);
   if (error != cudaSuccess) return absl::StrCat("cudaGetDeviceCount: ", cudaGetErrorString(error));
   return count == 0 ? "cudaGetDeviceCount reports no GPU" : "";
-}
-
-const KernelRegistry& gpu_registry() {
-  static const KernelRegistry* registry = [] {
-    auto* r = new KernelRegistry;
-    absl::Status status = register_cuda_kernels(*r);
-    EXPECT_TRUE(status.ok()) << status;
-    return r;
-  }();
-  return *registry;
 }
 
 // What a test hands kernels as device_state: its own stream, cuBLAS handle and scratch.

@@ -16,15 +16,7 @@
 namespace mt::cuda {
 namespace {
 
-const KernelRegistry& gpu_registry() {
-  static const KernelRegistry* registry = [] {
-    auto* r = new KernelRegistry;
-    absl::Status status = register_cuda_kernels(*r);
-    EXPECT_TRUE(status.ok()) << status;
-    return r;
-  }();
-  return *registry;
-}
+using testutil::gpu_registry;
 
 bool is_integer(DType dtype) { return dtype == DType::kInt32 || dtype == DType::kInt64; }
 
