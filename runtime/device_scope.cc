@@ -1,6 +1,5 @@
 #include "runtime/device_scope.h"
 
-#include <functional>
 #include <string>
 
 #include "runtime/error.h"
@@ -14,7 +13,9 @@ uint64_t hash_spec(const DeviceSpec& spec) {
   uint64_t h = 1469598103934665603ull;
   auto mix = [&h](uint64_t v) { h = (h ^ v) * 1099511628211ull; };
   auto mix_str = [&](const std::optional<std::string>& s) {
-    mix(s ? std::hash<std::string>{}(*s) : 0x9e3779b97f4a7c15ull);
+    if (!s) return mix(0x9e3779b97f4a7c15ull);
+    for (char c : *s) mix(static_cast<unsigned char>(c));  // names are short
+    mix(s->size());
   };
   auto mix_int = [&](const std::optional<int>& i) { mix(i ? static_cast<uint64_t>(*i) : ~0ull); };
   mix_str(spec.job);

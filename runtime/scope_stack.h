@@ -26,9 +26,9 @@ class ScopeStack {
   const ScopeEntry* top() const { return entries_.empty() ? nullptr : &entries_.back(); }
 
   void push(const DeviceSpec& spec) {
-    ScopeEntry entry{entries_.empty() ? spec : merge(entries_.back().spec, spec), 0};
+    ScopeEntry& entry = entries_.emplace_back();
+    entry.spec = entries_.size() == 1 ? spec : merge(entries_[entries_.size() - 2].spec, spec);
     entry.hash = hash_spec(entry.spec);
-    entries_.push_back(std::move(entry));
   }
   void pop() { entries_.pop_back(); }
 
