@@ -1,0 +1,486 @@
+// What each public function gets for each kind of bad input: one test per row of
+// docs/bad-input.md, checking the code and the exact message. Rows that need a GPU skip
+// themselves without one.
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "tests/runtime/runtime_fixture.h"
+
+namespace mt {
+namespace {
+
+using testing::expect_error;
+
+constexpr char kEmpty[] = "[Tensor] the tensor is empty (default-constructed)";
+const PhysicalDevice kNoSuchGpu{"/physical_device:GPU:7", "GPU"};
+
+PhysicalDevice host() { return config::list_physical_devices("CPU")[0]; }
+
+// Checks that `fn` throws mt::Error with `code` and exactly `message`.
+template <typename Fn>
+void expect(Fn&& fn, absl::StatusCode code, const std::string& message) {
+  Error e = expect_error(std::forward<Fn>(fn));
+  EXPECT_EQ(e.code(), code) << e.what();
+  EXPECT_EQ(std::string(e.what()), message);
+}
+
+class BadInputTest : public testing::RuntimeTest {};
+
+// Skips the test on a machine without a GPU, else names the first one `gpu`.
+#define SKIP_WITHOUT_GPU()                                                         \
+  if (config::list_physical_devices("GPU").empty()) GTEST_SKIP() << "needs a GPU"; \
+  const PhysicalDevice gpu = config::list_physical_devices("GPU")[0]
+
+// --- mt::config ---------------------------------------------------------------------
+
+TEST_F(BadInputTest, ListDevicesOfAnUnknownTypeReturnsNothing) {
+  EXPECT_TRUE(config::list_physical_devices("TPU").empty());
+  EXPECT_TRUE(config::get_visible_devices("TPU").empty());
+  EXPECT_TRUE(config::list_logical_devices("TPU").empty());
+  EXPECT_TRUE(config::list_physical_devices("cpu").empty());  // types are case-sensitive
+}
+
+TEST_F(BadInputTest, SetVisibleDevicesRejectsAnUnknownType) {
+  expect([] { config::set_visible_devices(host(), "TPU"); }, absl::StatusCode::kInvalidArgument,
+         "[set_visible_devices] unknown device type 'TPU': expected CPU or GPU");
+}
+
+TEST_F(BadInputTest, SetVisibleDevicesRejectsAnUnknownDevice) {
+  expect([] { config::set_visible_devices(kNoSuchGpu); }, absl::StatusCode::kInvalidArgument,
+         "[set_visible_devices] unknown physical device '/physical_device:GPU:7' of type 'GPU'");
+  expect([] { config::set_visible_devices(PhysicalDevice{}); }, absl::StatusCode::kInvalidArgument,
+         "[set_visible_devices] unknown physical device '' of type ''");
+}
+
+TEST_F(BadInputTest, SetVisibleDevicesRejectsADeviceOfAnotherType) {
+  expect([] { config::set_visible_devices(host(), "GPU"); }, absl::StatusCode::kInvalidArgument,
+         "[set_visible_devices] '/physical_device:CPU:0' is not of type 'GPU'");
+}
+
+TEST_F(BadInputTest, SetVisibleDevicesKeepsTheCpuVisible) {
+  expect([] { config::set_visible_devices(std::vector<PhysicalDevice>{}); },
+         absl::StatusCode::kInvalidArgument, "[set_visible_devices] the CPU must stay visible");
+}
+
+TEST_F(BadInputTest, SetVisibleDevicesAfterInitialisationFails) {
+  SKIP_WITHOUT_GPU();
+  config::list_logical_devices();
+  config::set_visible_devices(config::list_physical_devices("GPU"), "GPU");  // unchanged: fine
+  expect([] { config::set_visible_devices(std::vector<PhysicalDevice>{}, "GPU"); },
+         absl::StatusCode::kFailedPrecondition,
+         "Visible devices cannot be modified after being initialized");
+}
+
+TEST_F(BadInputTest, LogicalDeviceConfigurationRejectsAnUnknownDevice) {
+  expect([] { config::set_logical_device_configuration(kNoSuchGpu, {{}}); },
+         absl::StatusCode::kInvalidArgument,
+         "[set_logical_device_configuration] unknown physical device '/physical_device:GPU:7' "
+         "of type 'GPU'");
+  expect([] { config::get_logical_device_configuration(kNoSuchGpu); },
+         absl::StatusCode::kInvalidArgument,
+         "[get_logical_device_configuration] unknown physical device '/physical_device:GPU:7' "
+         "of type 'GPU'");
+}
+
+TEST_F(BadInputTest, MemoryLimitOfZeroOrLessIsRejected) {
+  expect([] { config::set_logical_device_configuration(host(), {{.memory_limit_mb = 0}}); },
+         absl::StatusCode::kInvalidArgument,
+         "[set_logical_device_configuration] memory_limit_mb must be positive, got 0");
+  expect(
+      [] {
+        config::set_logical_device_configuration(host(), {{}, {.memory_limit_mb = -5}});
+      },
+      absl::StatusCode::kInvalidArgument,
+      "[set_logical_device_configuration] memory_limit_mb must be positive, got -5");
+  EXPECT_TRUE(config::get_logical_device_configuration(host()).empty());  // nothing changed
+}
+
+TEST_F(BadInputTest, MemoryLimitBeyondTheCardIsRejected) {
+  SKIP_WITHOUT_GPU();
+  const int64_t total_mb = internal::Context::get().with_settings(
+      [](internal::Settings& s, bool) { return s.physical[1].total_memory >> 20; });
+  expect(
+      [&] { config::set_logical_device_configuration(gpu, {{.memory_limit_mb = total_mb + 1}}); },
+      absl::StatusCode::kInvalidArgument,
+      absl::StrCat("[set_logical_device_configuration] memory_limit_mb ", total_mb + 1,
+                   " exceeds the ", total_mb, " MiB of ", gpu.name));
+}
+
+// The limit in bytes, memory_limit_mb << 20, must fit in int64. Today a CPU limit of 2^43
+// MiB or more is accepted and overflows when the runtime initialises (runtime/context.cc).
+TEST_F(BadInputTest, MemoryLimitWhoseByteCountOverflowsIsRejected) {
+  const int64_t huge = int64_t{1} << 43;
+  expect([&] { config::set_logical_device_configuration(host(), {{.memory_limit_mb = huge}}); },
+         absl::StatusCode::kInvalidArgument,
+         absl::StrCat("[set_logical_device_configuration] memory_limit_mb ", huge,
+                      " is too large: its size in bytes overflows int64"));
+}
+
+TEST_F(BadInputTest, SeveralLogicalGpusEachNeedALimit) {
+  SKIP_WITHOUT_GPU();
+  expect(
+      [&] {
+        config::set_logical_device_configuration(gpu, {{}, {}});
+      },
+      absl::StatusCode::kInvalidArgument,
+      "[set_logical_device_configuration] several logical GPUs on one card each need "
+      "memory_limit_mb");
+}
+
+TEST_F(BadInputTest, LogicalDeviceConfigurationAfterInitialisationFails) {
+  split_cpu(2);
+  constant(1.f);  // initialises
+  split_cpu(2);   // the same value again is fine
+  expect([] { split_cpu(3); }, absl::StatusCode::kFailedPrecondition,
+         "Virtual devices cannot be modified after being initialized");
+}
+
+TEST_F(BadInputTest, MemoryGrowthRejectsCpusAndUnknownDevices) {
+  expect([] { config::set_memory_growth(host(), true); }, absl::StatusCode::kInvalidArgument,
+         "[set_memory_growth] cannot set memory growth on non-GPU device '/physical_device:CPU:0'");
+  expect([] { config::set_memory_growth(kNoSuchGpu, true); }, absl::StatusCode::kInvalidArgument,
+         "[set_memory_growth] unknown physical device '/physical_device:GPU:7' of type 'GPU'");
+  expect([] { config::get_memory_growth(kNoSuchGpu); }, absl::StatusCode::kInvalidArgument,
+         "[get_memory_growth] unknown physical device '/physical_device:GPU:7' of type 'GPU'");
+  EXPECT_FALSE(config::get_memory_growth(host()));  // a CPU simply has none
+}
+
+TEST_F(BadInputTest, MemoryGrowthAfterInitialisationFails) {
+  SKIP_WITHOUT_GPU();
+  const bool growth = config::get_memory_growth(gpu);
+  config::list_logical_devices();
+  config::set_memory_growth(gpu, growth);  // unchanged: fine
+  expect([&] { config::set_memory_growth(gpu, !growth); }, absl::StatusCode::kFailedPrecondition,
+         "Physical devices cannot be modified after being initialized");
+}
+
+TEST_F(BadInputTest, GpuMemoryFractionOutsideZeroToOneIsRejected) {
+  const std::pair<double, const char*> cases[] = {
+      {0.0, "0"}, {-0.5, "-0.5"}, {1.5, "1.5"}, {std::nan(""), "nan"}};
+  for (const auto& [fraction, text] : cases) {
+    expect([f = fraction] { config::set_gpu_options(GPUOptions{f}); },
+           absl::StatusCode::kInvalidArgument,
+           absl::StrCat("[set_gpu_options] per_process_gpu_memory_fraction must be in (0, 1], got ",
+                        text));
+  }
+}
+
+TEST_F(BadInputTest, GpuOptionsAfterInitialisationFail) {
+  constant(1.f);
+  config::set_gpu_options(GPUOptions{});  // unchanged: fine
+  expect([] { config::set_gpu_options(GPUOptions{0.5}); }, absl::StatusCode::kFailedPrecondition,
+         "GPU options cannot be modified after being initialized");
+}
+
+TEST_F(BadInputTest, RuntimeFlagsMayChangeAtAnyTime) {
+  constant(1.f);
+  config::set_soft_device_placement(true);
+  EXPECT_TRUE(config::get_soft_device_placement());
+  const bool tf32 = config::tensor_float_32_execution_enabled();
+  config::enable_tensor_float_32_execution(!tf32);
+  EXPECT_EQ(config::tensor_float_32_execution_enabled(), !tf32);
+  config::enable_tensor_float_32_execution(tf32);  // not reset between tests
+  debugging::set_log_device_placement(true);
+  EXPECT_TRUE(debugging::get_log_device_placement());
+}
+
+TEST_F(BadInputTest, MemoryFunctionsRejectMalformedUnknownAndAmbiguousNames) {
+  split_cpu(2);
+  const std::function<void(std::string_view)> fns[] = {
+      [](std::string_view d) { config::get_memory_info(d); },
+      [](std::string_view d) { config::reset_memory_stats(d); },
+      [](std::string_view d) { config::release_unused_memory(d); }};
+  for (const auto& fn : fns) {
+    expect([&] { fn("CPU:x"); }, absl::StatusCode::kInvalidArgument,
+           "Malformed device name 'CPU:x': expected a device id >= 0 or '*' after 'CPU:'");
+    expect([&] { fn("CPU:9"); }, absl::StatusCode::kNotFound,
+           "/job:localhost/replica:0/task:0/device:CPU:9 unknown device.");
+    expect([&] { fn("CPU"); }, absl::StatusCode::kInvalidArgument,
+           "Device name 'CPU' must name exactly one device, like 'GPU:0'");
+  }
+}
+
+// --- mt::debugging -------------------------------------------------------------------
+
+TEST_F(BadInputTest, AnEmptyLogSinkRestoresStderr) {
+  debugging::set_log_sink(nullptr);
+  debugging::set_log_device_placement(true);
+  ::testing::internal::CaptureStderr();
+  constant(1.f);
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(),
+            "Executing op _EagerConst in device /job:localhost/replica:0/task:0/device:CPU:0\n");
+}
+
+// --- mt::DeviceScope -----------------------------------------------------------------
+
+TEST_F(BadInputTest, MalformedScopeNameThrowsAtConstruction) {
+  expect([] { DeviceScope s("/GPU:0/CPU:0"); }, absl::StatusCode::kInvalidArgument,
+         "Malformed device name '/GPU:0/CPU:0': expected at most one device component after "
+         "'/GPU:0'");
+  expect(
+      [] {
+        DeviceScope s(LogicalDevice{"/device:GPU:-1", "GPU"});
+      },
+      absl::StatusCode::kInvalidArgument,
+      "Malformed device name '/device:GPU:-1': expected a device id >= 0 or '*' after "
+      "'/device:GPU:'");
+  EXPECT_EQ(constant(1.f).device(), cpu(0));  // no scope was left open
+}
+
+TEST_F(BadInputTest, UnknownScopeDeviceFailsAtTheFirstOp) {
+  split_cpu(2);
+  DeviceScope s("/CPU:5");  // parses: no error yet
+  expect([] { constant(1.f); }, absl::StatusCode::kNotFound,
+         "/job:localhost/replica:0/task:0/device:CPU:5 unknown device. Available devices: " +
+             cpu(0) + ", " + cpu(1) + ".");
+}
+
+TEST_F(BadInputTest, UnknownScopeDeviceRunsOnTheBestDeviceWithSoftPlacement) {
+  split_cpu(2);
+  config::set_soft_device_placement(true);
+  DeviceScope s("/job:worker/CPU:5");
+  EXPECT_EQ(constant(1.f).device(), cpu(0));
+}
+
+TEST_F(BadInputTest, ScopeFromASpecWithInvalidFieldsNamesNoDevice) {
+  DeviceScope s(DeviceSpec{.type = "CPU", .id = -1});  // a spec is not validated
+  expect([] { zeros({2}); }, absl::StatusCode::kNotFound,
+         "/job:localhost/replica:0/task:0/device:CPU:-1 unknown device. Available devices: " +
+             cpu(0) + ".");
+}
+
+// --- ops -------------------------------------------------------------------------------
+
+TEST_F(BadInputTest, OpsRejectEmptyTensors) {
+  Tensor a = constant({1.f});
+  Tensor moved = std::move(a);
+  expect([&] { relu(a); }, absl::StatusCode::kInvalidArgument, "[Relu] input 0 is an empty tensor");
+  expect([&] { moved + Tensor(); }, absl::StatusCode::kInvalidArgument,
+         "[AddV2] input 1 is an empty tensor");
+  expect([] { identity(Tensor()); }, absl::StatusCode::kInvalidArgument,
+         "[Identity] input 0 is an empty tensor");
+}
+
+TEST_F(BadInputTest, MatMulRejectsRanksOtherThanTwo) {
+  Tensor v = constant({1.f, 2.f, 3.f});
+  expect([&] { matmul(v, v); }, absl::StatusCode::kInvalidArgument,
+         "[MatMul] expects rank-2 inputs, got shapes (3,) and (3,)");
+}
+
+TEST_F(BadInputTest, MatMulRejectsInnerDimensionMismatch) {
+  Tensor a = zeros({2, 3}), b = zeros({4, 3});
+  expect([&] { matmul(a, b); }, absl::StatusCode::kInvalidArgument,
+         "[MatMul] inner dimensions differ: (2, 3) vs (4, 3)");
+  expect([&] { matmul(a, b, /*transpose_a=*/true); }, absl::StatusCode::kInvalidArgument,
+         "[MatMul] inner dimensions differ: (2, 3) vs (4, 3) with transpose_a");
+}
+
+TEST_F(BadInputTest, OpsRejectMixedDtypes) {
+  Tensor f = constant({{1.f}}), i = constant({{1}});
+  expect([&] { matmul(f, i); }, absl::StatusCode::kInvalidArgument,
+         "[MatMul] dtypes differ: float32 vs int32");
+  expect([&] { f - i; }, absl::StatusCode::kInvalidArgument,
+         "[Sub] dtypes differ: float32 vs int32");
+  expect(
+      [&] {
+        add_n({f, i});
+      },
+      absl::StatusCode::kInvalidArgument,
+      "[AddN] dtypes differ: input 0 is float32, input 1 is int32");
+}
+
+TEST_F(BadInputTest, OpsRejectDtypesWithoutAKernel) {
+  Tensor b = constant({true}), i = constant({1});
+  expect([&] { matmul(b, b); }, absl::StatusCode::kInvalidArgument,
+         "[MatMul] no kernel for dtype bool on any device; supported: float32, float64, int32, "
+         "int64");
+  expect([&] { i / i; }, absl::StatusCode::kInvalidArgument,
+         "[RealDiv] no kernel for dtype int32 on any device; supported: float32, float64");
+  expect([&] { exp(i); }, absl::StatusCode::kInvalidArgument,
+         "[Exp] no kernel for dtype int32 on any device; supported: float32, float64");
+  expect([&] { -b; }, absl::StatusCode::kInvalidArgument,
+         "[Neg] no kernel for dtype bool on any device; supported: float32, float64, int32, int64");
+  expect([&] { reduce_max(b); }, absl::StatusCode::kInvalidArgument,
+         "[Max] no kernel for dtype bool on any device; supported: float32, float64, int32, int64");
+}
+
+TEST_F(BadInputTest, AddNRejectsAnEmptyListAndShapeMismatch) {
+  expect([] { add_n(std::vector<Tensor>{}); }, absl::StatusCode::kInvalidArgument,
+         "[AddN] expects at least one input");
+  expect(
+      [] {
+        add_n({zeros({2}), zeros({3})});
+      },
+      absl::StatusCode::kInvalidArgument,
+      "[AddN] shapes differ: input 0 has (2,), input 1 has (3,)");
+}
+
+TEST_F(BadInputTest, BinaryOpsRejectShapesThatDoNotBroadcast) {
+  expect([] { zeros({2}) * zeros({3}); }, absl::StatusCode::kInvalidArgument,
+         "[Mul] shapes cannot be broadcast: (2,) vs (3,)");
+  // Nine dimensions that alternate which operand spans them cannot be merged into eight.
+  Tensor a = zeros({2, 1, 2, 1, 2, 1, 2, 1, 2}), b = zeros({1, 2, 1, 2, 1, 2, 1, 2, 1});
+  expect([&] { a + b; }, absl::StatusCode::kInvalidArgument,
+         "[AddV2] broadcasting (2, 1, 2, 1, 2, 1, 2, 1, 2) with (1, 2, 1, 2, 1, 2, 1, 2, 1) needs "
+         "more than 8 dimensions after merging, which is not supported");
+}
+
+TEST_F(BadInputTest, ReductionsRejectBadAxes) {
+  Tensor x = zeros({2, 3});
+  expect([&] { reduce_sum(x, 2); }, absl::StatusCode::kInvalidArgument,
+         "[Sum] axis 2 is out of range for input of shape (2, 3); expected an axis in [-2, 2)");
+  expect(
+      [&] {
+        reduce_mean(x, {0, -2});
+      },
+      absl::StatusCode::kInvalidArgument, "[Mean] axes [0, -2] name dimension 0 twice");
+  expect([] { reduce_max(constant(1.f), 0); }, absl::StatusCode::kInvalidArgument,
+         "[Max] axis 0 is out of range for input of shape (); expected an axis in [0, 0)");
+}
+
+// A shape may hold no elements and still have dimensions whose product overflows: a zero
+// dimension makes it valid. Today reduce_mean multiplies the reduced dimensions in order
+// and overflows before it reaches the zero (kernels/cpu/reduction_kernels.cc).
+TEST_F(BadInputTest, ReductionsOfNothingWithHugeDimensionsGiveTheIdentity) {
+  const int64_t huge = int64_t{1} << 58;
+  Tensor x = zeros({huge, huge, 0});
+  EXPECT_TRUE(std::isnan(reduce_mean(x).to_vector<float>()[0]));  // 0 / 0
+  EXPECT_EQ(reduce_sum(x).to_vector<float>()[0], 0);
+  EXPECT_EQ(reduce_max(x).to_vector<float>()[0], -INFINITY);
+  expect([&] { reduce_sum(x, 2); }, absl::StatusCode::kInvalidArgument,
+         "[Sum] output shape [288230376151711744,288230376151711744] has too many elements: its "
+         "byte size overflows int64");
+}
+
+TEST_F(BadInputTest, CastRejectsAnInvalidDtype) {
+  expect([] { cast(constant({1.f}), static_cast<DType>(9)); }, absl::StatusCode::kInvalidArgument,
+         "[Cast] invalid destination dtype 9");
+}
+
+// --- constants -------------------------------------------------------------------------
+
+TEST_F(BadInputTest, RaggedNestedListIsRejected) {
+  expect(
+      [] {
+        constant({{1.f, 2.f}, {3.f}});
+      },
+      absl::StatusCode::kInvalidArgument,
+      "[_EagerConst] ragged nested list: a list at depth 1 has 1 elements where its first "
+      "sibling has 2");
+}
+
+TEST_F(BadInputTest, ValueCountMustMatchTheShape) {
+  expect(
+      [] {
+        constant(std::vector<float>{1, 2, 3}, {2, 2});
+      },
+      absl::StatusCode::kInvalidArgument,
+      "[_EagerConst] 3 values given for shape (2, 2), which holds 4");
+  expect([] { constant(std::vector<int32_t>{}, {}); }, absl::StatusCode::kInvalidArgument,
+         "[_EagerConst] 0 values given for shape (), which holds 1");
+}
+
+TEST_F(BadInputTest, NegativeDimensionsAreRejected) {
+  expect(
+      [] {
+        zeros({2, -3});
+      },
+      absl::StatusCode::kInvalidArgument, "[Shape] dimension 1 is negative (-3) in [2,-3]");
+  expect(
+      [] {
+        constant(std::vector<float>{}, {0, -1});
+      },
+      absl::StatusCode::kInvalidArgument, "[Shape] dimension 1 is negative (-1) in [0,-1]");
+}
+
+TEST_F(BadInputTest, OverflowingShapesAreRejected) {
+  expect(
+      [] {
+        ones({int64_t{1} << 32, int64_t{1} << 32});
+      },
+      absl::StatusCode::kInvalidArgument,
+      "[Shape] too many elements in [4294967296,4294967296]: the byte size overflows int64");
+  expect([] { constant(std::vector<float>{}, {int64_t{1} << 60}); },
+         absl::StatusCode::kInvalidArgument,
+         "[Shape] too many elements in [1152921504606846976]: the byte size overflows int64");
+}
+
+TEST_F(BadInputTest, ShapesTooLargeForThePoolAreOutOfMemory) {
+  const int64_t n = (int64_t{1} << 60) - 1;  // the largest count Shape accepts: 8 bytes each
+  expect([&] { zeros({n}, DType::kFloat64); }, absl::StatusCode::kResourceExhausted,
+         absl::StrCat("OOM when allocating tensor with shape[", n, "] and type double on ", cpu(0),
+                      " by allocator CPU_0_bfc\nIn use: 0 bytes; peak: 0 bytes; limit: ",
+                      std::numeric_limits<int64_t>::max(),
+                      " bytes; largest free block: 0 bytes; "
+                      "requested: ",
+                      n * 8, " bytes"));
+  EXPECT_EQ(config::get_memory_info("CPU:0").current, 0);
+}
+
+TEST_F(BadInputTest, FillRejectsAnInt32ValueOutOfRange) {
+  expect([] { fill({2}, 3e9, DType::kInt32); }, absl::StatusCode::kInvalidArgument,
+         "[Fill] value 3000000000 is out of range for int32");
+}
+
+// Today the value is converted to int64 for every dtype before any check, which is
+// undefined behaviour for NaN, infinities and |value| >= 2^63 (runtime/constant.cc).
+TEST_F(BadInputTest, FillTakesAnyDoubleForFloatingDtypes) {
+  EXPECT_TRUE(std::isinf(fill({1}, 1e300).to_vector<float>()[0]));
+  EXPECT_TRUE(std::isnan(fill({1}, std::nan(""), DType::kFloat64).to_vector<double>()[0]));
+}
+
+TEST_F(BadInputTest, FillRejectsAnInt64ValueOutOfRange) {
+  expect([] { fill({2}, 1e19, DType::kInt64); }, absl::StatusCode::kInvalidArgument,
+         "[Fill] value 1e+19 is out of range for int64");
+  expect([] { fill({2}, std::nan(""), DType::kInt32); }, absl::StatusCode::kInvalidArgument,
+         "[Fill] value nan is out of range for int32");
+}
+
+// Today an out-of-range DType indexes past the runtime's placement table (runtime/execute.cc
+// via runtime/constant.cc): a heap-buffer-overflow under ASan.
+TEST_F(BadInputTest, FillRejectsAnInvalidDtype) {
+  expect([] { zeros({2}, static_cast<DType>(200)); }, absl::StatusCode::kInvalidArgument,
+         "[Fill] invalid dtype 200");
+}
+
+// --- mt::Tensor ------------------------------------------------------------------------
+
+TEST_F(BadInputTest, EmptyTensorAccessorsFail) {
+  Tensor t;
+  expect([&] { t.dtype(); }, absl::StatusCode::kFailedPrecondition, kEmpty);
+  expect([&] { t.shape(); }, absl::StatusCode::kFailedPrecondition, kEmpty);
+  expect([&] { t.num_elements(); }, absl::StatusCode::kFailedPrecondition, kEmpty);
+  expect([&] { t.device(); }, absl::StatusCode::kFailedPrecondition, kEmpty);
+  expect([&] { t.to_vector<float>(); }, absl::StatusCode::kFailedPrecondition, kEmpty);
+  std::ostringstream out;
+  out << t;
+  EXPECT_EQ(out.str(), "Tensor(<empty>)");
+}
+
+TEST_F(BadInputTest, ToVectorRejectsTheWrongElementType) {
+  expect([] { constant({1.f}).to_vector<int32_t>(); }, absl::StatusCode::kInvalidArgument,
+         "[to_vector] the tensor holds float32, not int32");
+  expect([] { constant({true}).to_vector<float>(); }, absl::StatusCode::kInvalidArgument,
+         "[to_vector] the tensor holds bool, not float32");
+}
+
+// On the CPU ops run synchronously: a failing op throws before it returns, so no tensor
+// ever refers to a failed producer, and the variable it was assigned to keeps its value.
+TEST_F(BadInputTest, AFailedProducerLeavesNoTensorBehind) {
+  Tensor a = constant({{1.f, 2.f, 3.f}});
+  Tensor c;
+  expect([&] { c = matmul(a, a); }, absl::StatusCode::kInvalidArgument,
+         "[MatMul] inner dimensions differ: (1, 3) vs (1, 3)");
+  EXPECT_FALSE(c.defined());
+  expect([&] { c.to_vector<float>(); }, absl::StatusCode::kFailedPrecondition, kEmpty);
+  Tensor d = a;
+  expect([&] { d = reduce_sum(a, 5); }, absl::StatusCode::kInvalidArgument,
+         "[Sum] axis 5 is out of range for input of shape (1, 3); expected an axis in [-2, 2)");
+  EXPECT_EQ(d.to_vector<float>(), (std::vector<float>{1, 2, 3}));  // the old value
+}
+
+}  // namespace
+}  // namespace mt
