@@ -68,7 +68,10 @@ BestFitArena::ChunkId BestFitArena::best_fit(int64_t bytes) const {
 
 // Adds a region big enough for `bytes` (Note [Growth] in bfc_allocator.h).
 bool BestFitArena::grow(int64_t bytes) {
-  const int64_t headroom = limit_ - reserved_;
+  int64_t headroom = limit_ - reserved_;
+  // At the limit, regions with nothing in use go back first: their bytes may make one
+  // region large enough (a request larger than any region, after frees).
+  if (bytes > headroom && release_free_regions() > 0) headroom = limit_ - reserved_;
   if (bytes > headroom) return false;
   int64_t size = headroom;
   if (allow_growth_) size = std::max(next_region_bytes_, round_up(bytes, kRegionGranule));

@@ -53,7 +53,9 @@ Tensor fill(absl::Span<const int64_t> dims, double value, DType dtype) {
   Shape shape = internal::value_or_throw(Shape::make(dims));
   OpAttrs attrs;
   attrs.dst_dtype = dtype;
-  attrs.value = Scalar{value, static_cast<int64_t>(value), value != 0};
+  // Only integer dtypes read `i`; check_fill has made sure the value converts for them.
+  bool integer = dtype == DType::kInt32 || dtype == DType::kInt64;
+  attrs.value = Scalar{value, integer ? static_cast<int64_t>(value) : 0, value != 0};
   return internal::value_or_throw(
       internal::execute_source(OpId::kFill, dtype, shape, nullptr, attrs));
 }

@@ -1,5 +1,6 @@
 // CPU kernels of MatMul: Eigen's GEMM over row-major views of the buffers.
 #include <Eigen/Core>
+#include <cstdint>
 
 #include "kernels/cpu/cpu_kernels.h"
 
@@ -18,13 +19,32 @@ ConstMatrixMap<T> matrix_input(const KernelContext& ctx, size_t i) {
   return ConstMatrixMap<T>(input_data<T>(ctx, i), shape.dim(0), shape.dim(1));
 }
 
+// Integers multiply and add in their unsigned type: the same bits as two's-complement
+// wrapping, without signed overflow.
+template <typename T>
+struct Compute {
+  using type = T;
+};
+template <>
+struct Compute<int32_t> {
+  using type = uint32_t;
+};
+template <>
+struct Compute<int64_t> {
+  using type = uint64_t;
+};
+template <typename T>
+using ComputeType = typename Compute<T>::type;
+
 template <typename T>
 absl::Status matmul_kernel(const KernelContext& ctx) {
+  using C = ComputeType<T>;
   const Shape& out_shape = *ctx.output.shape;
   if (out_shape.num_elements() == 0) return absl::OkStatus();
-  Eigen::Map<RowMajorMatrix<T>> out(output_data<T>(ctx), out_shape.dim(0), out_shape.dim(1));
-  const ConstMatrixMap<T> a = matrix_input<T>(ctx, 0);
-  const ConstMatrixMap<T> b = matrix_input<T>(ctx, 1);
+  Eigen::Map<RowMajorMatrix<C>> out(reinterpret_cast<C*>(output_data<T>(ctx)), out_shape.dim(0),
+                                    out_shape.dim(1));
+  const ConstMatrixMap<C> a = matrix_input<C>(ctx, 0);
+  const ConstMatrixMap<C> b = matrix_input<C>(ctx, 1);
   const bool ta = ctx.attrs->transpose_a;
   const bool tb = ctx.attrs->transpose_b;
   if ((ta ? a.rows() : a.cols()) == 0) {

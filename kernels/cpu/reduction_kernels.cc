@@ -8,6 +8,7 @@
 #include <Eigen/Core>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "kernels/cpu/cpu_kernels.h"
 
@@ -47,7 +48,12 @@ struct SumReducer {
   }
   template <typename T>
   static T reduce(const T* in, int64_t n) {
-    return ConstArrayMap<T>(in, n).sum();
+    if constexpr (std::is_integral_v<T>) {  // wrap, as add_op does, instead of overflowing
+      using U = std::make_unsigned_t<T>;
+      return static_cast<T>(ConstArrayMap<U>(reinterpret_cast<const U*>(in), n).sum());
+    } else {
+      return ConstArrayMap<T>(in, n).sum();
+    }
   }
 };
 
@@ -128,8 +134,12 @@ absl::Status reduction_kernel(const KernelContext& ctx) {
     reduce_into<R>(merge_dims(in_shape, mask), input_data<T>(ctx, 0), out);
   }
   if constexpr (kOp == OpId::kMean) {
-    int64_t count = 1;
-    for (int i = 0; i < in_shape.rank(); ++i) count *= mask[i] ? in_shape.dim(i) : 1;
+    // The product of some dimensions of a valid shape fits, unless another one is 0: then
+    // nothing is reduced and the count is 0.
+    int64_t count = in_shape.num_elements() == 0 ? 0 : 1;
+    for (int i = 0; i < in_shape.rank() && count != 0; ++i) {
+      count *= mask[i] ? in_shape.dim(i) : 1;
+    }
     divide_by_count(out, n, count);
   }
   return absl::OkStatus();

@@ -39,9 +39,9 @@ TEST(ShapeTest, RejectsOverflowingSize) {
 }
 
 TEST(DTypeTest, NamesAndSizes) {
-  EXPECT_EQ(dtype_name(DType::kFloat32), "float32");
-  EXPECT_EQ(dtype_type_name(DType::kFloat32), "float");
-  EXPECT_EQ(dtype_type_name(DType::kFloat64), "double");
+  EXPECT_STREQ(dtype_name(DType::kFloat32), "float32");
+  EXPECT_STREQ(dtype_type_name(DType::kFloat32), "float");
+  EXPECT_STREQ(dtype_type_name(DType::kFloat64), "double");
   EXPECT_EQ(dtype_size(DType::kInt64), 8u);
   EXPECT_EQ(dtype_size(DType::kBool), 1u);
   size_t size =

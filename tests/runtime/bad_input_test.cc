@@ -67,9 +67,9 @@ TEST_F(BadInputTest, SetVisibleDevicesKeepsTheCpuVisible) {
 
 TEST_F(BadInputTest, SetVisibleDevicesAfterInitialisationFails) {
   SKIP_WITHOUT_GPU();
-  config::list_logical_devices();
-  config::set_visible_devices(config::list_physical_devices("GPU"), "GPU");  // unchanged: fine
-  expect([] { config::set_visible_devices(std::vector<PhysicalDevice>{}, "GPU"); },
+  config::list_logical_devices();  // the fixture hid the GPUs before this
+  config::set_visible_devices(std::vector<PhysicalDevice>{}, "GPU");  // unchanged: fine
+  expect([] { config::set_visible_devices(config::list_physical_devices("GPU"), "GPU"); },
          absl::StatusCode::kFailedPrecondition,
          "Visible devices cannot be modified after being initialized");
 }
