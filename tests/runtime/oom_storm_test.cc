@@ -153,6 +153,10 @@ TEST_F(OomStormTest, ThePoolFillsToItsLimitAgainAfterTheStorm) {
     for (std::thread& t : threads) t.join();
   }
   EXPECT_TRUE(tally.wrong.empty()) << tally.wrong.front();
+  // Blocks parked in the per-thread and shared caches during the storm may have shaped
+  // where later blocks went; release_unused_memory returns them and the empty regions, so
+  // that the pool can be filled to exactly its limit.
+  EXPECT_GT(config::release_unused_memory("CPU:1"), 0);
   DeviceScope on_cpu1("/CPU:1");
   std::vector<Tensor> blocks;
   for (int i = 0; i < kLimitMb; ++i) blocks.push_back(fill({262144}, i));  // 1 MiB each
