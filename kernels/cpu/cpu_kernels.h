@@ -16,14 +16,9 @@
 #include "core/status.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/shape_fns.h"
+#include "kernels/type_list.h"
 
 namespace mt::cpu {
-
-template <typename... Ts>
-struct TypeList {};
-using AllTypes = TypeList<float, double, int32_t, int64_t, bool>;
-using NumericTypes = TypeList<float, double, int32_t, int64_t>;
-using FloatTypes = TypeList<float, double>;
 
 // Registers make(DTypeTag<T>{}) as the CPU kernel of `op` for every T in the list. The
 // list must be exactly the dtypes the op accepts (internal::op_dtypes), which it checks.

@@ -21,14 +21,9 @@
 #include "kernels/cuda/gpu_state.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/shape_fns.h"
+#include "kernels/type_list.h"
 
 namespace mt::cuda {
-
-template <typename... Ts>
-struct TypeList {};
-using AllTypes = TypeList<float, double, int32_t, int64_t, bool>;
-using NumericTypes = TypeList<float, double, int32_t, int64_t>;
-using FloatTypes = TypeList<float, double>;
 
 // Returns the dtypes the GPU implements for `op`: what the op accepts (op_dtypes), except
 // Cast (CPU only) and integer MatMul (no cuBLAS kernel); both fall back to the CPU.
