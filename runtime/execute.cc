@@ -47,10 +47,9 @@ absl::StatusOr<Placement> place(Context& ctx, const Runtime& rt, OpId op, DType 
 
 namespace {
 
-// Returns `t` on `device`: itself when it already lives there, else a copy.
-absl::StatusOr<Tensor> on_device(const Tensor& t, Device& device) {
+// Returns a copy of `t` on `device` (another device than its own).
+absl::StatusOr<Tensor> copy_to(const Tensor& t, Device& device) {
   TensorImpl* src = t.impl();
-  if (src->device == &device) return t;
   MT_ASSIGN_OR_RETURN(TensorImpl * dst, allocate_tensor(device, src->dtype, src->shape));
   Tensor out(dst);
   if (dst->bytes() > 0) {
@@ -98,16 +97,19 @@ absl::StatusOr<Tensor> execute(OpId op, absl::Span<const Tensor> inputs, const O
   MT_ASSIGN_OR_RETURN(OutputMeta out, infer_output(op, metas, attrs));
   Device& device = rt->device(p.device);
   if (ctx.log_placement()) log_placement(op, device.name());
-  absl::InlinedVector<Tensor, 4> local;
+  absl::InlinedVector<Tensor, 4> copies;  // inputs moved to `device` for this op
   absl::InlinedVector<TensorArg, 4> args;
   for (const Tensor& t : inputs) {
-    MT_ASSIGN_OR_RETURN(Tensor moved, on_device(t, device));
-    local.push_back(std::move(moved));
-    TensorImpl* impl = local.back().impl();
+    TensorImpl* impl = t.impl();
+    if (impl->device != &device) {
+      MT_ASSIGN_OR_RETURN(Tensor copy, copy_to(t, device));
+      impl = copy.impl();
+      copies.push_back(std::move(copy));
+    }
     args.push_back(TensorArg{impl->data, &impl->shape, impl->dtype});
   }
   // Identity of a tensor from another device: the copy just made is the result.
-  if (op == OpId::kIdentity && local[0].impl() != inputs[0].impl()) return local[0];
+  if (op == OpId::kIdentity && !copies.empty()) return copies[0];
   return run_kernel(*rt, p, std::move(out), args, attrs);
 }
 
