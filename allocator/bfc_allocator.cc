@@ -244,11 +244,17 @@ void BFCAllocator::take_completed(std::vector<Pending>* done) {
   num_pending_.store(static_cast<int64_t>(pending_.size()), std::memory_order_relaxed);
 }
 
+// Note [Peak bound]: the shards are summed while other threads update them, so a sum can
+// count a block that is being freed together with a later block that reuses its bytes, and
+// overshoot what was ever in use. Every block a caller holds is a chunk the arena has out,
+// so the arena's high-water mark of bytes out (kept exactly under mu_, never above the
+// limit) bounds both figures.
 MemoryStats BFCAllocator::stats() const {
   shards_.raise_peak();
+  const int64_t bound = arena_high_.load(std::memory_order_relaxed);
   MemoryStats s;
-  s.bytes_in_use = shards_.in_use();
-  s.peak_bytes_in_use = shards_.peak();
+  s.bytes_in_use = std::min(shards_.in_use(), bound);
+  s.peak_bytes_in_use = std::max(s.bytes_in_use, std::min(shards_.peak(), bound));
   s.bytes_reserved = reserved_.load(std::memory_order_relaxed);
   s.bytes_limit = options_.limit_bytes;
   s.num_allocs = shards_.allocs();
@@ -260,7 +266,11 @@ MemoryStats BFCAllocator::stats() const {
   return s;
 }
 
-void BFCAllocator::reset_peak() { shards_.reset_peak(); }
+void BFCAllocator::reset_peak() {
+  MutexLock lock(&mu_);
+  shards_.reset_peak();
+  arena_high_.store(arena_.reserved_bytes() - arena_.free_bytes(), std::memory_order_relaxed);
+}
 
 int64_t BFCAllocator::release_unused() {
   reclaim();
@@ -281,6 +291,10 @@ void BFCAllocator::publish_arena_stats() {
   reserved_.store(arena_.reserved_bytes(), std::memory_order_relaxed);
   free_.store(arena_.free_bytes(), std::memory_order_relaxed);
   largest_free_.store(arena_.largest_free_chunk(), std::memory_order_relaxed);
+  const int64_t out = arena_.reserved_bytes() - arena_.free_bytes();
+  if (out > arena_high_.load(std::memory_order_relaxed)) {
+    arena_high_.store(out, std::memory_order_relaxed);
+  }
 }
 
 }  // namespace mt

@@ -121,6 +121,9 @@ class BFCAllocator final : public Allocator {
 
   mutable internal::StatShards shards_;  // stats() raises the peak (Note [Peak])
   std::atomic<int64_t> reserved_{0}, free_{0}, largest_free_{0};  // copies, under mu_
+  // The most bytes the arena has had out of its free chunks (in use or cached) since
+  // creation or reset_peak(): a true bound on bytes_in_use and its peak (Note [Peak bound]).
+  std::atomic<int64_t> arena_high_{0};  // written under mu_
 
   internal::Mutex pending_mu_;
   std::vector<Pending> pending_ ABSL_GUARDED_BY(pending_mu_);
