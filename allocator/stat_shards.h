@@ -19,7 +19,10 @@
 // lifts its shard above `high` sums all shards and raises the peak. With one thread (one
 // shard moving) this is exact; with several, a peak reached only through shards that stay
 // below their own highs can be missed, so callers also raise the peak after every slow-path
-// allocation and every stats() read. A steady alloc/free pair never sums the shards.
+// allocation and every stats() read. A sum taken while other threads update can also count
+// a block being freed together with a later block that reuses its bytes, so it may
+// overshoot; callers bound it by a figure they keep exactly (BFCAllocator: Note [Peak
+// bound]). A steady alloc/free pair never sums the shards.
 
 #include <algorithm>
 #include <atomic>
