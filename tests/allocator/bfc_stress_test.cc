@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstring>
@@ -146,6 +147,35 @@ TEST(BFCStressTest, ThreadsRunningOutOfMemoryTogetherRecover) {
   void* all = pool.allocate(16 * MiB);  // every cache can be emptied again
   EXPECT_NE(all, nullptr);
   pool.deallocate(all);
+}
+
+// stats() sums per-thread counters while other threads allocate and free; whatever it
+// reads, bytes in use and peak must stay within what the pool can hold.
+TEST(BFCStressTest, StatsReadDuringAStormNeverExceedTheLimit) {
+  constexpr int64_t kLimit = 4 * MiB;
+  BFCAllocator pool({.name = "CPU_0_bfc", .limit_bytes = kLimit, .allow_growth = false},
+                    make_host_sub_allocator());
+  std::atomic<bool> done{false};
+  int64_t max_in_use = 0, max_peak = 0, reads = 0;
+  std::thread reader([&] {
+    while (!done.load()) {
+      const MemoryStats s = pool.stats();
+      max_in_use = std::max(max_in_use, s.bytes_in_use);
+      max_peak = std::max(max_peak, s.peak_bytes_in_use);
+      ++reads;
+    }
+  });
+  StressResult result;
+  run_stress(pool, 8, 100000, 64 * 1024, result);
+  done = true;
+  reader.join();
+  RecordProperty("stats_reads", static_cast<int>(reads));
+  EXPECT_EQ(result.corrupt.load(), 0);
+  EXPECT_GT(result.failures.load(), 0);  // the limit was reached
+  EXPECT_LE(max_in_use, kLimit);
+  EXPECT_LE(max_peak, kLimit);
+  EXPECT_LE(pool.stats().peak_bytes_in_use, kLimit);
+  EXPECT_EQ(pool.stats().bytes_in_use, 0);
 }
 
 }  // namespace
