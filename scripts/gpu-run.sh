@@ -9,7 +9,11 @@ out=/tmp/mt-gpu-logs
 rm -rf "$out" && mkdir -p "$out"
 steps="${*:-tests sanitizer racecheck examples benchmarks}"
 summary=()
-record() { summary+=("$(printf '%-34s %s' "$1" "$2")"); }
+# Each result is printed at once too, so that a run cut short still shows what it reached.
+record() {
+  summary+=("$(printf '%-34s %s' "$1" "$2")")
+  echo "${summary[-1]}"
+}
 
 nvidia-smi --query-gpu=index,name,memory.total,driver_version --format=csv,noheader \
   | tee "$out/gpus.txt"
