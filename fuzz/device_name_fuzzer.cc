@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "core/printable.h"
 #include "fuzz/fuzz_util.h"
 #include "placement/device_name.h"
 
@@ -24,17 +25,20 @@ bool is_identifier(const std::string& s) {
 }
 
 // Checks the error for a name that does not parse: "Malformed device name '<name>':
-// expected <what> " then "at the start" or "after '<a prefix of name>'".
+// expected <what> " then "at the start" or "after '<a prefix of name>'", with the name
+// quoted by mt::internal::printable so that the message holds printable ASCII only.
 void check_malformed(const std::string& name, const absl::Status& status) {
+  using mt::internal::printable;
   FUZZ_CHECK(status.code() == absl::StatusCode::kInvalidArgument);
   const std::string message(status.message());
-  const std::string head = "Malformed device name '" + name + "': expected ";
+  for (char c : message) FUZZ_CHECK(c >= 0x20 && c < 0x7f);
+  const std::string head = "Malformed device name '" + printable(name) + "': expected ";
   FUZZ_CHECK(message.rfind(head, 0) == 0);
   const std::string tail = "at the start";
   bool placed = message.size() >= head.size() + tail.size() &&
                 message.compare(message.size() - tail.size(), tail.size(), tail) == 0;
   for (size_t pos = 1; pos <= name.size() && !placed; ++pos) {
-    const std::string after = " after '" + name.substr(0, pos) + "'";
+    const std::string after = " after '" + printable(name.substr(0, pos)) + "'";
     placed = message.size() >= head.size() + after.size() &&
              message.compare(message.size() - after.size(), after.size(), after) == 0;
   }

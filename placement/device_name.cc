@@ -10,6 +10,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "core/printable.h"
 #include "core/status.h"
 
 namespace mt {
@@ -26,10 +27,12 @@ constexpr std::string_view kType = "a device type [A-Za-z][A-Za-z0-9_]* or '*'";
 
 // Returns "Malformed device name '<name>': expected <expected> after '<name[0, pos)>'".
 absl::Status malformed(std::string_view name, size_t pos, std::string_view expected) {
-  std::string where = pos == 0 ? std::string("at the start")
-                               : absl::StrCat("after '", sv(name.substr(0, pos)), "'");
-  return absl::InvalidArgumentError(
-      absl::StrCat("Malformed device name '", sv(name), "': expected ", sv(expected), " ", where));
+  std::string where = pos == 0
+                          ? std::string("at the start")
+                          : absl::StrCat("after '", internal::printable(name.substr(0, pos)), "'");
+  return absl::InvalidArgumentError(absl::StrCat("Malformed device name '",
+                                                 internal::printable(name), "': expected ",
+                                                 sv(expected), " ", where));
 }
 
 bool is_identifier(std::string_view s) {

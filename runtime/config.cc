@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "absl/strings/str_cat.h"
+#include "core/printable.h"
 #include "kernels/kernel_options.h"
 #include "runtime/context.h"
 #include "runtime/error.h"
@@ -29,8 +30,9 @@ absl::StatusOr<PhysicalDeviceConfig*> find(Settings& settings, const PhysicalDev
   for (PhysicalDeviceConfig& p : settings.physical) {
     if (p.device == device) return &p;
   }
-  return absl::InvalidArgumentError(absl::StrCat(
-      "[", fn, "] unknown physical device '", device.name, "' of type '", device.device_type, "'"));
+  return absl::InvalidArgumentError(absl::StrCat("[", fn, "] unknown physical device '",
+                                                 internal::printable(device.name), "' of type '",
+                                                 internal::printable(device.device_type), "'"));
 }
 
 bool type_matches(std::string_view filter, const std::string& type) {
@@ -39,8 +41,8 @@ bool type_matches(std::string_view filter, const std::string& type) {
 
 absl::Status check_type(std::string_view type, const char* fn) {
   if (type.empty() || type == "CPU" || type == "GPU") return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat("[", fn, "] unknown device type '",
-                                                 std::string(type), "': expected CPU or GPU"));
+  return absl::InvalidArgumentError(absl::StrCat(
+      "[", fn, "] unknown device type '", internal::printable(type), "': expected CPU or GPU"));
 }
 
 absl::Status set_visible(Settings& s, bool initialized, const std::vector<PhysicalDevice>& devices,
@@ -49,8 +51,8 @@ absl::Status set_visible(Settings& s, bool initialized, const std::vector<Physic
     absl::StatusOr<PhysicalDeviceConfig*> p = find(s, d, "set_visible_devices");
     if (!p.ok()) return p.status();
     if (!type_matches(type, d.device_type)) {
-      return absl::InvalidArgumentError(absl::StrCat("[set_visible_devices] '", d.name,
-                                                     "' is not of type '", std::string(type), "'"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "[set_visible_devices] '", d.name, "' is not of type '", internal::printable(type), "'"));
     }
   }
   std::vector<bool> visible;

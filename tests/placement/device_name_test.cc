@@ -175,6 +175,11 @@ const std::vector<ErrorCase>& error_cases() {
                  "expected a device id <= 2147483647 after 'GPU:'"),
       error_case("ReplicaOverflow", "/replica:4294967296",
                  "expected a replica index <= 2147483647 after '/replica:'"),
+      // Bytes that are not printable ASCII are quoted as \xNN, a backslash as \\.
+      {"NulInsideType", std::string("/device:G\0PU:0", 14),
+       "Malformed device name '/device:G\\x00PU:0': " + std::string(kType)},
+      {"NewlineInsideId", "GPU:0\n", "Malformed device name 'GPU:0\\x0a': " + id + " after 'GPU:'"},
+      {"BackslashInJob", "/job:a\\b", malformed("/job:a\\\\b", kJob)},
   };
   return *cases;
 }

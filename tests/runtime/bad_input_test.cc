@@ -48,6 +48,23 @@ TEST_F(BadInputTest, SetVisibleDevicesRejectsAnUnknownType) {
          "[set_visible_devices] unknown device type 'TPU': expected CPU or GPU");
 }
 
+TEST_F(BadInputTest, UnprintableBytesAreQuotedInMessages) {
+  expect([] { config::set_visible_devices(host(), std::string("GPU\0", 4)); },
+         absl::StatusCode::kInvalidArgument,
+         "[set_visible_devices] unknown device type 'GPU\\x00': expected CPU or GPU");
+  expect(
+      [] {
+        config::set_visible_devices(PhysicalDevice{"/physical_device:GPU:0\n", "GPU"});
+      },
+      absl::StatusCode::kInvalidArgument,
+      "[set_visible_devices] unknown physical device '/physical_device:GPU:0\\x0a' of type "
+      "'GPU'");
+  // what() is a C string: a NUL in the message would cut it short.
+  expect([] { DeviceScope s(std::string("/GPU\0:0", 7)); }, absl::StatusCode::kInvalidArgument,
+         "Malformed device name '/GPU\\x00:0': expected '/job:', '/replica:', '/task:', "
+         "'/device:', '/cpu' or '/gpu' at the start");
+}
+
 TEST_F(BadInputTest, SetVisibleDevicesRejectsAnUnknownDevice) {
   expect([] { config::set_visible_devices(kNoSuchGpu); }, absl::StatusCode::kInvalidArgument,
          "[set_visible_devices] unknown physical device '/physical_device:GPU:7' of type 'GPU'");
