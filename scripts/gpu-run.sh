@@ -26,8 +26,9 @@ for step in $steps; do
         "$t" --gtest_brief=1 >"$out/$name.log" 2>&1
         rc=$?
         line=$(grep -E '^\[  (PASSED|FAILED)  \]|tests? ran' "$out/$name.log" | tr '\n' ' ')
-        skipped=$(grep -c '^\[  SKIPPED \]' "$out/$name.log")
-        record "$name" "rc=$rc $line skipped=$skipped"
+        # gtest's summary line: "[  SKIPPED ] 3 tests." (absent when none skipped).
+        skipped=$(sed -n 's/^\[  SKIPPED \] \([0-9]*\) tests\?\.$/\1/p' "$out/$name.log")
+        record "$name" "rc=$rc $line skipped=${skipped:-0}"
       done ;;
     sanitizer)
       # The test programs that call CUDA; the others never load it.
