@@ -60,37 +60,33 @@ absl::StatusOr<Tensor> copy_to(const Tensor& t, Device& device) {
   return out;
 }
 
-absl::Status check_inputs(OpId op, absl::Span<const Tensor> inputs) {
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    if (__builtin_expect(!inputs[i].defined(), 0)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("[", op_name(op), "] input ", i, " is an empty tensor"));
-    }
-  }
-  return absl::OkStatus();
-}
-
-// Allocates the output and runs the kernel chosen by `p` on `args`.
-absl::StatusOr<Tensor> run_kernel(const Runtime& rt, const Placement& p, OutputMeta out,
+// Allocates the output on `device` and runs `kernel` there on `args`.
+absl::StatusOr<Tensor> run_kernel(Device& device, KernelFn kernel, OutputMeta out,
                                   absl::Span<const TensorArg> args, const OpAttrs& attrs) {
-  Device& device = rt.device(p.device);
   MT_ASSIGN_OR_RETURN(TensorImpl * impl, allocate_tensor(device, out.dtype, std::move(out.shape)));
   Tensor result(impl);
   KernelContext kc{args, MutableTensorArg{impl->data, &impl->shape, impl->dtype}, &attrs,
                    device.kernel_state()};
   MT_RETURN_IF_ERROR(device.make_current());
-  MT_RETURN_IF_ERROR(p.kernel(kc));
+  MT_RETURN_IF_ERROR(kernel(kc));
   return result;
 }
 
 }  // namespace
 
-absl::StatusOr<Tensor> execute(OpId op, absl::Span<const Tensor> inputs, const OpAttrs& attrs) {
+absl::StatusOr<Tensor> execute(OpId op, absl::Span<const Tensor* const> inputs,
+                               const OpAttrs& attrs) {
   Context& ctx = Context::get();
   MT_ASSIGN_OR_RETURN(Runtime * rt, ctx.runtime());
-  MT_RETURN_IF_ERROR(check_inputs(op, inputs));
   absl::InlinedVector<TensorMeta, 4> metas;
-  for (const Tensor& t : inputs) metas.push_back(TensorMeta{&t.impl()->shape, t.impl()->dtype});
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const TensorImpl* impl = inputs[i]->impl();
+    if (__builtin_expect(impl == nullptr, 0)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("[", op_name(op), "] input ", i, " is an empty tensor"));
+    }
+    metas.push_back(TensorMeta{&impl->shape, impl->dtype});
+  }
   // Kernels are keyed by the first input's dtype (Cast: the source dtype).
   DType key = metas.empty() ? attrs.dst_dtype : metas[0].dtype;
   MT_ASSIGN_OR_RETURN(Placement p, place(ctx, *rt, op, key));
@@ -99,18 +95,18 @@ absl::StatusOr<Tensor> execute(OpId op, absl::Span<const Tensor> inputs, const O
   if (ctx.log_placement()) log_placement(op, device.name());
   absl::InlinedVector<Tensor, 4> copies;  // inputs moved to `device` for this op
   absl::InlinedVector<TensorArg, 4> args;
-  for (const Tensor& t : inputs) {
-    TensorImpl* impl = t.impl();
+  for (const Tensor* t : inputs) {
+    TensorImpl* impl = t->impl();
     if (impl->device != &device) {
-      MT_ASSIGN_OR_RETURN(Tensor copy, copy_to(t, device));
+      MT_ASSIGN_OR_RETURN(Tensor copy, copy_to(*t, device));
       impl = copy.impl();
       copies.push_back(std::move(copy));
     }
     args.push_back(TensorArg{impl->data, &impl->shape, impl->dtype});
   }
   // Identity of a tensor from another device: the copy just made is the result.
-  if (op == OpId::kIdentity && !copies.empty()) return copies[0];
-  return run_kernel(*rt, p, std::move(out), args, attrs);
+  if (op == OpId::kIdentity && !copies.empty()) return std::move(copies[0]);
+  return run_kernel(device, p.kernel, std::move(out), args, attrs);
 }
 
 absl::StatusOr<Tensor> execute_source(OpId op, DType dtype, const Shape& shape,
@@ -120,9 +116,10 @@ absl::StatusOr<Tensor> execute_source(OpId op, DType dtype, const Shape& shape,
   MT_ASSIGN_OR_RETURN(Placement p, place(ctx, *rt, op, dtype));
   TensorMeta meta{&shape, dtype};
   MT_ASSIGN_OR_RETURN(OutputMeta out, infer_output(op, absl::MakeConstSpan(&meta, 1), attrs));
-  if (ctx.log_placement()) log_placement(op, rt->device(p.device).name());
+  Device& device = rt->device(p.device);
+  if (ctx.log_placement()) log_placement(op, device.name());
   TensorArg arg{host_data, &shape, dtype};
-  return run_kernel(*rt, p, std::move(out), absl::MakeConstSpan(&arg, 1), attrs);
+  return run_kernel(device, p.kernel, std::move(out), absl::MakeConstSpan(&arg, 1), attrs);
 }
 
 }  // namespace mt::internal

@@ -19,7 +19,8 @@ absl::StatusOr<Placement> place(Context& ctx, const Runtime& rt, OpId op, DType 
 
 // Runs `op` on `inputs`. Errors: InvalidArgument (bad inputs, shapes, dtypes), NotFound
 // (unknown device), ResourceExhausted (OOM), or the kernel's failure.
-absl::StatusOr<Tensor> execute(OpId op, absl::Span<const Tensor> inputs, const OpAttrs& attrs);
+absl::StatusOr<Tensor> execute(OpId op, absl::Span<const Tensor* const> inputs,
+                               const OpAttrs& attrs);
 
 // Runs a source op, one with no tensor input: _EagerConst copies `host_data` (elements of
 // `dtype` in row-major order) to its device; Fill ignores `host_data` and uses attrs.value.

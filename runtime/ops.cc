@@ -1,28 +1,38 @@
 #include "runtime/ops.h"
 
+#include "absl/container/inlined_vector.h"
 #include "runtime/error.h"
 #include "runtime/execute.h"
 
 namespace mt {
 namespace {
 
-Tensor run(OpId op, absl::Span<const Tensor> inputs, const OpAttrs& attrs = OpAttrs()) {
+const OpAttrs kNoAttrs;
+
+// The inputs are passed by address: copying the handles would cost two atomic reference
+// count updates each.
+Tensor run(OpId op, absl::Span<const Tensor* const> inputs, const OpAttrs& attrs = kNoAttrs) {
   return internal::value_or_throw(internal::execute(op, inputs, attrs));
 }
 
-Tensor binary(OpId op, const Tensor& a, const Tensor& b) {
-  const Tensor inputs[] = {a, b};
-  return run(op, inputs);
+Tensor run(OpId op, const Tensor& x, const OpAttrs& attrs = kNoAttrs) {
+  const Tensor* input = &x;
+  return run(op, absl::MakeConstSpan(&input, 1), attrs);
 }
 
-Tensor unary(OpId op, const Tensor& x) { return run(op, absl::MakeConstSpan(&x, 1)); }
+Tensor binary(OpId op, const Tensor& a, const Tensor& b, const OpAttrs& attrs = kNoAttrs) {
+  const Tensor* inputs[] = {&a, &b};
+  return run(op, inputs, attrs);
+}
+
+Tensor unary(OpId op, const Tensor& x) { return run(op, x); }
 
 Tensor reduce(OpId op, const Tensor& x, const Axes& axes, bool keep_dims) {
   OpAttrs attrs;
   attrs.reduce_all = axes.all();
   attrs.axes.assign(axes.list().begin(), axes.list().end());
   attrs.keep_dims = keep_dims;
-  return run(op, absl::MakeConstSpan(&x, 1), attrs);
+  return run(op, x, attrs);
 }
 
 }  // namespace
@@ -31,11 +41,14 @@ Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose
   OpAttrs attrs;
   attrs.transpose_a = transpose_a;
   attrs.transpose_b = transpose_b;
-  const Tensor inputs[] = {a, b};
-  return run(OpId::kMatMul, inputs, attrs);
+  return binary(OpId::kMatMul, a, b, attrs);
 }
 
-Tensor add_n(absl::Span<const Tensor> inputs) { return run(OpId::kAddN, inputs); }
+Tensor add_n(absl::Span<const Tensor> inputs) {
+  absl::InlinedVector<const Tensor*, 8> addresses;
+  for (const Tensor& t : inputs) addresses.push_back(&t);
+  return run(OpId::kAddN, addresses);
+}
 
 Tensor add(const Tensor& a, const Tensor& b) { return binary(OpId::kAddV2, a, b); }
 Tensor sub(const Tensor& a, const Tensor& b) { return binary(OpId::kSub, a, b); }
@@ -60,7 +73,7 @@ Tensor reduce_max(const Tensor& x, const Axes& axes, bool keep_dims) {
 Tensor cast(const Tensor& x, DType dtype) {
   OpAttrs attrs;
   attrs.dst_dtype = dtype;
-  return run(OpId::kCast, absl::MakeConstSpan(&x, 1), attrs);
+  return run(OpId::kCast, x, attrs);
 }
 
 Tensor identity(const Tensor& x) { return unary(OpId::kIdentity, x); }
