@@ -1,5 +1,6 @@
 #include "placement/device_name.h"
 
+#include <algorithm>
 #include <charconv>
 #include <climits>
 #include <cstddef>
@@ -8,6 +9,8 @@
 #include <string_view>
 
 #include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "core/printable.h"
@@ -36,34 +39,15 @@ absl::Status malformed(std::string_view name, size_t pos, std::string_view expec
 }
 
 bool is_identifier(std::string_view s) {
-  if (s.empty()) return false;
-  auto alpha = [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); };
-  if (!alpha(s[0])) return false;
-  for (char c : s) {
-    if (!alpha(c) && !(c >= '0' && c <= '9') && c != '_') return false;
-  }
-  return true;
+  if (s.empty() || !absl::ascii_isalpha(s[0])) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) { return absl::ascii_isalnum(c) || c == '_'; });
 }
 
-// Returns true when `s` equals the lower-case `lower` in any case.
-bool equals_ignoring_case(std::string_view s, std::string_view lower) {
-  if (s.size() != lower.size()) return false;
-  for (size_t i = 0; i < s.size(); ++i) {
-    char c = s[i] >= 'A' && s[i] <= 'Z' ? static_cast<char>(s[i] - 'A' + 'a') : s[i];
-    if (c != lower[i]) return false;
-  }
-  return true;
-}
-
-bool is_legacy_type(std::string_view type) {
-  return equals_ignoring_case(type, "cpu") || equals_ignoring_case(type, "gpu");
-}
-
-// Returns "CPU" or "GPU" for cpu or gpu in any case, else `type` as written.
-std::string normalize_type(std::string_view type) {
-  if (equals_ignoring_case(type, "cpu")) return "CPU";
-  if (equals_ignoring_case(type, "gpu")) return "GPU";
-  return std::string(type);
+// Returns "CPU" or "GPU" for the legacy type cpu or gpu in any case, else nullptr.
+const char* legacy_type(std::string_view type) {
+  if (absl::EqualsIgnoreCase(sv(type), "cpu")) return "CPU";
+  if (absl::EqualsIgnoreCase(sv(type), "gpu")) return "GPU";
+  return nullptr;
 }
 
 // Parses name[begin, end) as N or "*" into `out`; `what` names the field in errors.
@@ -87,9 +71,9 @@ absl::Status parse_index(std::string_view name, size_t begin, size_t end, std::s
 // Parses a name without a leading '/': LEGACY [":" (N | "*")].
 absl::Status parse_local(std::string_view name, DeviceSpec* spec) {
   size_t colon = name.find(':');
-  std::string_view type = name.substr(0, colon);
-  if (!is_legacy_type(type)) return malformed(name, 0, kLocal);
-  spec->type = normalize_type(type);
+  const char* type = legacy_type(name.substr(0, colon));
+  if (type == nullptr) return malformed(name, 0, kLocal);
+  spec->type = type;
   if (colon == std::string_view::npos) return absl::OkStatus();
   return parse_index(name, colon + 1, name.size(), "a device id", &spec->id);
 }
@@ -101,7 +85,10 @@ absl::Status parse_device(std::string_view name, size_t begin, size_t end, Devic
   std::string_view type = name.substr(begin, colon - begin);
   if (type != "*" && !is_identifier(type)) return malformed(name, begin, kType);
   if (colon == end) return malformed(name, end, "':' and a device id or '*'");
-  if (type != "*") spec->type = normalize_type(type);
+  if (type != "*") {
+    const char* legacy = legacy_type(type);
+    spec->type = legacy != nullptr ? std::string(legacy) : std::string(type);
+  }
   return parse_index(name, colon + 1, end, "a device id", &spec->id);
 }
 
@@ -145,10 +132,11 @@ absl::Status parse_component(std::string_view name, size_t begin, size_t end, Se
     return parse_index(name, value, end, "a task index", &spec->task);
   }
   bool device = key == "device" && has_value;
-  if (!device && !is_legacy_type(key)) return malformed(name, begin, kComponent);
+  const char* legacy = device ? nullptr : legacy_type(key);
+  if (!device && legacy == nullptr) return malformed(name, begin, kComponent);
   MT_RETURN_IF_ERROR(mark_seen(name, begin, "device", &seen->device));
   if (device) return parse_device(name, value, end, spec);
-  spec->type = normalize_type(key);
+  spec->type = legacy;
   return has_value ? parse_index(name, value, end, "a device id", &spec->id) : absl::OkStatus();
 }
 
@@ -205,6 +193,10 @@ std::string canonical_name(const DeviceSpec& spec) {
   return absl::StrCat("/job:", job, "/replica:", index_text(spec.replica.value_or(0), replica),
                       "/task:", index_text(spec.task.value_or(0), task),
                       "/device:", type_text(spec), ":", index_text(spec.id, id));
+}
+
+DeviceSpec local_device_spec(DeviceType type, int id) {
+  return DeviceSpec{"localhost", 0, 0, device_type_name(type), id};
 }
 
 bool matches(const DeviceSpec& spec, const DeviceSpec& device) {

@@ -27,6 +27,7 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "core/device_type.h"
 
 namespace mt {
 
@@ -55,6 +56,10 @@ std::string to_string(const DeviceSpec& spec);
 // Returns the canonical full name, filling unset job, replica and task with localhost, 0
 // and 0: "/job:localhost/replica:0/task:0/device:GPU:1" (an unset type or id prints "*").
 std::string canonical_name(const DeviceSpec& spec);
+
+// Returns the full spec of this process's device `type`:`id`:
+// /job:localhost/replica:0/task:0/device:<type>:<id>.
+DeviceSpec local_device_spec(DeviceType type, int id);
 
 // Returns true when every field set in `spec` equals that field of `device` (a field set in
 // `spec` but unset in `device` does not match).

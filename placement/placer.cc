@@ -24,9 +24,8 @@ const char* placement_reason_text(PlacementReason reason) {
 Placer::Placer(std::vector<DeviceInfo> devices, const KernelRegistry* registry)
     : devices_(std::move(devices)), registry_(registry) {
   for (int i = 0; i < static_cast<int>(devices_.size()); ++i) {
-    DeviceSpec spec{"localhost", 0, 0, device_type_name(devices_[i].type), devices_[i].id};
-    names_.push_back(canonical_name(spec));
-    specs_.push_back(std::move(spec));
+    specs_.push_back(local_device_spec(devices_[i].type, devices_[i].id));
+    names_.push_back(canonical_name(specs_.back()));
     priority_.push_back(i);
   }
   // GPU before CPU, then lowest id first.

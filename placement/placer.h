@@ -60,7 +60,8 @@ class Placer {
   absl::StatusOr<Placement> place(OpId op, DType dtype, const DeviceSpec& requested,
                                   bool soft_placement) const;
 
-  const std::vector<DeviceInfo>& devices() const { return devices_; }
+  // Returns the full spec of device `index`.
+  const DeviceSpec& device_spec(int index) const { return specs_[index]; }
 
   // Returns the canonical name of device `index`.
   const std::string& device_name(int index) const { return names_[index]; }

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/printable.h"
+#include "core/status.h"
 #include "kernels/kernel_options.h"
 #include "runtime/context.h"
 #include "runtime/error.h"
@@ -15,6 +16,7 @@ namespace mt::config {
 namespace {
 
 using internal::Context;
+using internal::kMiB;
 using internal::PhysicalDeviceConfig;
 using internal::Settings;
 
@@ -40,7 +42,7 @@ bool type_matches(std::string_view filter, const std::string& type) {
 }
 
 absl::Status check_type(std::string_view type, const char* fn) {
-  if (type.empty() || type == "CPU" || type == "GPU") return absl::OkStatus();
+  if (type.empty() || device_type_from_name(type)) return absl::OkStatus();
   return absl::InvalidArgumentError(absl::StrCat(
       "[", fn, "] unknown device type '", internal::printable(type), "': expected CPU or GPU"));
 }
@@ -48,8 +50,7 @@ absl::Status check_type(std::string_view type, const char* fn) {
 absl::Status set_visible(Settings& s, bool initialized, const std::vector<PhysicalDevice>& devices,
                          std::string_view type) {
   for (const PhysicalDevice& d : devices) {
-    absl::StatusOr<PhysicalDeviceConfig*> p = find(s, d, "set_visible_devices");
-    if (!p.ok()) return p.status();
+    MT_RETURN_IF_ERROR(find(s, d, "set_visible_devices").status());
     if (!type_matches(type, d.device_type)) {
       return absl::InvalidArgumentError(absl::StrCat(
           "[set_visible_devices] '", d.name, "' is not of type '", internal::printable(type), "'"));
@@ -73,25 +74,25 @@ absl::Status set_visible(Settings& s, bool initialized, const std::vector<Physic
 
 absl::Status set_logical(Settings& s, bool initialized, const PhysicalDevice& device,
                          const std::vector<LogicalDeviceConfiguration>& configs) {
-  absl::StatusOr<PhysicalDeviceConfig*> p = find(s, device, "set_logical_device_configuration");
-  if (!p.ok()) return p.status();
-  bool gpu = (*p)->type == DeviceType::kGPU;
+  MT_ASSIGN_OR_RETURN(PhysicalDeviceConfig * p,
+                      find(s, device, "set_logical_device_configuration"));
+  bool gpu = p->type == DeviceType::kGPU;
   for (const LogicalDeviceConfiguration& c : configs) {
     if (c.memory_limit_mb && *c.memory_limit_mb <= 0) {
       return absl::InvalidArgumentError(
           absl::StrCat("[set_logical_device_configuration] memory_limit_mb must be positive, got ",
                        *c.memory_limit_mb));
     }
-    if (c.memory_limit_mb && *c.memory_limit_mb > (std::numeric_limits<int64_t>::max() >> 20)) {
+    if (c.memory_limit_mb && *c.memory_limit_mb > (std::numeric_limits<int64_t>::max() / kMiB)) {
       return absl::InvalidArgumentError(
           absl::StrCat("[set_logical_device_configuration] memory_limit_mb ", *c.memory_limit_mb,
                        " is too large: its size in bytes overflows int64"));
     }
-    if (gpu && (*p)->total_memory > 0 && c.memory_limit_mb &&
-        *c.memory_limit_mb > (*p)->total_memory / (int64_t{1} << 20)) {
+    if (gpu && p->total_memory > 0 && c.memory_limit_mb &&
+        *c.memory_limit_mb > p->total_memory / kMiB) {
       return absl::InvalidArgumentError(
           absl::StrCat("[set_logical_device_configuration] memory_limit_mb ", *c.memory_limit_mb,
-                       " exceeds the ", (*p)->total_memory >> 20, " MiB of ", device.name));
+                       " exceeds the ", p->total_memory / kMiB, " MiB of ", device.name));
     }
     if (gpu && configs.size() > 1 && !c.memory_limit_mb) {
       return absl::InvalidArgumentError(
@@ -99,25 +100,24 @@ absl::Status set_logical(Settings& s, bool initialized, const PhysicalDevice& de
           "memory_limit_mb");
     }
   }
-  if ((*p)->logical == configs) return absl::OkStatus();
+  if (p->logical == configs) return absl::OkStatus();
   if (initialized) return too_late("Virtual devices");
-  (*p)->logical = configs;
+  p->logical = configs;
   return absl::OkStatus();
 }
 
 absl::Status set_growth(Settings& s, bool initialized, const PhysicalDevice& device, bool enable) {
-  absl::StatusOr<PhysicalDeviceConfig*> p = find(s, device, "set_memory_growth");
-  if (!p.ok()) return p.status();
-  if ((*p)->type != DeviceType::kGPU) {
+  MT_ASSIGN_OR_RETURN(PhysicalDeviceConfig * p, find(s, device, "set_memory_growth"));
+  if (p->type != DeviceType::kGPU) {
     return absl::InvalidArgumentError(absl::StrCat(
         "[set_memory_growth] cannot set memory growth on non-GPU device '", device.name, "'"));
   }
-  if ((*p)->memory_growth.value_or(false) == enable) {
-    (*p)->memory_growth = enable;
+  if (p->memory_growth.value_or(false) == enable) {
+    p->memory_growth = enable;
     return absl::OkStatus();
   }
   if (initialized) return too_late("Physical devices");
-  (*p)->memory_growth = enable;
+  p->memory_growth = enable;
   return absl::OkStatus();
 }
 
@@ -181,10 +181,9 @@ std::vector<LogicalDeviceConfiguration> get_logical_device_configuration(
     const PhysicalDevice& device) {
   return internal::value_or_throw(Context::get().with_settings(
       [&](Settings& s, bool) -> absl::StatusOr<std::vector<LogicalDeviceConfiguration>> {
-        absl::StatusOr<PhysicalDeviceConfig*> p =
-            find(s, device, "get_logical_device_configuration");
-        if (!p.ok()) return p.status();
-        return (*p)->logical;
+        MT_ASSIGN_OR_RETURN(PhysicalDeviceConfig * p,
+                            find(s, device, "get_logical_device_configuration"));
+        return p->logical;
       }));
 }
 
@@ -196,9 +195,8 @@ void set_memory_growth(const PhysicalDevice& device, bool enable) {
 bool get_memory_growth(const PhysicalDevice& device) {
   return internal::value_or_throw(
       Context::get().with_settings([&](Settings& s, bool) -> absl::StatusOr<bool> {
-        absl::StatusOr<PhysicalDeviceConfig*> p = find(s, device, "get_memory_growth");
-        if (!p.ok()) return p.status();
-        return s.env_allow_growth.value_or((*p)->memory_growth.value_or(false));
+        MT_ASSIGN_OR_RETURN(PhysicalDeviceConfig * p, find(s, device, "get_memory_growth"));
+        return s.memory_growth(*p);
       }));
 }
 

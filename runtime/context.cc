@@ -12,8 +12,6 @@
 namespace mt::internal {
 namespace {
 
-constexpr int64_t kMiB = int64_t{1} << 20;
-
 // Reads TF_FORCE_GPU_ALLOW_GROWTH: exactly "true" or "false"; anything else is reported
 // and ignored.
 std::optional<bool> read_allow_growth_env() {
@@ -29,7 +27,7 @@ std::optional<bool> read_allow_growth_env() {
 }
 
 std::string logical_name(DeviceType type, int id) {
-  return canonical_name(DeviceSpec{"localhost", 0, 0, device_type_name(type), id});
+  return canonical_name(local_device_spec(type, id));
 }
 
 }  // namespace
@@ -53,7 +51,7 @@ absl::Status Runtime::add_cpu_devices(const PhysicalDeviceConfig& cpu, bool gpus
 absl::Status Runtime::add_gpu_devices(const Settings& settings, const PhysicalDeviceConfig& gpu) {
   std::vector<LogicalDeviceConfiguration> logical = gpu.logical;
   if (logical.empty()) logical.emplace_back();
-  bool growth = settings.env_allow_growth.value_or(gpu.memory_growth.value_or(false));
+  bool growth = settings.memory_growth(gpu);
   for (const LogicalDeviceConfiguration& config : logical) {
     int id = 0;
     for (const auto& d : devices_) id += d->type() == DeviceType::kGPU;
@@ -101,8 +99,7 @@ absl::StatusOr<int> Runtime::find_device(std::string_view name) const {
   MT_ASSIGN_OR_RETURN(DeviceSpec spec, parse_device_name(name));
   int found = -1;
   for (int i = 0; i < num_devices(); ++i) {
-    DeviceSpec full{"localhost", 0, 0, device_type_name(devices_[i]->type()), devices_[i]->id()};
-    if (!matches(spec, full)) continue;
+    if (!matches(spec, placer_->device_spec(i))) continue;  // the placer's indices are ours
     if (found >= 0) {
       return absl::InvalidArgumentError(absl::StrCat(
           "Device name '", std::string(name), "' must name exactly one device, like 'GPU:0'"));

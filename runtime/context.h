@@ -39,7 +39,15 @@ struct Settings {
   std::vector<PhysicalDeviceConfig> physical;  // CPU:0 first, then the GPUs
   GPUOptions gpu_options;
   std::optional<bool> env_allow_growth;  // TF_FORCE_GPU_ALLOW_GROWTH, when valid
+
+  // Returns whether `gpu`'s pools grow: the environment variable overrides
+  // set_memory_growth, and the default is off.
+  bool memory_growth(const PhysicalDeviceConfig& gpu) const {
+    return env_allow_growth.value_or(gpu.memory_growth.value_or(false));
+  }
 };
+
+inline constexpr int64_t kMiB = int64_t{1} << 20;
 
 // The initialised runtime. Immutable after create(); safe to read from any thread.
 class Runtime {
