@@ -50,6 +50,11 @@ T* output_data(const KernelContext& ctx) {
 template <typename T>
 using Unsigned = std::make_unsigned_t<T>;
 
+// The type a kernel computes T in: Unsigned<T> for integers, T itself otherwise.
+template <typename T>
+using ComputeType = typename std::conditional_t<std::is_integral_v<T> && !std::is_same_v<T, bool>,
+                                                std::make_unsigned<T>, std::type_identity<T>>::type;
+
 template <typename T>
 T add_op(T a, T b) {
   if constexpr (std::is_integral_v<T>) return T(Unsigned<T>(a) + Unsigned<T>(b));

@@ -19,26 +19,9 @@ ConstMatrixMap<T> matrix_input(const KernelContext& ctx, size_t i) {
   return ConstMatrixMap<T>(input_data<T>(ctx, i), shape.dim(0), shape.dim(1));
 }
 
-// Integers multiply and add in their unsigned type: the same bits as two's-complement
-// wrapping, without signed overflow.
-template <typename T>
-struct Compute {
-  using type = T;
-};
-template <>
-struct Compute<int32_t> {
-  using type = uint32_t;
-};
-template <>
-struct Compute<int64_t> {
-  using type = uint64_t;
-};
-template <typename T>
-using ComputeType = typename Compute<T>::type;
-
 template <typename T>
 absl::Status matmul_kernel(const KernelContext& ctx) {
-  using C = ComputeType<T>;
+  using C = ComputeType<T>;  // integers wrap (Note [Integer overflow])
   const Shape& out_shape = *ctx.output.shape;
   if (out_shape.num_elements() == 0) return absl::OkStatus();
   Eigen::Map<RowMajorMatrix<C>> out(reinterpret_cast<C*>(output_data<T>(ctx)), out_shape.dim(0),

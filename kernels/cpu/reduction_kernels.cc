@@ -49,7 +49,7 @@ struct SumReducer {
   template <typename T>
   static T reduce(const T* in, int64_t n) {
     if constexpr (std::is_integral_v<T>) {  // wrap, as add_op does, instead of overflowing
-      using U = std::make_unsigned_t<T>;
+      using U = Unsigned<T>;
       return static_cast<T>(ConstArrayMap<U>(reinterpret_cast<const U*>(in), n).sum());
     } else {
       return ConstArrayMap<T>(in, n).sum();
