@@ -52,7 +52,6 @@ Tensor fill(absl::Span<const int64_t> dims, double value, DType dtype) {
   internal::throw_if_error(check_fill(value, dtype));
   Shape shape = internal::value_or_throw(Shape::make(dims));
   OpAttrs attrs;
-  attrs.dst_dtype = dtype;
   // Only integer dtypes read `i`; check_fill has made sure the value converts for them.
   bool integer = dtype == DType::kInt32 || dtype == DType::kInt64;
   attrs.value = Scalar{value, integer ? static_cast<int64_t>(value) : 0, value != 0};

@@ -87,8 +87,9 @@ absl::StatusOr<Tensor> execute(OpId op, absl::Span<const Tensor* const> inputs,
     }
     metas.push_back(TensorMeta{&impl->shape, impl->dtype});
   }
-  // Kernels are keyed by the first input's dtype (Cast: the source dtype).
-  DType key = metas.empty() ? attrs.dst_dtype : metas[0].dtype;
+  // Kernels are keyed by the first input's dtype (Cast: the source dtype). An op with no
+  // input (add_n of nothing) fails shape inference below; float32 places it meanwhile.
+  DType key = metas.empty() ? DType::kFloat32 : metas[0].dtype;
   MT_ASSIGN_OR_RETURN(Placement p, place(ctx, *rt, op, key));
   MT_ASSIGN_OR_RETURN(OutputMeta out, infer_output(op, metas, attrs));
   Device& device = rt->device(p.device);
