@@ -5,13 +5,15 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "kernels/op_def.h"
+#include "tests/kernels/kernel_test_util.h"
 
 namespace mt {
 namespace {
 
 using ::testing::ElementsAre;
 
-Shape S(std::initializer_list<int64_t> dims) { return Shape::make(dims).value(); }
+using testutil::expect_invalid;
+using testutil::S;
 
 // Returns the broadcast of a and b as a vector, or {-1} when they do not broadcast.
 std::vector<int64_t> bdims(const Shape& a, const Shape& b) {
@@ -90,13 +92,6 @@ TEST(BroadcastPlanTest, RefusesMoreThanEightMergedDimensions) {
   EXPECT_EQ(plan_of(a8, b8).front(), 8);
   const Shape a9 = S({2, 1, 2, 1, 2, 1, 2, 1, 2}), b9 = S({1, 2, 1, 2, 1, 2, 1, 2, 1});
   EXPECT_THAT(plan_of(a9, b9), ElementsAre(-1));
-}
-
-// Expects `result` to be InvalidArgument with exactly `message`.
-void expect_invalid(const absl::StatusOr<OutputMeta>& result, const std::string& message) {
-  ASSERT_FALSE(result.ok()) << "expected: " << message;
-  EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(result.status().message(), message);
 }
 
 absl::StatusOr<OutputMeta> infer2(OpId op, const Shape& a, const Shape& b, DType da, DType db) {

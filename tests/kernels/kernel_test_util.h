@@ -9,6 +9,7 @@
 
 #include <cstring>
 #include <initializer_list>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -102,6 +103,13 @@ inline const KernelRegistry& gpu_registry() {
 
 // Returns the shape with dimensions `dims`; a short name for tests that list many shapes.
 inline Shape S(std::initializer_list<int64_t> dims) { return Shape::make(dims).value(); }
+
+// Expects `result` to be InvalidArgument with exactly `message`.
+inline void expect_invalid(const absl::StatusOr<OutputMeta>& result, const std::string& message) {
+  ASSERT_FALSE(result.ok()) << "expected: " << message;
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(result.status().message(), message);
+}
 
 // Runs `op` on `inputs` on the CPU; the kernel is keyed by the first input's dtype.
 // Returns infer_output's error, or NotFound when no CPU kernel is registered.

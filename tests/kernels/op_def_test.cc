@@ -4,18 +4,13 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/kernels/kernel_test_util.h"
 
 namespace mt {
 namespace {
 
-Shape S(std::initializer_list<int64_t> dims) { return Shape::make(dims).value(); }
-
-// Expects `result` to be InvalidArgument with exactly `message`.
-void expect_invalid(const absl::StatusOr<OutputMeta>& result, const std::string& message) {
-  ASSERT_FALSE(result.ok()) << "expected: " << message;
-  EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(result.status().message(), message);
-}
+using testutil::expect_invalid;
+using testutil::S;
 
 TEST(OpDefTest, DataOpsReturnTheirInput) {
   const Shape s = S({2, 3});

@@ -2,11 +2,13 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "kernels/op_def.h"
+#include "tests/kernels/kernel_test_util.h"
 
 namespace mt {
 namespace {
 
-Shape S(std::initializer_list<int64_t> dims) { return Shape::make(dims).value(); }
+using testutil::expect_invalid;
+using testutil::S;
 
 absl::StatusOr<OutputMeta> infer_reduce(OpId op, const Shape& s, std::vector<int64_t> axes,
                                         bool keep_dims = false, bool reduce_all = false,
@@ -17,12 +19,6 @@ absl::StatusOr<OutputMeta> infer_reduce(OpId op, const Shape& s, std::vector<int
   attrs.reduce_all = reduce_all;
   TensorMeta in{&s, dtype};
   return infer_output(op, {&in, 1}, attrs);
-}
-
-void expect_invalid(const absl::StatusOr<OutputMeta>& result, const std::string& message) {
-  ASSERT_FALSE(result.ok()) << "expected: " << message;
-  EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(result.status().message(), message);
 }
 
 TEST(ReductionOpDefTest, RemovesReducedAxes) {
