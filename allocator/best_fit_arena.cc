@@ -8,8 +8,6 @@
 namespace mt::internal {
 namespace {
 
-constexpr int64_t kMaxRequest = int64_t{1} << 62;
-
 int64_t round_up(int64_t n, int64_t multiple) { return (n + multiple - 1) / multiple * multiple; }
 
 // Note [Split rule] in bfc_allocator.h.
@@ -23,7 +21,7 @@ bool should_split(int64_t chunk, int64_t request, bool exact) {
 
 BestFitArena::BestFitArena(SubAllocator* sub, Options options)
     : sub_(sub),
-      limit_(std::min(options.limit_bytes, kMaxRequest) / kGranule * kGranule),
+      limit_(usable_limit(options.limit_bytes)),
       allow_growth_(options.allow_growth),
       next_region_bytes_(round_up(std::max(options.initial_region_bytes, kGranule), kGranule)) {
   MT_CHECK(sub_ != nullptr);
@@ -84,7 +82,7 @@ bool BestFitArena::grow(int64_t bytes) {
   regions_.push_back({base, size, id});
   reserved_ += size;
   insert_free(id);
-  if (allow_growth_) next_region_bytes_ = std::min(next_region_bytes_, kMaxRequest) * 2;
+  if (allow_growth_) next_region_bytes_ = std::min(next_region_bytes_, kMaxBytes) * 2;
   return true;
 }
 

@@ -8,6 +8,7 @@
 //
 // Not thread-safe: BFCAllocator holds its mutex around every call.
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <tuple>
@@ -23,6 +24,7 @@ class BestFitArena {
  public:
   static constexpr int64_t kGranule = 256;
   static constexpr int64_t kRegionGranule = int64_t{2} << 20;
+  static constexpr int64_t kMaxBytes = int64_t{1} << 62;  // no arena holds more
 
   struct Options {
     int64_t limit_bytes = 0;  // rounded down to kGranule
@@ -35,6 +37,12 @@ class BestFitArena {
     void* ptr = nullptr;
     int64_t size = 0;
   };
+
+  // Returns the bytes an arena of `limit_bytes` can hold: the limit, at most 2^62, rounded
+  // down to kGranule.
+  static constexpr int64_t usable_limit(int64_t limit_bytes) {
+    return std::min(limit_bytes, kMaxBytes) / kGranule * kGranule;
+  }
 
   // Draws regions from `sub`, which must outlive the arena.
   BestFitArena(SubAllocator* sub, Options options);

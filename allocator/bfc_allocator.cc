@@ -17,7 +17,6 @@ using internal::ThreadCache;
 
 // The central lists of one pool hold at most this much; beyond it blocks go to the arena.
 constexpr int64_t kCentralBudgetBytes = int64_t{8} << 20;
-constexpr int64_t kMaxRequest = int64_t{1} << 62;
 
 // Returns the largest class size within both the option and the limit: requests up to it
 // take the fast path, and their class blocks always fit under the limit.
@@ -33,7 +32,7 @@ size_t fast_path_bytes(int64_t option, int64_t max_request) {
 
 BFCAllocator::BFCAllocator(Options options, std::unique_ptr<SubAllocator> sub)
     : options_(std::move(options)),
-      max_request_(std::min(options_.limit_bytes, kMaxRequest) / 256 * 256),
+      max_request_(internal::BestFitArena::usable_limit(options_.limit_bytes)),
       max_cached_(
           fast_path_bytes(options_.max_cached_block_bytes, static_cast<int64_t>(max_request_))),
       sub_(std::move(sub)),
@@ -42,7 +41,7 @@ BFCAllocator::BFCAllocator(Options options, std::unique_ptr<SubAllocator> sub)
                           .initial_region_bytes = options_.initial_region_bytes}),
       caches_([this](std::vector<CachedBlock>& blocks) {
         MutexLock lock(&mu_);
-        free_to_arena(blocks);
+        for (const CachedBlock& b : blocks) free_to_arena(b.ptr);
         publish_arena_stats();
       }) {
   MT_CHECK(options_.limit_bytes >= 256);
@@ -105,10 +104,7 @@ void* BFCAllocator::refill(int c, ThreadCache* cache) {
     }
   }
   if (n > 0) cache->fill(c, batch, n);
-  if (p != nullptr) {
-    shards_.add(class_bytes(c));
-    shards_.raise_peak();
-  }
+  if (p != nullptr) shards_.add(class_bytes(c), /*raise=*/true);
   return p;
 }
 
@@ -120,10 +116,7 @@ void* BFCAllocator::allocate_large(size_t bytes) {
     block = arena_.allocate(rounded, /*exact=*/false);
     publish_arena_stats();
   }
-  if (block.ptr != nullptr) {
-    shards_.add(block.size);
-    shards_.raise_peak();
-  }
+  if (block.ptr != nullptr) shards_.add(block.size, /*raise=*/true);
   return block.ptr;
 }
 
@@ -162,7 +155,7 @@ void BFCAllocator::deallocate_large(void* ptr) {
 // into the arena.
 void BFCAllocator::give_back(const CachedBlock* blocks, int n) {
   MutexLock lock(&mu_);
-  std::vector<CachedBlock> overflow;
+  bool freed = false;
   for (int i = 0; i < n; ++i) {
     const CachedBlock& b = blocks[i];
     std::vector<void*>& central = central_[b.size_class];
@@ -172,19 +165,16 @@ void BFCAllocator::give_back(const CachedBlock* blocks, int n) {
       central.push_back(b.ptr);
       central_bytes_ += size;
     } else {
-      overflow.push_back(b);
+      free_to_arena(b.ptr);
+      freed = true;
     }
   }
-  if (overflow.empty()) return;
-  free_to_arena(overflow);
-  publish_arena_stats();
+  if (freed) publish_arena_stats();
 }
 
-void BFCAllocator::free_to_arena(const std::vector<CachedBlock>& blocks) {
-  for (const CachedBlock& b : blocks) {
-    tags_.clear(b.ptr);
-    arena_.free(b.ptr);
-  }
+void BFCAllocator::free_to_arena(void* ptr) {
+  tags_.clear(ptr);
+  arena_.free(ptr);
 }
 
 // Returns every cached and central block to the arena and frees completed pending blocks.
@@ -193,12 +183,12 @@ void BFCAllocator::reclaim() {
   std::vector<CachedBlock> blocks;
   caches_.drain_all(&blocks);
   MutexLock lock(&mu_);
-  for (int c = 0; c < internal::kNumSizeClasses; ++c) {
-    for (void* p : central_[c]) blocks.push_back({p, c});
-    central_[c].clear();
+  for (const CachedBlock& b : blocks) free_to_arena(b.ptr);
+  for (std::vector<void*>& central : central_) {
+    for (void* p : central) free_to_arena(p);
+    central.clear();
   }
   central_bytes_ = 0;
-  free_to_arena(blocks);
   publish_arena_stats();
 }
 
@@ -250,10 +240,10 @@ void BFCAllocator::take_completed(std::vector<Pending>* done) {
 // so the arena's high-water mark of bytes out (kept exactly under mu_, never above the
 // limit) bounds both figures.
 MemoryStats BFCAllocator::stats() const {
-  shards_.raise_peak();
+  const int64_t in_use = shards_.raise_peak();  // one sum of the shards
   const int64_t bound = arena_high_.load(std::memory_order_relaxed);
   MemoryStats s;
-  s.bytes_in_use = std::min(shards_.in_use(), bound);
+  s.bytes_in_use = std::min(in_use, bound);
   s.peak_bytes_in_use = std::max(s.bytes_in_use, std::min(shards_.peak(), bound));
   s.bytes_reserved = reserved_.load(std::memory_order_relaxed);
   s.bytes_limit = options_.limit_bytes;

@@ -101,8 +101,7 @@ class BFCAllocator final : public Allocator {
   void* allocate_large(size_t bytes);
   void deallocate_large(void* ptr);
   void give_back(const internal::CachedBlock* blocks, int n);
-  void free_to_arena(const std::vector<internal::CachedBlock>& blocks)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void free_to_arena(void* ptr) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);  // a size-class block
   void reclaim();
   void poll_pending(bool wait);
   void take_completed(std::vector<Pending>* done) ABSL_EXCLUSIVE_LOCKS_REQUIRED(pending_mu_);

@@ -39,16 +39,18 @@ class StatShards {
   static constexpr int kSharedShard = kOwnedShards;
   static constexpr int kNumShards = kOwnedShards + 1;
 
-  // Records an allocation of `bytes` by this thread and raises the peak (Note [Peak]).
-  void add(int64_t bytes) {
+  // Records an allocation of `bytes` by this thread and raises the peak when this shard
+  // passes its high, or always with `raise` (Note [Peak]).
+  void add(int64_t bytes, bool raise = false) {
     const int i = shard_index();
     Shard& s = shards_[i];
     const int64_t v = bump(s.in_use, bytes, i);
     bump(s.allocs, 1, i);
     if (v > s.high.load(std::memory_order_relaxed)) {
       s.high.store(v, std::memory_order_relaxed);
-      raise_peak();
+      raise = true;
     }
+    if (raise) raise_peak();
   }
 
   // Records the return of `bytes` by this thread.
@@ -71,15 +73,16 @@ class StatShards {
     return sum;
   }
 
-  // Returns the peak, at least the current bytes in use.
-  int64_t peak() const { return std::max(peak_.load(std::memory_order_relaxed), in_use()); }
+  // Returns the peak as last raised.
+  int64_t peak() const { return peak_.load(std::memory_order_relaxed); }
 
-  // Raises the peak to the current bytes in use if that is higher.
-  void raise_peak() {
+  // Raises the peak to the current bytes in use if that is higher; returns those bytes.
+  int64_t raise_peak() {
     const int64_t now = in_use();
     int64_t p = peak_.load(std::memory_order_relaxed);
     while (now > p && !peak_.compare_exchange_weak(p, now, std::memory_order_relaxed)) {
     }
+    return now;
   }
 
   // Sets the peak, and every shard's high, to the current values.
