@@ -16,8 +16,8 @@ case "${1:-bundle}" in
     cmake --build --preset gpu-sm90 -j "$(nproc)"
     rm -rf .gpu && mkdir -p .gpu/bin .gpu/lib
     build=build/gpu-sm90
-    cp "$build"/tests/*_test "$build"/examples/* "$build"/bench/*_benchmark .gpu/bin/ 2>/dev/null || true
-    find .gpu/bin -type f ! -perm -u+x -delete
+    find "$build"/tests "$build"/examples "$build"/bench -maxdepth 1 -type f -perm -u+x \
+      -exec cp -t .gpu/bin/ {} +
     strip --strip-unneeded .gpu/bin/*
     for b in .gpu/bin/*; do
       ldd "$b" | awk '/=> \/lib\/x86_64-linux-gnu\/lib(absl|benchmark|gtest|gmock)/{print $3}'

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Installs the Debian packages minitensor needs, when any is missing. Idempotent.
+# Installs the Debian packages minitensor needs, and any named as arguments (the fuzz
+# preset's clang), when any is missing. Idempotent.
 set -euo pipefail
-packages=(cmake ninja-build g++ libeigen3-dev libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev)
+packages=(cmake ninja-build g++ libeigen3-dev libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev
+  "$@")
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
