@@ -3,14 +3,12 @@
 // for the guide's four GPUs and reproduce its output; with two cards, each is one GPU.
 #include <iostream>
 
+#include "examples/example_support.h"
 #include "runtime/minitensor.h"
 
 int main() {
   std::vector<mt::PhysicalDevice> physical = mt::config::list_physical_devices("GPU");
-  if (physical.empty()) {
-    std::cout << "This example needs a GPU; none is visible.\n";
-    return 0;
-  }
+  if (say_if_no_gpu(physical)) return 0;
   if (physical.size() == 1) {
     mt::config::set_logical_device_configuration(physical[0], {{.memory_limit_mb = 1024},
                                                                {.memory_limit_mb = 1024},
