@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/printable.h"
 #include "core/status.h"
+#include "kernels/cpu/cpu_isa.h"
 #include "kernels/kernel_options.h"
 #include "runtime/context.h"
 #include "runtime/error.h"
@@ -236,4 +237,30 @@ int64_t release_unused_memory(std::string_view device) {
   return device_or_throw(device).allocator().release_unused();
 }
 
+namespace threading {
+
+void set_intra_op_parallelism_threads(int num_threads) {
+  if (num_threads < 0) {
+    internal::throw_error(absl::InvalidArgumentError(absl::StrCat(
+        "[set_intra_op_parallelism_threads] num_threads must be >= 0, got ", num_threads)));
+  }
+  internal::throw_if_error(Context::get().with_settings([&](Settings& s, bool initialized) {
+    if (s.intra_op_threads == num_threads) return absl::OkStatus();
+    if (initialized) {
+      return absl::FailedPreconditionError(
+          "Intra op parallelism cannot be modified after initialization.");
+    }
+    s.intra_op_threads = num_threads;
+    return absl::OkStatus();
+  }));
+}
+
+int get_intra_op_parallelism_threads() {
+  return internal::value_or_throw(Context::get().with_settings(
+      [](Settings& s, bool) -> absl::StatusOr<int> { return s.intra_op_threads; }));
+}
+
+const char* get_cpu_isa() { return cpu::cpu_isa_name(cpu::cpu_isa()); }
+
+}  // namespace threading
 }  // namespace mt::config

@@ -105,5 +105,22 @@ void reset_memory_stats(std::string_view device);
 // Returns the regions of `device`'s pool that hold no tensor to the system; returns bytes.
 int64_t release_unused_memory(std::string_view device);
 
+// CPU threading, as tf.config.threading.
+namespace threading {
+
+// Sets how many threads one op may use on the CPU: 0 (the default) means one per hardware
+// thread, 1 runs every op on the calling thread. All logical CPUs share these threads.
+// Throws InvalidArgument for a negative count, and FailedPrecondition ("Intra op
+// parallelism cannot be modified after initialization.") once the runtime has initialised
+// with another value.
+void set_intra_op_parallelism_threads(int num_threads);
+// Returns the value set (0 when unset), as TensorFlow does.
+int get_intra_op_parallelism_threads();
+
+// Returns the instruction-set level the CPU kernels run at: "avx512", "avx2" or "baseline"
+// (the best this CPU supports; MT_CPU_ISA=baseline|avx2 in the environment lowers it).
+const char* get_cpu_isa();
+
+}  // namespace threading
 }  // namespace config
 }  // namespace mt

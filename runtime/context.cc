@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "allocator/pools.h"
 #include "core/status.h"
+#include "kernels/cpu/thread_pool.h"
 #include "runtime/gpu_backend.h"
 
 namespace mt::internal {
@@ -71,6 +72,7 @@ absl::Status Runtime::add_gpu_devices(const Settings& settings, const PhysicalDe
 
 absl::StatusOr<std::unique_ptr<Runtime>> Runtime::create(const Settings& settings) {
   std::unique_ptr<Runtime> rt(new Runtime());
+  cpu::set_intra_op_threads(settings.intra_op_threads);
   MT_RETURN_IF_ERROR(register_cpu_kernels(rt->registry_));
   MT_RETURN_IF_ERROR(register_cuda_kernels(rt->registry_));
   bool gpus_visible = false;

@@ -39,6 +39,7 @@ struct Settings {
   std::vector<PhysicalDeviceConfig> physical;  // CPU:0 first, then the GPUs
   GPUOptions gpu_options;
   std::optional<bool> env_allow_growth;  // TF_FORCE_GPU_ALLOW_GROWTH, when valid
+  int intra_op_threads = 0;              // threads per CPU op; 0: one per hardware thread
 
   // Returns whether `gpu`'s pools grow: the environment variable overrides
   // set_memory_growth, and the default is off.

@@ -1,40 +1,24 @@
-// CPU kernels of AddN: one pass over the output, a block at a time, that adds all N inputs
-// while the block stays in the L1 cache.
-#include <algorithm>
-#include <cstring>
-
+// CPU kernels of AddN: the output split across threads; each range is one pass that adds
+// all N inputs a block at a time while the block stays in L1 (the ISA level's loop).
+#include "absl/container/inlined_vector.h"
 #include "kernels/cpu/cpu_kernels.h"
+#include "kernels/cpu/loops.h"
+#include "kernels/cpu/thread_pool.h"
 
 namespace mt::cpu {
 namespace {
 
-// Elements per block: 8 KiB of float32, small enough to stay in L1 next to the inputs.
-constexpr int64_t kBlock = 2048;
-
-// Writes the sum of inputs[*] over [start, start + len) to out.
-template <typename T>
-void add_n_block(const KernelContext& ctx, int64_t start, int64_t len, T* __restrict out) {
-  const size_t count = ctx.inputs.size();
-  const T* first = input_data<T>(ctx, 0) + start;
-  if (count == 1) {
-    std::memcpy(out, first, len * sizeof(T));
-    return;
-  }
-  const T* second = input_data<T>(ctx, 1) + start;
-  for (int64_t j = 0; j < len; ++j) out[j] = add_op(first[j], second[j]);
-  for (size_t k = 2; k < count; ++k) {
-    const T* in = input_data<T>(ctx, k) + start;
-    for (int64_t j = 0; j < len; ++j) out[j] = add_op(out[j], in[j]);
-  }
-}
-
 template <typename T>
 absl::Status add_n_kernel(const KernelContext& ctx) {
+  const AddNLoop loop = cpu_loops().add_n[static_cast<int>(dtype_of<T>())];
+  absl::InlinedVector<const void*, 8> inputs;
+  for (const TensorArg& in : ctx.inputs) inputs.push_back(in.data);
+  const int64_t count = static_cast<int64_t>(inputs.size());
   const int64_t n = ctx.output.shape->num_elements();
-  T* out = output_data<T>(ctx);
-  for (int64_t start = 0; start < n; start += kBlock) {
-    add_n_block(ctx, start, std::min(kBlock, n - start), out + start);
-  }
+  // Each element reads `count` inputs: less output per thread is worth splitting.
+  parallel_for(n, 65536 / (count + 1), [&](int64_t begin, int64_t end) {
+    loop(inputs.data(), count, begin, end, ctx.output.data);
+  });
   return absl::OkStatus();
 }
 

@@ -1,66 +1,34 @@
 // CPU kernels of the broadcasting binary ops: AddV2, Sub, Mul and RealDiv. Equal shapes
-// take one contiguous loop; other shapes walk a coalesced BroadcastPlan (broadcast.h).
+// take one contiguous loop split across threads; other shapes walk a coalesced
+// BroadcastPlan (broadcast.h), its rows split across threads. The arithmetic is the ISA
+// level's loop (loops.h); a 1-element op computes inline and never leaves the thread.
 #include "kernels/broadcast.h"
 #include "kernels/cpu/cpu_kernels.h"
+#include "kernels/cpu/loops.h"
+#include "kernels/cpu/thread_pool.h"
 
 namespace mt::cpu {
 namespace {
 
-struct AddFn {
-  template <typename T>
-  T operator()(T a, T b) const {
-    return add_op(a, b);
-  }
-};
-struct SubFn {
-  template <typename T>
-  T operator()(T a, T b) const {
-    return sub_op(a, b);
-  }
-};
-struct MulFn {
-  template <typename T>
-  T operator()(T a, T b) const {
-    return mul_op(a, b);
-  }
-};
-struct DivFn {  // floating types only
-  template <typename T>
-  T operator()(T a, T b) const {
-    return a / b;
-  }
-};
+// Elements per thread below which splitting costs more than it saves.
+constexpr int64_t kGrain = 32768;
 
-// Computes one innermost run. After coalescing each stride is 1 or 0, and not both 0.
-template <typename Fn, typename T>
-void binary_run(const T* a, int64_t sa, const T* b, int64_t sb, T* __restrict out, int64_t n) {
-  const Fn fn;
-  if (sa == 1 && sb == 1) {
-    for (int64_t j = 0; j < n; ++j) out[j] = fn(a[j], b[j]);
-  } else if (sa == 0) {
-    const T x = a[0];
-    for (int64_t j = 0; j < n; ++j) out[j] = fn(x, b[j]);
-  } else {
-    const T y = b[0];
-    for (int64_t j = 0; j < n; ++j) out[j] = fn(a[j], y);
-  }
-}
-
-// Walks the plan's outer dimensions as an odometer, one innermost run per step.
-template <typename Fn, typename T>
-void binary_broadcast(const BroadcastPlan& p, const T* a, const T* b, T* out) {
-  if (p.rank == 0) {
-    out[0] = Fn()(a[0], b[0]);
-    return;
-  }
+// Runs the plan's rows [begin, end) as an odometer over the outer dimensions.
+void broadcast_rows(const BroadcastPlan& p, BinaryLoop loop, const char* a, const char* b,
+                    char* out, size_t elem, int64_t begin, int64_t end) {
   const int last = p.rank - 1;
-  int64_t rows = 1;
-  for (int k = 0; k < last; ++k) rows *= p.dims[k];
   int64_t index[kMaxBroadcastRank] = {};
   int64_t offset_a = 0, offset_b = 0;
-  for (int64_t row = 0; row < rows; ++row) {
-    binary_run<Fn>(a + offset_a, p.strides[0][last], b + offset_b, p.strides[1][last],
-                   out + row * p.dims[last], p.dims[last]);
+  for (int64_t k = last - 1, rest = begin; k >= 0; --k) {  // unravel `begin`
+    index[k] = rest % p.dims[k];
+    rest /= p.dims[k];
+    offset_a += index[k] * p.strides[0][k];
+    offset_b += index[k] * p.strides[1][k];
+  }
+  const int64_t inner = p.dims[last];
+  for (int64_t row = begin; row < end; ++row) {
+    loop(a + offset_a * elem, p.strides[0][last], b + offset_b * elem, p.strides[1][last],
+         out + row * inner * elem, inner);
     for (int k = last - 1; k >= 0; --k) {
       offset_a += p.strides[0][k];
       offset_b += p.strides[1][k];
@@ -72,7 +40,26 @@ void binary_broadcast(const BroadcastPlan& p, const T* a, const T* b, T* out) {
   }
 }
 
-template <typename Fn, typename T>
+void binary_broadcast(const KernelContext& ctx, BinaryLoop loop) {
+  BroadcastPlan p;
+  MT_CHECK(make_broadcast_plan(*ctx.inputs[0].shape, *ctx.inputs[1].shape, &p));  // by infer_output
+  const char* a = static_cast<const char*>(ctx.inputs[0].data);
+  const char* b = static_cast<const char*>(ctx.inputs[1].data);
+  char* out = static_cast<char*>(ctx.output.data);
+  const size_t elem = dtype_size(ctx.output.dtype);
+  if (p.rank == 0) {
+    loop(a, 1, b, 1, out, 1);
+    return;
+  }
+  int64_t rows = 1;
+  for (int k = 0; k < p.rank - 1; ++k) rows *= p.dims[k];
+  const int64_t inner = p.dims[p.rank - 1];
+  parallel_for(rows, (kGrain + inner - 1) / inner, [&](int64_t begin, int64_t end) {
+    broadcast_rows(p, loop, a, b, out, elem, begin, end);
+  });
+}
+
+template <BinaryOp kOp, typename T>
 absl::Status binary_kernel(const KernelContext& ctx) {
   const TensorArg& a = ctx.inputs[0];
   const TensorArg& b = ctx.inputs[1];
@@ -80,33 +67,39 @@ absl::Status binary_kernel(const KernelContext& ctx) {
   const T* pb = static_cast<const T*>(b.data);
   T* out = output_data<T>(ctx);
   const int64_t n = ctx.output.shape->num_elements();
-  if (__builtin_expect(n == 1, 0)) {
-    out[0] = Fn()(pa[0], pb[0]);  // every operand of a 1-element output has 1 element
-  } else if (__builtin_expect(*a.shape == *b.shape, 1)) {
-    binary_run<Fn>(pa, 1, pb, 1, out, n);
+  if (__builtin_expect(n == 1, 0)) {  // every operand of a 1-element output has 1 element
+    if constexpr (kOp == kAdd) out[0] = add_op(pa[0], pb[0]);
+    if constexpr (kOp == kSub) out[0] = sub_op(pa[0], pb[0]);
+    if constexpr (kOp == kMul) out[0] = mul_op(pa[0], pb[0]);
+    if constexpr (kOp == kDiv) out[0] = pa[0] / pb[0];
+    return absl::OkStatus();
+  }
+  const BinaryLoop loop = cpu_loops().binary[kOp][static_cast<int>(dtype_of<T>())];
+  if (__builtin_expect(*a.shape == *b.shape, 1)) {
+    parallel_for(n, kGrain, [&](int64_t begin, int64_t end) {
+      loop(pa + begin, 1, pb + begin, 1, out + begin, end - begin);
+    });
   } else if (n != 0) {
-    BroadcastPlan plan;
-    MT_CHECK(make_broadcast_plan(*a.shape, *b.shape, &plan));  // checked by infer_output
-    binary_broadcast<Fn>(plan, pa, pb, out);
+    binary_broadcast(ctx, loop);
   }
   return absl::OkStatus();
 }
 
-// Registers binary_kernel<Fn, T> for `op` and each T in `types`.
-template <typename Fn, typename Types>
+// Registers binary_kernel<kOp, T> for `op` and each T in `types`.
+template <BinaryOp kOp, typename Types>
 absl::Status add_binary(KernelRegistry& registry, OpId op, Types types) {
   return add_kernels(registry, op, types, [](auto tag) -> KernelFn {
-    return &binary_kernel<Fn, typename decltype(tag)::type>;
+    return &binary_kernel<kOp, typename decltype(tag)::type>;
   });
 }
 
 }  // namespace
 
 absl::Status register_binary_kernels(KernelRegistry& registry) {
-  MT_RETURN_IF_ERROR(add_binary<AddFn>(registry, OpId::kAddV2, NumericTypes{}));
-  MT_RETURN_IF_ERROR(add_binary<SubFn>(registry, OpId::kSub, NumericTypes{}));
-  MT_RETURN_IF_ERROR(add_binary<MulFn>(registry, OpId::kMul, NumericTypes{}));
-  return add_binary<DivFn>(registry, OpId::kRealDiv, FloatTypes{});
+  MT_RETURN_IF_ERROR(add_binary<kAdd>(registry, OpId::kAddV2, NumericTypes{}));
+  MT_RETURN_IF_ERROR(add_binary<kSub>(registry, OpId::kSub, NumericTypes{}));
+  MT_RETURN_IF_ERROR(add_binary<kMul>(registry, OpId::kMul, NumericTypes{}));
+  return add_binary<kDiv>(registry, OpId::kRealDiv, FloatTypes{});
 }
 
 }  // namespace mt::cpu

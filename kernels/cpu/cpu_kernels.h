@@ -1,19 +1,19 @@
 #pragma once
 // Internal to kernels/cpu/: the registration function of each CPU op family, the helper
-// that registers one kernel template for a list of element types, and the integer
-// arithmetic the kernels share.
+// that registers one kernel template for a list of element types, and the input and output
+// views; the integer arithmetic is in wrapping_math.h, the inner loops in loops.h.
 //
 //   return add_kernels(registry, OpId::kNeg, NumericTypes{}, [](auto tag) -> KernelFn {
 //     return &unary_kernel<NegOp, typename decltype(tag)::type>;
 //   });
 
 #include <cstdint>
-#include <type_traits>
 
 #include "absl/status/status.h"
 #include "core/check.h"
 #include "core/dtype.h"
 #include "core/status.h"
+#include "kernels/cpu/wrapping_math.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/shape_fns.h"
 #include "kernels/type_list.h"
@@ -42,35 +42,6 @@ const T* input_data(const KernelContext& ctx, size_t i) {
 template <typename T>
 T* output_data(const KernelContext& ctx) {
   return static_cast<T*>(ctx.output.data);
-}
-
-// Note [Integer overflow]: integer arithmetic wraps around, as TensorFlow's does on every
-// machine it runs on, but without the undefined behaviour of signed overflow in C++: it is
-// done in the unsigned type and converted back (a modular conversion since C++20).
-template <typename T>
-using Unsigned = std::make_unsigned_t<T>;
-
-// The type a kernel computes T in: Unsigned<T> for integers, T itself otherwise.
-template <typename T>
-using ComputeType = typename std::conditional_t<std::is_integral_v<T> && !std::is_same_v<T, bool>,
-                                                std::make_unsigned<T>, std::type_identity<T>>::type;
-
-template <typename T>
-T add_op(T a, T b) {
-  if constexpr (std::is_integral_v<T>) return T(Unsigned<T>(a) + Unsigned<T>(b));
-  return a + b;
-}
-
-template <typename T>
-T sub_op(T a, T b) {
-  if constexpr (std::is_integral_v<T>) return T(Unsigned<T>(a) - Unsigned<T>(b));
-  return a - b;
-}
-
-template <typename T>
-T mul_op(T a, T b) {
-  if constexpr (std::is_integral_v<T>) return T(Unsigned<T>(a) * Unsigned<T>(b));
-  return a * b;
 }
 
 // One registration function per op family (one .cc file each).

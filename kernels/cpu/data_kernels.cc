@@ -1,18 +1,26 @@
-// CPU kernels of the data ops: _EagerConst and Identity (copies), Fill and Cast.
-#include <cmath>
+// CPU kernels of the data ops: _EagerConst and Identity (copies), Fill and Cast, each split
+// across threads when large.
 #include <cstring>
-#include <limits>
 #include <type_traits>
 
 #include "kernels/cpu/cpu_kernels.h"
+#include "kernels/cpu/loops.h"
+#include "kernels/cpu/thread_pool.h"
 
 namespace mt::cpu {
 namespace {
 
+// Bytes per thread below which a copy or fill stays on the calling thread.
+constexpr int64_t kByteGrain = 256 * 1024;
+
 // _EagerConst (host constant to output) and Identity: a byte copy of the input.
 absl::Status copy_kernel(const KernelContext& ctx) {
-  const size_t bytes = ctx.output.shape->num_elements() * dtype_size(ctx.output.dtype);
-  if (bytes != 0) std::memcpy(ctx.output.data, ctx.inputs[0].data, bytes);
+  const int64_t bytes = ctx.output.shape->num_elements() * dtype_size(ctx.output.dtype);
+  const char* in = static_cast<const char*>(ctx.inputs[0].data);
+  char* out = static_cast<char*>(ctx.output.data);
+  parallel_for(bytes, kByteGrain, [&](int64_t begin, int64_t end) {
+    std::memcpy(out + begin, in + begin, end - begin);
+  });
   return absl::OkStatus();
 }
 
@@ -29,39 +37,23 @@ absl::Status fill_kernel(const KernelContext& ctx) {
     v = static_cast<T>(value.i);
   }
   T* out = output_data<T>(ctx);
-  const int64_t n = ctx.output.shape->num_elements();
-  for (int64_t i = 0; i < n; ++i) out[i] = v;
+  parallel_for(ctx.output.shape->num_elements(), kByteGrain / sizeof(T),
+               [&](int64_t begin, int64_t end) {
+                 for (int64_t i = begin; i < end; ++i) out[i] = v;
+               });
   return absl::OkStatus();
-}
-
-// Note [Float to integer casts]: in range, a float converts as static_cast does (it
-// truncates toward zero). Out of range, where static_cast is undefined, it saturates to
-// the integer's lowest or highest value, and NaN becomes 0 (as XLA defines it).
-template <typename Dst, typename Src>
-Dst cast_value(Src x) {
-  if constexpr (std::is_same_v<Dst, bool>) {
-    return x != Src(0);
-  } else if constexpr (std::is_floating_point_v<Src> && std::is_integral_v<Dst>) {
-    constexpr Dst kLowest = std::numeric_limits<Dst>::lowest();
-    constexpr Dst kMax = std::numeric_limits<Dst>::max();
-    if (std::isnan(x)) return 0;
-    if (x <= static_cast<Src>(kLowest)) return kLowest;
-    if (x >= static_cast<Src>(kMax)) return kMax;  // kMax rounds up to a power of two
-    return static_cast<Dst>(x);
-  } else {
-    return static_cast<Dst>(x);
-  }
 }
 
 // Cast, keyed by the input dtype; the output's dtype is attrs.dst_dtype.
 template <typename Src>
 absl::Status cast_kernel(const KernelContext& ctx) {
+  const int src = static_cast<int>(dtype_of<Src>());
+  const CastLoop loop = cpu_loops().cast[src][static_cast<int>(ctx.output.dtype)];
+  const size_t out_size = dtype_size(ctx.output.dtype);
   const Src* in = input_data<Src>(ctx, 0);
-  const int64_t n = ctx.output.shape->num_elements();
-  visit_dtype(ctx.output.dtype, [&](auto tag) {
-    using Dst = typename decltype(tag)::type;
-    Dst* out = output_data<Dst>(ctx);
-    for (int64_t i = 0; i < n; ++i) out[i] = cast_value<Dst>(in[i]);
+  char* out = static_cast<char*>(ctx.output.data);
+  parallel_for(ctx.output.shape->num_elements(), 32768, [&](int64_t begin, int64_t end) {
+    loop(in + begin, out + begin * out_size, end - begin);
   });
   return absl::OkStatus();
 }

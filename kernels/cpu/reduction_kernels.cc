@@ -5,15 +5,26 @@
 // alternate between kept and reduced runs. The output starts at the reducer's identity;
 // each innermost row of the input is then either reduced to one value (innermost run
 // reduced) or combined element-wise into a row of the output (innermost run kept).
-#include <Eigen/Core>
-#include <cmath>
+//
+// Note [Reduction order]: a run of at least 2 * kBlock reduced elements is summed as
+// kBlock-element partial sums (in parallel), then the partials in order; shorter runs are
+// summed by one call of the ISA level's loop. The order depends on the shape and the ISA
+// level only, never on the thread count, so results are the same at any thread count.
+#include <algorithm>
+#include <cstring>
 #include <limits>
 #include <type_traits>
+#include <vector>
 
 #include "kernels/cpu/cpu_kernels.h"
+#include "kernels/cpu/loops.h"
+#include "kernels/cpu/thread_pool.h"
 
 namespace mt::cpu {
 namespace {
+
+constexpr int64_t kBlock = 65536;  // elements per partial result of a long run
+constexpr int64_t kGrain = 32768;  // elements per thread below which splitting costs more
 
 struct Layout {
   Shape::Dims dims;            // merged dimensions, outermost first
@@ -34,79 +45,106 @@ Layout merge_dims(const Shape& shape, const internal::AxisMask& mask) {
   return layout;
 }
 
-template <typename T>
-using ConstArrayMap = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
-
-struct SumReducer {
-  template <typename T>
-  static T identity() {
-    return T(0);
-  }
-  template <typename T>
-  static T combine(T a, T b) {
-    return add_op(a, b);
-  }
-  template <typename T>
-  static T reduce(const T* in, int64_t n) {
-    if constexpr (std::is_integral_v<T>) {  // wrap, as add_op does, instead of overflowing
-      using U = Unsigned<T>;
-      return static_cast<T>(ConstArrayMap<U>(reinterpret_cast<const U*>(in), n).sum());
-    } else {
-      return ConstArrayMap<T>(in, n).sum();
-    }
-  }
+// The loops of one (reducer, dtype) and the identity they start from.
+struct Reducer {
+  ReduceLoop reduce;
+  AccumulateLoop accumulate;
+  size_t elem;
+  const void* identity;
 };
 
-struct MaxReducer {  // NaN wins, as in TensorFlow
-  template <typename T>
-  static T identity() {
-    if constexpr (std::numeric_limits<T>::has_infinity) {
-      return -std::numeric_limits<T>::infinity();
-    }
-    return std::numeric_limits<T>::lowest();
-  }
-  template <typename T>
-  static T combine(T a, T b) {
-    return (b > a || b != b) ? b : a;
-  }
-  template <typename T>
-  static T reduce(const T* in, int64_t n) {
-    return ConstArrayMap<T>(in, n).template maxCoeff<Eigen::PropagateNaN>();
-  }
-};
-
-// Reduces `in` into `out` (already at the identity) following Note [Reduction layout].
-template <typename R, typename T>
-void reduce_into(const Layout& layout, const T* in, T* __restrict out) {
-  const int rank = static_cast<int>(layout.dims.size());
-  if (rank == 0) {
-    out[0] = R::combine(out[0], in[0]);
+// Combines the run in[0 .. n) into *out (Note [Reduction order]).
+void reduce_run(const Reducer& r, const char* in, int64_t n, char* out) {
+  if (n < 2 * kBlock) {
+    r.reduce(in, n, out);
     return;
   }
+  const int64_t blocks = (n + kBlock - 1) / kBlock;
+  std::vector<char> partials(blocks * r.elem);
+  for (int64_t b = 0; b < blocks; ++b) std::memcpy(&partials[b * r.elem], r.identity, r.elem);
+  parallel_for(blocks, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t b = begin; b < end; ++b) {
+      r.reduce(in + b * kBlock * r.elem, std::min(kBlock, n - b * kBlock), &partials[b * r.elem]);
+    }
+  });
+  r.reduce(partials.data(), blocks, out);
+}
+
+// Reduces `in` into `out` serially, following Note [Reduction layout].
+void reduce_serial(const Reducer& r, const Layout& layout, int first, const char* in, char* out) {
+  const int rank = static_cast<int>(layout.dims.size());
   const int last = rank - 1;
   const int64_t inner = layout.dims[last];
   Shape::Dims out_stride(rank), index(rank);
   int64_t stride = 1, rows = 1;
-  for (int k = last; k >= 0; --k) {
+  for (int k = last; k >= first; --k) {
     out_stride[k] = layout.reduced[k] ? 0 : stride;
     if (!layout.reduced[k]) stride *= layout.dims[k];
     if (k < last) rows *= layout.dims[k];
   }
   int64_t o = 0;
   for (int64_t row = 0; row < rows; ++row) {
-    const T* src = in + row * inner;
+    const char* src = in + row * inner * r.elem;
     if (layout.reduced[last]) {
-      out[o] = R::combine(out[o], R::reduce(src, inner));
+      r.reduce(src, inner, out + o * r.elem);
     } else {
-      for (int64_t j = 0; j < inner; ++j) out[o + j] = R::combine(out[o + j], src[j]);
+      r.accumulate(src, out + o * r.elem, inner);
     }
-    for (int k = last - 1; k >= 0; --k) {
+    for (int k = last - 1; k >= first; --k) {
       o += out_stride[k];
       if (++index[k] < layout.dims[k]) break;
       o -= out_stride[k] * layout.dims[k];
       index[k] = 0;
     }
   }
+}
+
+// Reduces `in` into `out`, split across threads where the layout allows.
+void reduce_into(const Reducer& r, const Layout& layout, const char* in, char* out) {
+  const int rank = static_cast<int>(layout.dims.size());
+  if (rank == 0) return r.reduce(in, 1, out);
+  const int64_t d0 = layout.dims[0];
+  if (rank == 1 && layout.reduced[0]) return reduce_run(r, in, d0, out);
+  int64_t rest = 1;  // elements under one index of the outermost dimension
+  for (int k = 1; k < rank; ++k) rest *= layout.dims[k];
+  if (rank == 1) {  // [K]: nothing reduced, each element combines into its own output
+    return parallel_for(d0, kGrain, [&](int64_t begin, int64_t end) {
+      r.accumulate(in + begin * r.elem, out + begin * r.elem, end - begin);
+    });
+  }
+  if (!layout.reduced[0]) {  // [K, ...]: each outer index has its own output slice
+    int64_t out_rest = 1;
+    for (int k = 1; k < rank; ++k) out_rest *= layout.reduced[k] ? 1 : layout.dims[k];
+    if (rank == 2 && rest >= 2 * kBlock) {  // few long runs: split each run instead
+      for (int64_t i = 0; i < d0; ++i) reduce_run(r, in + i * rest * r.elem, rest, out + i * r.elem);
+      return;
+    }
+    parallel_for(d0, (kGrain + rest - 1) / rest, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) {
+        reduce_serial(r, layout, 1, in + i * rest * r.elem, out + i * out_rest * r.elem);
+      }
+    });
+  } else if (rank == 2) {  // [R, K]: split the kept columns; each thread walks every row
+    const int64_t cols = layout.dims[1];
+    parallel_for(cols, std::max<int64_t>(64, kGrain / d0), [&](int64_t begin, int64_t end) {
+      for (int64_t i = 0; i < d0; ++i) {
+        r.accumulate(in + (i * cols + begin) * r.elem, out + begin * r.elem, end - begin);
+      }
+    });
+  } else {
+    reduce_serial(r, layout, 0, in, out);
+  }
+}
+
+template <typename T>
+T sum_identity() {
+  return T(0);
+}
+
+template <typename T>
+T max_identity() {
+  if constexpr (std::numeric_limits<T>::has_infinity) return -std::numeric_limits<T>::infinity();
+  return std::numeric_limits<T>::lowest();
 }
 
 // Mean: divides each sum by the count of reduced elements (Note [Reductions] in op_def.h).
@@ -122,16 +160,21 @@ void divide_by_count(T* out, int64_t n, int64_t count) {
 
 template <OpId kOp, typename T>
 absl::Status reduction_kernel(const KernelContext& ctx) {
-  using R = std::conditional_t<kOp == OpId::kMax, MaxReducer, SumReducer>;
+  constexpr ReduceOp kReduce = kOp == OpId::kMax ? kMaxReduce : kSumReduce;
+  static const T identity = kOp == OpId::kMax ? max_identity<T>() : sum_identity<T>();
+  const int d = static_cast<int>(dtype_of<T>());
+  const Reducer r{cpu_loops().reduce[kReduce][d], cpu_loops().accumulate[kReduce][d], sizeof(T),
+                  &identity};
   const Shape& in_shape = *ctx.inputs[0].shape;
   const int64_t n = ctx.output.shape->num_elements();
   T* out = output_data<T>(ctx);
-  for (int64_t i = 0; i < n; ++i) out[i] = R::template identity<T>();
+  for (int64_t i = 0; i < n; ++i) out[i] = identity;
   if (n == 0) return absl::OkStatus();
   internal::AxisMask mask;
   MT_CHECK(internal::reduction_mask(kOp, in_shape, *ctx.attrs, &mask).ok());
   if (in_shape.num_elements() != 0) {
-    reduce_into<R>(merge_dims(in_shape, mask), input_data<T>(ctx, 0), out);
+    reduce_into(r, merge_dims(in_shape, mask), static_cast<const char*>(ctx.inputs[0].data),
+                reinterpret_cast<char*>(out));
   }
   if constexpr (kOp == OpId::kMean) {
     // The product of some dimensions of a valid shape fits, unless another one is 0: then

@@ -1,82 +1,41 @@
-// CPU kernels of the element-wise unary ops: Neg, Abs, Exp and Relu.
-#include <Eigen/Core>
-#include <cmath>
-#include <type_traits>
-
+// CPU kernels of the element-wise unary ops: Neg, Abs, Exp and Relu, each the ISA level's
+// loop (loops.h) over ranges split across threads.
 #include "kernels/cpu/cpu_kernels.h"
+#include "kernels/cpu/loops.h"
+#include "kernels/cpu/thread_pool.h"
 
 namespace mt::cpu {
 namespace {
 
-// Returns -x; -0.0 for 0.0, and the lowest integer stays itself (Note [Integer overflow]).
-template <typename T>
-T neg_op(T x) {
-  if constexpr (std::is_integral_v<T>) return sub_op(T(0), x);
-  return -x;
-}
+// Elements per thread below which splitting costs more than it saves: Exp does far more
+// work per element than the others.
+constexpr int64_t grain(UnaryOp op) { return op == kExp ? 4096 : 32768; }
 
-// Each op maps n contiguous elements; the output never aliases the input.
-struct NegFn {
-  template <typename T>
-  static void apply(const T* in, T* __restrict out, int64_t n) {
-    for (int64_t i = 0; i < n; ++i) out[i] = neg_op(in[i]);
-  }
-};
-
-struct AbsFn {
-  template <typename T>
-  static void apply(const T* in, T* __restrict out, int64_t n) {
-    if constexpr (std::is_floating_point_v<T>) {
-      for (int64_t i = 0; i < n; ++i) out[i] = std::fabs(in[i]);
-    } else {
-      for (int64_t i = 0; i < n; ++i) out[i] = in[i] < 0 ? neg_op(in[i]) : in[i];
-    }
-  }
-};
-
-// Note [Eigen exp underflow]: Eigen 3.4's vectorised exp clamps its input at -88.72
-// (float) or -709.78 (double), so below that it returns ~3e-39 or ~6e-309 instead of a
-// smaller value or 0, exp(-inf) included. Those elements are recomputed with std::exp.
-struct ExpFn {  // floating types only
-  template <typename T>
-  static void apply(const T* in, T* out, int64_t n) {
-    using Array = Eigen::Array<T, Eigen::Dynamic, 1>;
-    Eigen::Map<Array>(out, n) = Eigen::Map<const Array>(in, n).exp();
-    constexpr T kLow = std::is_same_v<T, float> ? T(-88) : T(-709);
-    for (int64_t i = 0; i < n; ++i) {
-      if (__builtin_expect(in[i] < kLow, 0)) out[i] = std::exp(in[i]);
-    }
-  }
-};
-
-struct ReluFn {  // max(x, 0); NaN passes through
-  template <typename T>
-  static void apply(const T* in, T* __restrict out, int64_t n) {
-    for (int64_t i = 0; i < n; ++i) out[i] = in[i] < T(0) ? T(0) : in[i];
-  }
-};
-
-template <typename Fn, typename T>
+template <UnaryOp kOp, typename T>
 absl::Status unary_kernel(const KernelContext& ctx) {
-  Fn::apply(input_data<T>(ctx, 0), output_data<T>(ctx), ctx.output.shape->num_elements());
+  const UnaryLoop loop = cpu_loops().unary[kOp][static_cast<int>(dtype_of<T>())];
+  const T* in = input_data<T>(ctx, 0);
+  T* out = output_data<T>(ctx);
+  parallel_for(ctx.output.shape->num_elements(), grain(kOp),
+               [&](int64_t begin, int64_t end) { loop(in + begin, out + begin, end - begin); });
   return absl::OkStatus();
 }
 
-// Registers unary_kernel<Fn, T> for `op` and each T in `types`.
-template <typename Fn, typename Types>
+// Registers unary_kernel<kOp, T> for `op` and each T in `types`.
+template <UnaryOp kOp, typename Types>
 absl::Status add_unary(KernelRegistry& registry, OpId op, Types types) {
   return add_kernels(registry, op, types, [](auto tag) -> KernelFn {
-    return &unary_kernel<Fn, typename decltype(tag)::type>;
+    return &unary_kernel<kOp, typename decltype(tag)::type>;
   });
 }
 
 }  // namespace
 
 absl::Status register_unary_kernels(KernelRegistry& registry) {
-  MT_RETURN_IF_ERROR(add_unary<NegFn>(registry, OpId::kNeg, NumericTypes{}));
-  MT_RETURN_IF_ERROR(add_unary<AbsFn>(registry, OpId::kAbs, NumericTypes{}));
-  MT_RETURN_IF_ERROR(add_unary<ExpFn>(registry, OpId::kExp, FloatTypes{}));
-  return add_unary<ReluFn>(registry, OpId::kRelu, NumericTypes{});
+  MT_RETURN_IF_ERROR(add_unary<kNeg>(registry, OpId::kNeg, NumericTypes{}));
+  MT_RETURN_IF_ERROR(add_unary<kAbs>(registry, OpId::kAbs, NumericTypes{}));
+  MT_RETURN_IF_ERROR(add_unary<kExp>(registry, OpId::kExp, FloatTypes{}));
+  return add_unary<kRelu>(registry, OpId::kRelu, NumericTypes{});
 }
 
 }  // namespace mt::cpu
