@@ -23,6 +23,11 @@ case "${1:-bundle}" in
       ldd "$b" | awk '/=> \/lib\/x86_64-linux-gnu\/lib(absl|benchmark|gtest|gmock)/{print $3}'
     done | sort -u | xargs -r -I{} cp -L {} .gpu/lib/
     cp scripts/gpu-run.sh .gpu/gpu-run.sh
+    # Sources the GPU machine compiles: the libtorch peer of the CPU benchmark.
+    mkdir -p .gpu/src/bench/peer .gpu/src/scripts
+    cp bench/cpu_bench_util.h .gpu/src/bench/
+    cp bench/peer/torch_cpu_peer.cc .gpu/src/bench/peer/
+    cp scripts/cpu-bench-table.py .gpu/src/scripts/
     du -sh .gpu
     echo "now run on the GPU machine: bash .gpu/gpu-run.sh  (carry: [\".gpu\"])"
     ;;

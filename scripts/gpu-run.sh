@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine from the repository root (see scripts/gpu-check.sh). Optional
-# arguments: the steps to run (tests sanitizer racecheck examples benchmarks); default all.
+# arguments: the steps to run (tests sanitizer racecheck examples benchmarks cpubench);
+# default all.
 set -uo pipefail
 export LD_LIBRARY_PATH="$PWD/.gpu/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
 # Logs go to one folder, packed into $OUT/gpu-logs.tgz at the end (the device tool
 # brings back at most 8 files).
 out=/tmp/mt-gpu-logs
 rm -rf "$out" && mkdir -p "$out"
-steps="${*:-tests sanitizer racecheck examples benchmarks}"
+steps="${*:-tests sanitizer racecheck examples benchmarks cpubench}"
 summary=()
 # Each result is printed at once too, so that a run cut short still shows what it reached.
 record() {
@@ -53,9 +54,36 @@ for step in $steps; do
         "$e" >"$out/example-$name.log" 2>&1
         record "example $name" "rc=$?"
       done ;;
+    cpubench)
+      # The CPU kernels at 1 thread and every core beside libtorch's (built here against
+      # the machine's PyTorch), then the kernel tests at each lower ISA level.
+      cores=$(nproc)
+      for isa in baseline avx2; do
+        MT_CPU_ISA=$isa .gpu/bin/kernels_test --gtest_brief=1 >"$out/kernels-$isa.log" 2>&1
+        record "kernels_test MT_CPU_ISA=$isa" "rc=$? $(grep -E '^\[  (PASSED|FAILED)' "$out/kernels-$isa.log" | tr '\n' ' ')"
+      done
+      TORCH=$(python3 -c "import torch.utils.cpp_extension as c; print(' '.join('-I'+p for p in c.include_paths()))")
+      TLIB=$(python3 -c "import torch.utils.cpp_extension as c; print(c.library_paths()[0])")
+      ABI=$(python3 -c "import torch; print(int(torch._C._GLIBCXX_USE_CXX11_ABI))")
+      g++ -O2 -std=c++17 -D_GLIBCXX_USE_CXX11_ABI="$ABI" $TORCH -I.gpu/src .gpu/src/bench/peer/torch_cpu_peer.cc \
+        -L"$TLIB" -Wl,-rpath,"$TLIB" -ltorch -ltorch_cpu -lc10 -lbenchmark -lpthread \
+        -o /tmp/torch_cpu_peer >"$out/peer-build.log" 2>&1
+      record "build torch_cpu_peer" "rc=$?"
+      pairs=()
+      for t in 1 "$cores"; do
+        .gpu/bin/cpu_kernels_benchmark --threads="$t" --benchmark_min_time=0.3 \
+          --benchmark_out="$out/cpu-mt-$t.json" --benchmark_out_format=json >"$out/cpu-mt-$t.log" 2>&1
+        record "cpu_kernels_benchmark threads=$t" "rc=$?"
+        /tmp/torch_cpu_peer --threads="$t" --benchmark_min_time=0.3 \
+          --benchmark_out="$out/cpu-torch-$t.json" --benchmark_out_format=json >"$out/cpu-torch-$t.log" 2>&1
+        record "torch_cpu_peer threads=$t" "rc=$?"
+        pairs+=("$t:$out/cpu-mt-$t.json:$out/cpu-torch-$t.json")
+      done
+      python3 .gpu/src/scripts/cpu-bench-table.py "${pairs[@]}" | tee "$out/cpu-table.md" ;;
     benchmarks)
       for b in .gpu/bin/*_benchmark; do
         name=$(basename "$b")
+        [ "$name" = cpu_kernels_benchmark ] && continue  # the cpubench step runs it
         "$b" --benchmark_min_time=0.2 >"$out/$name.log" 2>&1
         record "$name" "rc=$?"
         grep -E '^(BM_|Benchmark)' "$out/$name.log"

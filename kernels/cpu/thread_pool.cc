@@ -76,9 +76,11 @@ void parallel_for(int64_t n, int64_t grain, absl::FunctionRef<void(int64_t, int6
     fn(0, n);
     return;
   }
-  // Blocks: as many as threads allow, each at least `grain` long.
+  // Blocks: as many as threads allow, each at least `grain` long and a multiple of
+  // min(grain, 64), so that vector loops split an array where they would split it whole.
   const int64_t blocks = std::min<int64_t>(threads, (n + grain - 1) / grain);
-  const int64_t size = (n + blocks - 1) / blocks;
+  const int64_t unit = std::min<int64_t>(grain, 64);
+  const int64_t size = ((n + blocks - 1) / blocks + unit - 1) / unit * unit;
   const int64_t count = (n + size - 1) / size;
   Eigen::Barrier done(static_cast<unsigned>(count - 1));
   for (int64_t b = 1; b < count; ++b) {

@@ -28,8 +28,9 @@ int intra_op_threads();
 // Calls fn(begin, end) on disjoint ranges covering [0, n), each at least `grain` long except
 // possibly the last, in parallel on the pool and the calling thread, and returns when all
 // are done. Runs fn(0, n) inline when n <= grain, with one thread, or when called from a
-// pool thread (nested parallelism runs serially). The split depends only on n, grain and
-// the thread count, so a kernel that writes disjoint outputs is deterministic.
+// pool thread (nested parallelism runs serially). Every range but the last starts and ends
+// at a multiple of min(grain, 64), so a vectorised loop treats each element as it would in
+// one pass over [0, n). The split depends only on n, grain and the thread count.
 void parallel_for(int64_t n, int64_t grain, absl::FunctionRef<void(int64_t, int64_t)> fn);
 
 }  // namespace mt::cpu

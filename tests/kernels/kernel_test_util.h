@@ -7,8 +7,10 @@
 //   absl::StatusOr<HostTensor> c = run_cpu(OpId::kAddV2, {a, a});
 //   EXPECT_THAT(c->values<float>(), ElementsAre(2, 4));
 
+#include <cstdlib>
 #include <cstring>
 #include <initializer_list>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -18,10 +20,24 @@
 #include "core/shape.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "kernels/cpu/thread_pool.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/op_def.h"
 
 namespace mt::testutil {
+
+// Allocates 256-byte aligned storage, as the runtime's pools do (allocator/allocator.h), so
+// that kernels see the alignment they see in the runtime.
+template <typename T>
+struct PoolAlignedAllocator {
+  using value_type = T;
+  PoolAlignedAllocator() = default;
+  template <typename U>
+  PoolAlignedAllocator(const PoolAlignedAllocator<U>&) {}
+  T* allocate(size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t(256))); }
+  void deallocate(T* p, size_t) { ::operator delete(p, std::align_val_t(256)); }
+  friend bool operator==(const PoolAlignedAllocator&, const PoolAlignedAllocator&) { return true; }
+};
 
 class HostTensor {
  public:
@@ -75,7 +91,7 @@ class HostTensor {
  private:
   Shape shape_;
   DType dtype_ = DType::kFloat32;
-  std::vector<int64_t> storage_;  // int64_t keeps every element type aligned
+  std::vector<int64_t, PoolAlignedAllocator<int64_t>> storage_;  // 256-byte aligned
   bool has_data_ = true;
 };
 
@@ -88,9 +104,21 @@ inline KernelRegistry* new_registry(absl::Status (*register_kernels)(KernelRegis
   return registry;
 }
 
-// Returns a registry filled by register_cpu_kernels (and nothing else), built once.
+// Returns the intra-op thread count kernel tests run at: MT_TEST_INTRA_OP_THREADS, else 0
+// (one per hardware thread). ctest also runs kernels_test at 1, 2 and 7 threads and at
+// each lower ISA level (tests/CMakeLists.txt).
+inline int test_intra_op_threads() {
+  const char* env = std::getenv("MT_TEST_INTRA_OP_THREADS");
+  return env != nullptr ? std::atoi(env) : 0;
+}
+
+// Returns a registry filled by register_cpu_kernels (and nothing else), built once; sets
+// the thread count to test_intra_op_threads() the first time.
 inline const KernelRegistry& cpu_registry() {
-  static const KernelRegistry* registry = new_registry(register_cpu_kernels);
+  static const KernelRegistry* registry = [] {
+    cpu::set_intra_op_threads(test_intra_op_threads());
+    return new_registry(register_cpu_kernels);
+  }();
   return *registry;
 }
 

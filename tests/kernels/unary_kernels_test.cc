@@ -72,7 +72,7 @@ TYPED_TEST(ExpKernelTest, MatchesStdExp) {
     const T want = std::exp(values[i]);
     EXPECT_NEAR(got[i], want, tolerance * want) << "exp(" << values[i] << ")";
   }
-  // Sixteen elements take Eigen's vectorised path (Note [Eigen exp underflow]).
+  // Sixteen elements take Eigen's vectorised path (Note [Eigen exp range]).
   const std::vector<T> edges = vec<T>({-INFINITY, -1000, -746, -720, -104, -100, -88.5, -50, 0, 1,
                                        88.8, 710, INFINITY, -0.0, 3, -3});
   const HostTensor got_edges =

@@ -499,5 +499,22 @@ TEST_F(BadInputTest, AFailedProducerLeavesNoTensorBehind) {
   EXPECT_EQ(d.to_vector<float>(), (std::vector<float>{1, 2, 3}));  // the old value
 }
 
+TEST_F(BadInputTest, IntraOpThreadsRejectsNegativeCounts) {
+  expect([] { config::threading::set_intra_op_parallelism_threads(-1); },
+         absl::StatusCode::kInvalidArgument,
+         "[set_intra_op_parallelism_threads] num_threads must be >= 0, got -1");
+  EXPECT_EQ(config::threading::get_intra_op_parallelism_threads(), 0);  // unchanged
+}
+
+TEST_F(BadInputTest, IntraOpThreadsAfterInitialisationFail) {
+  config::threading::set_intra_op_parallelism_threads(2);
+  constant(1.f);                                           // initialises
+  config::threading::set_intra_op_parallelism_threads(2);  // the same value again is fine
+  expect([] { config::threading::set_intra_op_parallelism_threads(3); },
+         absl::StatusCode::kFailedPrecondition,
+         "Intra op parallelism cannot be modified after initialization.");
+  EXPECT_EQ(config::threading::get_intra_op_parallelism_threads(), 2);
+}
+
 }  // namespace
 }  // namespace mt

@@ -1,4 +1,7 @@
 // mt::config: device lists, configuration before and after initialisation, memory info.
+#include <thread>
+
+#include "kernels/cpu/thread_pool.h"
 #include "tests/runtime/runtime_fixture.h"
 
 namespace mt {
@@ -123,6 +126,23 @@ TEST_F(ConfigTest, MemoryInfoNeedsExactlyOneDevice) {
   Error e = expect_error([] { config::get_memory_info("CPU"); });
   EXPECT_EQ(e.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_STREQ(e.what(), "Device name 'CPU' must name exactly one device, like 'GPU:0'");
+}
+
+TEST_F(ConfigTest, IntraOpThreadsApplyAtInitialisation) {
+  EXPECT_EQ(config::threading::get_intra_op_parallelism_threads(), 0);
+  config::threading::set_intra_op_parallelism_threads(3);
+  EXPECT_EQ(config::threading::get_intra_op_parallelism_threads(), 3);
+  constant(1.f);  // initialises the runtime, which sizes the pool
+  EXPECT_EQ(cpu::intra_op_threads(), 3);
+  ASSERT_TRUE(internal::Context::get().reset_for_testing().ok());
+  constant(1.f);  // the default again: one thread per hardware thread
+  EXPECT_EQ(cpu::intra_op_threads(),
+            static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+}
+
+TEST_F(ConfigTest, NamesTheCpuIsaInUse) {
+  const std::string isa = config::threading::get_cpu_isa();
+  EXPECT_TRUE(isa == "baseline" || isa == "avx2" || isa == "avx512") << isa;
 }
 
 }  // namespace

@@ -73,18 +73,30 @@ void unary_loop(const void* vin, void* vout, int64_t n) {
   for (int64_t i = 0; i < n; ++i) out[i] = fn(in[i]);
 }
 
-// Note [Eigen exp underflow]: Eigen 3.4's vectorised exp clamps its input at -88.72
-// (float) or -709.78 (double), so below that it returns ~3e-39 or ~6e-309 instead of a
-// smaller value or 0, exp(-inf) included. Those elements are recomputed with std::exp.
+// Note [Eigen exp range]: Eigen 3.4's vectorised exp is exact to about an ulp only where the
+// result is a normal number: it returns inf from 88.38 on (float; the largest float is
+// exp(88.72)) and 0 or ~3e-39 below -87.3, where the result is subnormal, exp(-inf)
+// included; for double the edges are 709.4 and -708.4. Each block whose inputs reach
+// outside [kLow, kHigh] is recomputed element by element with std::exp there.
 template <typename T>
 void exp_loop(const void* vin, void* vout, int64_t n) {
-  const T* in = static_cast<const T*>(vin);
-  T* out = static_cast<T*>(vout);
   using Array = Eigen::Array<T, Eigen::Dynamic, 1>;
-  Eigen::Map<Array>(out, n) = Eigen::Map<const Array>(in, n).exp();
-  constexpr T kLow = std::is_same_v<T, float> ? T(-88) : T(-709);
-  for (int64_t i = 0; i < n; ++i) {
-    if (__builtin_expect(in[i] < kLow, 0)) out[i] = std::exp(in[i]);
+  constexpr int64_t kBlock = 1024;
+  constexpr T kLow = std::is_same_v<T, float> ? T(-87) : T(-708);
+  constexpr T kHigh = std::is_same_v<T, float> ? T(88) : T(709);
+  for (int64_t start = 0; start < n; start += kBlock) {
+    const int64_t len = n - start < kBlock ? n - start : kBlock;
+    const T* in = static_cast<const T*>(vin) + start;
+    T* out = static_cast<T*>(vout) + start;
+    Eigen::Map<const Array> x(in, len);
+    Eigen::Map<Array>(out, len) = x.exp();
+    if (x.template minCoeff<Eigen::PropagateNaN>() >= kLow &&
+        x.template maxCoeff<Eigen::PropagateNaN>() <= kHigh) {
+      continue;  // a NaN fails both tests
+    }
+    for (int64_t i = 0; i < len; ++i) {
+      if (!(in[i] >= kLow && in[i] <= kHigh)) out[i] = std::exp(in[i]);
+    }
   }
 }
 

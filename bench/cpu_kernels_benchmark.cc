@@ -1,0 +1,141 @@
+// The CPU kernels end to end (mt:: calls, output allocation included), each beside its
+// baseline in the same run: memcpy on one thread and on every thread for the bandwidth
+// ops; libtorch is the matmul peer (bench/peer/, scripts/cpu-bench-table.py).
+//
+//   cpu_kernels_benchmark --threads=1     # intra-op threads (default 0: every core)
+#include <benchmark/benchmark.h>
+
+#include <barrier>
+#include <thread>
+
+#include "bench/cpu_bench_util.h"
+#include "runtime/minitensor.h"
+
+namespace mt {
+namespace {
+
+using bench::kBigElements;
+
+Tensor random_tensor(std::vector<int64_t> shape, unsigned seed = 1) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return constant(bench::random_floats(n, seed), shape);
+}
+
+void set_bytes(benchmark::State& state, int64_t bytes_per_iteration) {
+  state.SetBytesProcessed(state.iterations() * bytes_per_iteration);
+}
+
+// Baseline: one memcpy of 64 MiB on the calling thread (bytes read + written).
+void BM_Baseline_Memcpy1Thread(benchmark::State& state) {
+  std::vector<char> src(kBigElements * 4, 1), dst(kBigElements * 4);
+  for (auto _ : state) {
+    std::memcpy(dst.data(), src.data(), src.size());
+    benchmark::ClobberMemory();
+  }
+  set_bytes(state, 2 * src.size());
+}
+BENCHMARK(BM_Baseline_Memcpy1Thread)->UseRealTime();
+
+// Baseline: the same memcpy split over as many plain threads as the machine has, kept
+// alive between iterations and released by a barrier.
+void BM_Baseline_MemcpyAllThreads(benchmark::State& state) {
+  const int threads = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<char> src(kBigElements * 4, 1), dst(kBigElements * 4);
+  std::barrier start(threads), done(threads);
+  std::atomic<bool> stop{false};
+  auto copy_slice = [&](int t) {
+    const size_t slice = (src.size() + threads - 1) / threads;
+    const size_t begin = std::min(src.size(), t * slice);
+    std::memcpy(dst.data() + begin, src.data() + begin, std::min(slice, src.size() - begin));
+  };
+  std::vector<std::thread> team;
+  for (int t = 1; t < threads; ++t) {
+    team.emplace_back([&, t] {
+      while (true) {
+        start.arrive_and_wait();
+        if (stop.load()) return;
+        copy_slice(t);
+        done.arrive_and_wait();
+      }
+    });
+  }
+  for (auto _ : state) {
+    start.arrive_and_wait();
+    copy_slice(0);
+    done.arrive_and_wait();
+  }
+  stop.store(true);
+  start.arrive_and_wait();
+  for (std::thread& t : team) t.join();
+  set_bytes(state, 2 * src.size());
+}
+BENCHMARK(BM_Baseline_MemcpyAllThreads)->UseRealTime();
+
+void BM_AddScalar(benchmark::State& state) {
+  Tensor a = constant({1.f}), b = constant({2.f});
+  for (auto _ : state) benchmark::DoNotOptimize(add(a, b).impl());
+}
+BENCHMARK(BM_AddScalar);
+
+void BM_MatMulF32(benchmark::State& state) {
+  const int64_t n = state.range(0);
+  Tensor a = random_tensor({n, n}, 1), b = random_tensor({n, n}, 2);
+  for (auto _ : state) benchmark::DoNotOptimize(matmul(a, b).impl());
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(2.0 * n * n * n * state.iterations() / 1e9, benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_MatMulF32)->Arg(1024)->Arg(2048)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+void BM_ReduceSum(benchmark::State& state) {
+  Tensor x = random_tensor({kBigElements});
+  for (auto _ : state) benchmark::DoNotOptimize(reduce_sum(x).impl());
+  set_bytes(state, kBigElements * 4);
+}
+BENCHMARK(BM_ReduceSum)->UseRealTime()->Unit(benchmark::kMicrosecond);
+
+void BM_AddN(benchmark::State& state) {
+  std::vector<Tensor> inputs;
+  for (int k = 0; k < bench::kAddNInputs; ++k) {
+    inputs.push_back(random_tensor({bench::kAddNElements}, k + 1));
+  }
+  for (auto _ : state) benchmark::DoNotOptimize(add_n(inputs).impl());
+  set_bytes(state, (bench::kAddNInputs + 1) * bench::kAddNElements * 4);
+}
+BENCHMARK(BM_AddN)->UseRealTime()->Unit(benchmark::kMicrosecond);
+
+void BM_BroadcastAdd(benchmark::State& state) {
+  Tensor a = random_tensor({bench::kBroadcastRows, bench::kBroadcastCols});
+  Tensor b = random_tensor({bench::kBroadcastCols}, 2);
+  for (auto _ : state) benchmark::DoNotOptimize(add(a, b).impl());
+  set_bytes(state, (2 * bench::kBroadcastRows + 1) * bench::kBroadcastCols * 4);
+}
+BENCHMARK(BM_BroadcastAdd)->UseRealTime()->Unit(benchmark::kMicrosecond);
+
+void BM_CastF32ToI32(benchmark::State& state) {
+  Tensor x = random_tensor({kBigElements});
+  for (auto _ : state) benchmark::DoNotOptimize(cast(x, DType::kInt32).impl());
+  set_bytes(state, kBigElements * 8);
+}
+BENCHMARK(BM_CastF32ToI32)->UseRealTime()->Unit(benchmark::kMicrosecond);
+
+void BM_Exp(benchmark::State& state) {
+  Tensor x = random_tensor({kBigElements});
+  for (auto _ : state) benchmark::DoNotOptimize(exp(x).impl());
+  set_bytes(state, kBigElements * 8);
+}
+BENCHMARK(BM_Exp)->UseRealTime()->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+}  // namespace mt
+
+int main(int argc, char** argv) {
+  const int threads = mt::bench::take_threads_flag(&argc, argv);
+  mt::config::threading::set_intra_op_parallelism_threads(threads);
+  benchmark::AddCustomContext("cpu_isa", mt::config::threading::get_cpu_isa());
+  benchmark::AddCustomContext("intra_op_threads", std::to_string(threads));
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+}

@@ -1,0 +1,99 @@
+// libtorch's CPU figures for the benchmarks of bench/cpu_kernels_benchmark.cc, with the same
+// names, sizes and byte counts (cpu_bench_util.h), so that scripts/cpu-bench-table.py can
+// put both side by side. Not part of the CMake build: libtorch lives only on the GPU
+// machine, where scripts/gpu-run.sh compiles this file against it.
+//
+//   torch_cpu_peer --threads=16     # torch::set_num_threads; default 0: every core
+#include <benchmark/benchmark.h>
+#include <torch/torch.h>
+
+#include <thread>
+
+#include "bench/cpu_bench_util.h"
+
+namespace {
+
+using mt::bench::kBigElements;
+
+torch::Tensor random_tensor(std::vector<int64_t> shape, unsigned seed = 1) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  std::vector<float> values = mt::bench::random_floats(n, seed);
+  return torch::from_blob(values.data(), shape, torch::kFloat32).clone();
+}
+
+void set_bytes(benchmark::State& state, int64_t bytes_per_iteration) {
+  state.SetBytesProcessed(state.iterations() * bytes_per_iteration);
+}
+
+void BM_AddScalar(benchmark::State& state) {
+  torch::Tensor a = torch::ones({1}), b = torch::ones({1});
+  for (auto _ : state) benchmark::DoNotOptimize(torch::add(a, b));
+}
+BENCHMARK(BM_AddScalar);
+
+void BM_MatMulF32(benchmark::State& state) {
+  const int64_t n = state.range(0);
+  torch::Tensor a = random_tensor({n, n}, 1), b = random_tensor({n, n}, 2);
+  for (auto _ : state) benchmark::DoNotOptimize(torch::mm(a, b));
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(2.0 * n * n * n * state.iterations() / 1e9, benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_MatMulF32)->Arg(1024)->Arg(2048)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+void BM_ReduceSum(benchmark::State& state) {
+  torch::Tensor x = random_tensor({kBigElements});
+  for (auto _ : state) benchmark::DoNotOptimize(x.sum());
+  set_bytes(state, kBigElements * 4);
+}
+BENCHMARK(BM_ReduceSum)->UseRealTime()->Unit(benchmark::kMicrosecond);
+
+// AddN has no libtorch op: one add into a fresh output, then in-place adds.
+void BM_AddN(benchmark::State& state) {
+  std::vector<torch::Tensor> inputs;
+  for (int k = 0; k < mt::bench::kAddNInputs; ++k) {
+    inputs.push_back(random_tensor({mt::bench::kAddNElements}, k + 1));
+  }
+  for (auto _ : state) {
+    torch::Tensor out = torch::add(inputs[0], inputs[1]);
+    for (size_t k = 2; k < inputs.size(); ++k) out.add_(inputs[k]);
+    benchmark::DoNotOptimize(out);
+  }
+  set_bytes(state, (mt::bench::kAddNInputs + 1) * mt::bench::kAddNElements * 4);
+}
+BENCHMARK(BM_AddN)->UseRealTime()->Unit(benchmark::kMicrosecond);
+
+void BM_BroadcastAdd(benchmark::State& state) {
+  torch::Tensor a = random_tensor({mt::bench::kBroadcastRows, mt::bench::kBroadcastCols});
+  torch::Tensor b = random_tensor({mt::bench::kBroadcastCols}, 2);
+  for (auto _ : state) benchmark::DoNotOptimize(torch::add(a, b));
+  set_bytes(state, (2 * mt::bench::kBroadcastRows + 1) * mt::bench::kBroadcastCols * 4);
+}
+BENCHMARK(BM_BroadcastAdd)->UseRealTime()->Unit(benchmark::kMicrosecond);
+
+void BM_CastF32ToI32(benchmark::State& state) {
+  torch::Tensor x = random_tensor({kBigElements});
+  for (auto _ : state) benchmark::DoNotOptimize(x.to(torch::kInt32));
+  set_bytes(state, kBigElements * 8);
+}
+BENCHMARK(BM_CastF32ToI32)->UseRealTime()->Unit(benchmark::kMicrosecond);
+
+void BM_Exp(benchmark::State& state) {
+  torch::Tensor x = random_tensor({kBigElements});
+  for (auto _ : state) benchmark::DoNotOptimize(torch::exp(x));
+  set_bytes(state, kBigElements * 8);
+}
+BENCHMARK(BM_Exp)->UseRealTime()->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int threads = mt::bench::take_threads_flag(&argc, argv);
+  if (threads == 0) threads = static_cast<int>(std::thread::hardware_concurrency());
+  torch::set_num_threads(threads);
+  benchmark::AddCustomContext("torch_threads", std::to_string(torch::get_num_threads()));
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+}
