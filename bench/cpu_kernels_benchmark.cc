@@ -131,6 +131,8 @@ BENCHMARK(BM_Exp)->UseRealTime()->Unit(benchmark::kMicrosecond);
 
 int main(int argc, char** argv) {
   const int threads = mt::bench::take_threads_flag(&argc, argv);
+  // The CPU runtime alone: with a GPU visible, ops would be placed on it.
+  mt::config::set_visible_devices(std::vector<mt::PhysicalDevice>{}, "GPU");
   mt::config::threading::set_intra_op_parallelism_threads(threads);
   benchmark::AddCustomContext("cpu_isa", mt::config::threading::get_cpu_isa());
   benchmark::AddCustomContext("intra_op_threads", std::to_string(threads));
