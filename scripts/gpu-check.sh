@@ -22,9 +22,15 @@ case "${1:-bundle}" in
     for b in .gpu/bin/*; do
       ldd "$b" | awk '/=> \/lib\/x86_64-linux-gnu\/lib(absl|benchmark|gtest|gmock)/{print $3}'
     done | sort -u | xargs -r -I{} cp -L {} .gpu/lib/
-    # The statically linked programs pass the device tool's 64 MiB limit: they travel
-    # packed, and gpu-run.sh unpacks them.
-    tar -C .gpu -cf - bin | xz -T0 -6 >.gpu/bin.tar.xz && rm -rf .gpu/bin
+    # oneDNN's sgemm, a second MatMul peer for the cpubench step (bench/peer/).
+    scripts/install-deps.sh libdnnl-dev
+    g++ -O2 -std=c++17 -fopenmp -I. bench/peer/dnnl_sgemm_probe.cc -o .gpu/bin/dnnl_sgemm_probe \
+      -ldnnl -lbenchmark -lpthread
+    ldd .gpu/bin/dnnl_sgemm_probe | awk '/=> \/lib\/x86_64-linux-gnu\/lib(dnnl|gomp)/{print $3}' |
+      xargs -r -I{} cp -L {} .gpu/lib/
+    # The statically linked programs and libraries pass the device tool's 64 MiB limit: they
+    # travel packed, and gpu-run.sh unpacks them.
+    tar -C .gpu -cf - bin lib | xz -T0 -6 >.gpu/bin.tar.xz && rm -rf .gpu/bin .gpu/lib
     cp scripts/gpu-run.sh .gpu/gpu-run.sh
     # Sources the GPU machine compiles: the libtorch peer of the CPU benchmark.
     mkdir -p .gpu/src/bench/peer .gpu/src/scripts

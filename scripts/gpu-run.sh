@@ -50,7 +50,7 @@ for step in $steps; do
       done ;;
     examples)
       for e in .gpu/bin/*; do
-        case "$e" in *_test|*_benchmark) continue ;; esac
+        case "$e" in *_test|*_benchmark|*_probe) continue ;; esac
         name=$(basename "$e")
         "$e" >"$out/example-$name.log" 2>&1
         record "example $name" "rc=$?"
@@ -80,7 +80,11 @@ for step in $steps; do
         record "torch_cpu_peer threads=$t" "rc=$?"
         pairs+=("$t:$out/cpu-mt-$t.json:$out/cpu-torch-$t.json")
       done
-      python3 .gpu/src/scripts/cpu-bench-table.py "${pairs[@]}" | tee "$out/cpu-table.md" ;;
+      python3 .gpu/src/scripts/cpu-bench-table.py "${pairs[@]}" | tee "$out/cpu-table.md"
+      for t in 1 "$cores"; do
+        .gpu/bin/dnnl_sgemm_probe --threads="$t" --benchmark_min_time=0.3 >"$out/dnnl-$t.log" 2>&1
+        record "dnnl_sgemm_probe threads=$t" "rc=$? $(grep -oE 'BM_MatMulF32/[0-9]+.*GFLOP/s=[0-9.]+' "$out/dnnl-$t.log" | sed -E 's/ +.*GFLOP/ GFLOP/' | tr '\n' ' ')"
+      done ;;
     benchmarks)
       for b in .gpu/bin/*_benchmark; do
         name=$(basename "$b")
