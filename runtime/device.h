@@ -5,6 +5,7 @@
 //
 // Thread safety: every method may be called from any thread.
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -56,6 +57,11 @@ class Device {
 
   // Waits for everything enqueued on this device.
   virtual absl::Status synchronize() = 0;
+
+  // For DLPack: the CUDA device ordinal of a GPU (0 on the CPU), and the stream its work
+  // runs on as an integer (0 on the CPU).
+  virtual int hardware_ordinal() const { return 0; }
+  virtual uintptr_t stream_handle() const { return 0; }
 
  private:
   DeviceType type_;

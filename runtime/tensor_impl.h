@@ -29,14 +29,25 @@ struct TensorImpl {
   // A copy still reading `data` (Note [Pinned host tensors]); guarded by pending_mu.
   internal::Mutex pending_mu;
   PendingUse pending;
+  // Set for a tensor over memory another framework owns (DLPack import): `data` is not the
+  // pool's, and the last reference calls external_release(external_arg) instead.
+  void (*external_release)(void* arg) = nullptr;
+  void* external_arg = nullptr;
 };
+
+// Makes `impl`'s buffer wait for `use` before it returns to its pool. An earlier use is
+// waited for first (a tensor copied to several GPUs at once is rare).
+void attach_pending_use(TensorImpl* impl, PendingUse use);
 
 inline void ref(TensorImpl* impl) { impl->refs.fetch_add(1, std::memory_order_relaxed); }
 
 inline void unref(TensorImpl* impl) {
   if (impl->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
     // The last reference: no other thread can attach a use any more.
-    if (impl->pending.handle != nullptr) {
+    if (impl->external_release != nullptr) {
+      if (impl->pending.handle != nullptr) attach_pending_use(impl, PendingUse{});  // waits
+      impl->external_release(impl->external_arg);
+    } else if (impl->pending.handle != nullptr) {
       impl->device->allocator().deallocate_after(impl->data, impl->pending);
     } else {
       impl->device->allocator().deallocate(impl->data);
@@ -44,10 +55,6 @@ inline void unref(TensorImpl* impl) {
     delete impl;
   }
 }
-
-// Makes `impl`'s buffer wait for `use` before it returns to its pool. An earlier use is
-// waited for first (a tensor copied to several GPUs at once is rare).
-void attach_pending_use(TensorImpl* impl, PendingUse use);
 
 // Allocates an uninitialised tensor of `dtype` and `shape` from `device`'s pool. Returns
 // ResourceExhausted with TensorFlow's OOM message when the pool cannot supply it.

@@ -40,6 +40,8 @@ class CudaDevice final : public Device {
   absl::StatusOr<PendingUse> copy_from_device(void* dst, Device& from, const void* src,
                                               size_t bytes) override;
   absl::Status synchronize() override;
+  int hardware_ordinal() const override { return physical_id(); }
+  uintptr_t stream_handle() const override { return reinterpret_cast<uintptr_t>(stream()); }
 
  private:
   // Copies to `dst` on `to` from this device's `src`, ordered as Note [Stream order] says.
