@@ -1,0 +1,165 @@
+"""minitensor from Python, with TensorFlow's names: ``import minitensor as mt``.
+
+    import minitensor as mt
+
+    mt.debugging.set_log_device_placement(True)
+    a = mt.constant([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    b = mt.constant([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    with mt.device("/CPU:0"):
+        c = mt.matmul(a, b)
+    print(c)          # Tensor(...), as the C++ runtime prints it
+    c.numpy()         # a NumPy copy; np.asarray(c) and np.from_dlpack(c) share memory
+
+Tensors are immutable. Ops run on the device the placement rules choose and release the
+GIL while they run. Errors are the exceptions of ``mt.errors``.
+"""
+
+import atexit as _atexit
+
+import numpy as _np
+
+from . import _minitensor as _mt
+from ._minitensor import (
+    DType, Tensor, abs, add, add_n, cast, divide, exp, identity, matmul, multiply, negative,
+    reduce_max, reduce_mean, reduce_sum, subtract)
+from . import config, debugging, errors, nn
+
+__version__ = "0.1.0"
+
+float32 = DType.float32
+float64 = DType.float64
+int32 = DType.int32
+int64 = DType.int64
+bool = DType.bool  # noqa: A001  (TensorFlow's name: tf.bool)
+
+_TO_NUMPY = {
+    DType.float32: _np.float32, DType.float64: _np.float64, DType.int32: _np.int32,
+    DType.int64: _np.int64, DType.bool: _np.bool_,
+}
+_FROM_NUMPY = {_np.dtype(v): k for k, v in _TO_NUMPY.items()}
+
+DType.as_numpy_dtype = property(lambda self: _TO_NUMPY[self])
+DType.__repr__ = lambda self: "mt." + self.name
+
+
+def as_dtype(value):
+    """Returns the DType of ``value``: a DType, a NumPy dtype or type, or a name."""
+    if isinstance(value, DType):
+        return value
+    if isinstance(value, str) and value in DType.__members__:
+        return DType[value]
+    try:
+        return _FROM_NUMPY[_np.dtype(value)]
+    except (KeyError, TypeError):
+        raise TypeError(f"minitensor has no dtype for {value!r}") from None
+
+
+def _to_array(value, dtype):
+    """Converts ``value`` to a NumPy array of minitensor's element types, as TensorFlow:
+    Python floats become float32 and ints int32 (int64 when they do not fit), while NumPy
+    arrays keep their dtype."""
+    if dtype is not None:
+        return _np.asarray(value, dtype=as_dtype(dtype).as_numpy_dtype)
+    keeps_dtype = isinstance(value, (_np.ndarray, _np.generic))
+    array = _np.asarray(value)
+    if keeps_dtype:
+        return array
+    if array.dtype == _np.float64:
+        return array.astype(_np.float32)
+    if array.dtype.kind == "i":
+        fits = array.size == 0 or (array.min() >= -2**31 and array.max() < 2**31)
+        return array.astype(_np.int32 if fits else _np.int64)
+    return array
+
+
+def constant(value, dtype=None, shape=None, name=None):
+    """Creates a tensor (_EagerConst) from a Python scalar, a nested list or a NumPy array,
+    on the device the current ``mt.device`` scope asks for."""
+    if isinstance(value, Tensor):
+        return value if dtype is None or as_dtype(dtype) == value.dtype else cast(value, dtype)
+    array = _to_array(value, dtype)
+    if shape is not None:
+        shape = tuple(shape)
+        array = _np.broadcast_to(array, shape) if array.size == 1 else array.reshape(shape)
+    return _mt.constant_from_array(_np.asarray(array, order="C"), as_dtype(array.dtype))
+
+
+def convert_to_tensor(value, dtype=None, name=None):
+    """Returns ``value`` if it is a tensor (of ``dtype``), else ``constant(value, dtype)``."""
+    if isinstance(value, Tensor):
+        if dtype is not None and as_dtype(dtype) != value.dtype:
+            raise ValueError(f"Tensor conversion requested dtype {as_dtype(dtype).name} "
+                             f"for Tensor with dtype {value.dtype.name}")
+        return value
+    return constant(value, dtype)
+
+
+def fill(dims, value, name=None):
+    """Creates a tensor of shape ``dims`` with every element ``value`` (Fill)."""
+    array = _to_array(value, None)
+    return _mt.fill(list(dims), float(array), as_dtype(array.dtype))
+
+
+def zeros(shape, dtype=float32, name=None):
+    return _mt.fill(list(shape), 0.0, as_dtype(dtype))
+
+
+def ones(shape, dtype=float32, name=None):
+    return _mt.fill(list(shape), 1.0, as_dtype(dtype))
+
+
+def device(device_name):
+    """Asks that the ops of this thread run on ``device_name`` inside a ``with`` block:
+    ``with mt.device("/GPU:0"):``. Blocks nest; each thread has its own."""
+    if isinstance(device_name, (config.LogicalDevice, config.PhysicalDevice)):
+        device_name = device_name.name
+    return _mt.DeviceBlock(device_name)
+
+
+def from_dlpack(array):
+    """Creates a tensor over the memory of ``array`` (any object with ``__dlpack__``, on the
+    CPU or a GPU) without copying; the producer's memory stays alive while the tensor does.
+    A GPU producer is asked to order its work before minitensor's stream."""
+    if hasattr(array, "__dlpack_device__") and array.__dlpack_device__()[0] == 2:
+        stream = _mt.dlpack_stream(array.__dlpack_device__()[1])
+        return _mt.from_dlpack(array.__dlpack__(stream=stream))
+    return _mt.from_dlpack(array)
+
+
+def _numpy_text(t):
+    text = repr(t.numpy().tolist()) if t.ndim == 0 else _np.array_repr(t.numpy())
+    return "\n" + text if "\n" in text else text
+
+
+def _repr(t):
+    return f"<mt.Tensor: shape={t.shape}, dtype={t.dtype.name}, numpy={_numpy_text(t)}>"
+
+
+def _array(t, dtype=None, copy=None):
+    if t.__dlpack_device__()[0] == 1:  # host memory
+        array = _np.asarray(memoryview(t))
+        if copy:
+            array = array.copy()
+    else:
+        array = t.numpy()
+    return array if dtype is None else array.astype(dtype, copy=False)
+
+
+def _scalar(convert):
+    def method(t):
+        if t.shape and int(_np.prod(t.shape)) != 1:
+            raise ValueError("only a tensor with one element converts to a Python scalar")
+        return convert(t.numpy().reshape(()))
+    return method
+
+
+Tensor.__repr__ = _repr
+Tensor.__array__ = _array
+Tensor.__float__ = _scalar(float)
+Tensor.__int__ = _scalar(int)
+Tensor.__bool__ = _scalar(lambda x: x.__bool__())
+Tensor.__module__ = "minitensor"
+DType.__module__ = "minitensor"
+
+# The log sink may hold a Python callable; drop it while the interpreter still runs.
+_atexit.register(_mt.set_log_sink, None)

@@ -1,0 +1,23 @@
+#pragma once
+// The pieces of the extension module minitensor._minitensor (internal to the package):
+// each bind_* function adds one family of names to the module. The Python package
+// (python/minitensor/) arranges them under TensorFlow's names.
+
+#include <nanobind/nanobind.h>
+
+namespace mt::python {
+
+namespace nb = nanobind;
+
+// Tensor, DType, the ops and the device scope (tensor.cc).
+void bind_tensor(nb::module_& m);
+// mt.config and mt.debugging (config.cc).
+void bind_config(nb::module_& m);
+// __dlpack__, __dlpack_device__ and from_dlpack (dlpack.cc); after bind_tensor.
+void bind_dlpack(nb::module_& m);
+
+// The buffer protocol of Tensor (dlpack.cc): a read-only view of a CPU tensor.
+int get_buffer(PyObject* self, Py_buffer* view, int flags);
+void release_buffer(PyObject* self, Py_buffer* view);
+
+}  // namespace mt::python

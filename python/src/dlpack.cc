@@ -1,0 +1,146 @@
+// Zero-copy interchange: DLPack (__dlpack__, __dlpack_device__, from_dlpack) on the CPU and
+// the GPU, and the buffer protocol for CPU tensors (bf_getbuffer, installed by tensor.cc
+// through buffer_slots()). An exported buffer holds a Tensor handle, so its pool block
+// stays alive while another framework holds it; an imported one is a tensor over the
+// producer's memory, which it keeps alive until the tensor's last handle goes.
+//
+// Streams: before exporting a GPU tensor, its device is synchronised, so any consumer
+// stream sees the data. On import, minitensor.from_dlpack passes the device's stream to
+// the producer's __dlpack__(stream=...), so the producer orders its work before ours.
+#include <nanobind/ndarray.h>
+
+#include <vector>
+
+#include "python/src/bindings.h"
+#include "runtime/context.h"
+#include "runtime/minitensor.h"
+#include "runtime/tensor_impl.h"
+
+namespace mt::python {
+namespace {
+
+constexpr int kDLCPU = 1;
+constexpr int kDLCUDA = 2;
+
+internal::TensorImpl& checked_impl(const Tensor& t) { return *t.impl(); }
+
+int dlpack_device_type(const internal::TensorImpl& impl) {
+  return impl.device->type() == DeviceType::kGPU ? kDLCUDA : kDLCPU;
+}
+
+nb::tuple dlpack_device(const Tensor& t) {
+  const internal::TensorImpl& impl = checked_impl(t);
+  return nb::make_tuple(dlpack_device_type(impl), impl.device->hardware_ordinal());
+}
+
+// Returns a DLPack capsule over `t`'s buffer (the producer side of the protocol).
+nb::object dlpack(const Tensor& t, nb::kwargs kwargs) {
+  internal::TensorImpl& impl = checked_impl(t);
+  if (impl.device->type() == DeviceType::kGPU) {
+    nb::gil_scoped_release release;
+    internal::throw_if_error(impl.device->synchronize());
+  }
+  nb::capsule owner(new Tensor(t), [](void* p) noexcept { delete static_cast<Tensor*>(p); });
+  std::vector<size_t> shape(impl.shape.dims().begin(), impl.shape.dims().end());
+  nb::dlpack::dtype dtype = visit_dtype(
+      impl.dtype, [](auto tag) { return nb::dtype<typename decltype(tag)::type>(); });
+  nb::ndarray<nb::array_api> view(impl.data, shape.size(), shape.data(), owner, nullptr, dtype,
+                     dlpack_device_type(impl), impl.device->hardware_ordinal());
+  // nanobind's ndarray object implements the protocol, versions and stream argument included.
+  return nb::cast(view).attr("__dlpack__")(**kwargs);
+}
+
+// Returns the element type of `dtype`, or throws TypeError.
+DType from_dlpack_dtype(nb::dlpack::dtype dtype) {
+  for (DType d : {DType::kFloat32, DType::kFloat64, DType::kInt32, DType::kInt64, DType::kBool}) {
+    nb::dlpack::dtype candidate =
+        visit_dtype(d, [](auto tag) { return nb::dtype<typename decltype(tag)::type>(); });
+    if (candidate == dtype) return d;
+  }
+  throw nb::type_error("[from_dlpack] unsupported element type");
+}
+
+// Returns the logical device that owns memory of DLPack device (type, id): CPU:0, or the
+// first logical GPU on CUDA device `id`.
+internal::Device& find_device(int type, int id) {
+  internal::Runtime* rt = internal::value_or_throw(internal::Context::get().runtime());
+  for (int i = 0; i < rt->num_devices(); ++i) {
+    internal::Device& d = rt->device(i);
+    if (type == kDLCPU && d.type() == DeviceType::kCPU) return d;
+    if (type == kDLCUDA && d.type() == DeviceType::kGPU && d.hardware_ordinal() == id) return d;
+  }
+  throw nb::value_error("[from_dlpack] no minitensor device holds memory of this DLPack device");
+}
+
+uintptr_t dlpack_stream(int id) { return find_device(kDLCUDA, id).stream_handle(); }
+
+// Creates a tensor over the memory of `array` without copying; `array` stays referenced
+// until the tensor's last handle goes.
+Tensor from_dlpack(nb::ndarray<nb::c_contig> array) {
+  DType dtype = from_dlpack_dtype(array.dtype());
+  internal::Device& device = find_device(array.device_type(), array.device_id());
+  std::vector<int64_t> dims(array.ndim());
+  for (size_t i = 0; i < array.ndim(); ++i) dims[i] = static_cast<int64_t>(array.shape(i));
+  Shape shape = internal::value_or_throw(Shape::make(dims));
+  void* data = shape.num_elements() > 0 ? array.data() : nullptr;
+  auto* impl = new internal::TensorImpl(dtype, std::move(shape), &device, data);
+  impl->external_arg = new nb::ndarray<nb::c_contig>(std::move(array));
+  impl->external_release = [](void* arg) {
+    nb::gil_scoped_acquire acquire;  // the producer's deleter may run Python code
+    delete static_cast<nb::ndarray<nb::c_contig>*>(arg);
+  };
+  return Tensor(impl);
+}
+
+}  // namespace
+
+// The buffer protocol for CPU tensors: a read-only view, with `view->obj` keeping the
+// Python tensor, and so its buffer, alive.
+int get_buffer(PyObject* self, Py_buffer* view, int flags) {
+  const Tensor& t = nb::cast<const Tensor&>(nb::handle(self));
+  const internal::TensorImpl& impl = *t.impl();
+  if (impl.device->type() != DeviceType::kCPU) {
+    PyErr_SetString(PyExc_BufferError, "a GPU tensor has no host buffer; use .numpy()");
+    return -1;
+  }
+  if ((flags & PyBUF_WRITABLE) == PyBUF_WRITABLE) {
+    PyErr_SetString(PyExc_BufferError, "tensors are immutable; the buffer is read-only");
+    return -1;
+  }
+  static const char* kFormats[] = {"f", "d", "i", "q", "?"};
+  int rank = impl.shape.rank();
+  auto* dims = new Py_ssize_t[2 * rank + 1];
+  Py_ssize_t itemsize = static_cast<Py_ssize_t>(dtype_size(impl.dtype));
+  for (int i = rank - 1, stride = 1; i >= 0; --i) {
+    dims[i] = impl.shape.dims()[i];
+    dims[rank + i] = stride * itemsize;
+    stride *= static_cast<int>(dims[i]);
+  }
+  static char empty[1];
+  view->buf = impl.data != nullptr ? impl.data : empty;
+  view->obj = nb::handle(self).inc_ref().ptr();
+  view->len = static_cast<Py_ssize_t>(impl.bytes());
+  view->itemsize = itemsize;
+  view->readonly = 1;
+  view->ndim = rank;
+  view->format = const_cast<char*>(kFormats[static_cast<int>(impl.dtype)]);
+  view->shape = dims;
+  view->strides = dims + rank;
+  view->suboffsets = nullptr;
+  view->internal = dims;
+  return 0;
+}
+
+void release_buffer(PyObject*, Py_buffer* view) {
+  delete[] static_cast<Py_ssize_t*>(view->internal);
+}
+
+void bind_dlpack(nb::module_& m) {
+  nb::object cls = m.attr("Tensor");
+  nb::setattr(cls, "__dlpack__", nb::cpp_function(&dlpack, nb::is_method()));
+  nb::setattr(cls, "__dlpack_device__", nb::cpp_function(&dlpack_device, nb::is_method()));
+  m.def("from_dlpack", &from_dlpack, nb::arg("array"));
+  m.def("dlpack_stream", &dlpack_stream, nb::arg("device_id"));
+}
+
+}  // namespace mt::python

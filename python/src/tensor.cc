@@ -1,0 +1,176 @@
+// Tensor, DType, the ops and the device scope. Every op releases the GIL while it runs, so
+// Python threads (each with its own device scopes, as in C++) run ops in parallel.
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <optional>
+#include <sstream>
+#include <vector>
+
+#include "python/src/bindings.h"
+#include "runtime/minitensor.h"
+#include "runtime/tensor_impl.h"
+
+namespace mt::python {
+namespace {
+
+using Release = nb::call_guard<nb::gil_scoped_release>;
+using HostArray = nb::ndarray<nb::ro, nb::c_contig, nb::device::cpu>;
+
+// Returns the nanobind dtype of `dtype`'s elements.
+nb::dlpack::dtype to_dlpack(DType dtype) {
+  return visit_dtype(dtype, [](auto tag) { return nb::dtype<typename decltype(tag)::type>(); });
+}
+
+// Creates a tensor (_EagerConst) from a C-contiguous host array whose elements are `dtype`.
+Tensor constant_from_array(const HostArray& array, DType dtype) {
+  if (array.dtype() != to_dlpack(dtype)) {
+    throw nb::type_error("[constant] the array's element type does not match the dtype");
+  }
+  std::vector<int64_t> shape(array.ndim());
+  for (size_t i = 0; i < array.ndim(); ++i) shape[i] = static_cast<int64_t>(array.shape(i));
+  const void* data = array.data();
+  size_t count = array.size();
+  nb::gil_scoped_release release;
+  return internal::make_constant(dtype, data, count, shape);
+}
+
+// Copies `t`'s elements into a new NumPy array (from any device).
+nb::ndarray<nb::numpy> to_numpy(const Tensor& t) {
+  const internal::TensorImpl& impl = *t.impl();
+  char* host = new char[impl.bytes() > 0 ? impl.bytes() : 1];
+  nb::capsule owner(host, [](void* p) noexcept { delete[] static_cast<char*>(p); });
+  if (impl.bytes() > 0) {
+    nb::gil_scoped_release release;
+    internal::throw_if_error(impl.device->copy_to_host(host, impl.data, impl.bytes()));
+  }
+  std::vector<size_t> shape(impl.shape.dims().begin(), impl.shape.dims().end());
+  return nb::ndarray<nb::numpy>(host, shape.size(), shape.data(), owner, nullptr,
+                                to_dlpack(impl.dtype));
+}
+
+nb::tuple shape_tuple(const Tensor& t) {
+  nb::list dims;
+  for (int64_t d : t.shape().dims()) dims.append(d);
+  return nb::tuple(dims);
+}
+
+std::string to_string(const Tensor& t) {
+  std::ostringstream os;
+  os << t;
+  return os.str();
+}
+
+// Converts a reduction's `axis` (None, an int or a list of ints) to Axes.
+Axes to_axes(const nb::object& axis) {
+  if (axis.is_none()) return Axes();
+  if (nb::isinstance<nb::int_>(axis)) return Axes(nb::cast<int64_t>(axis));
+  return Axes(absl::MakeConstSpan(nb::cast<std::vector<int64_t>>(axis)));
+}
+
+// Converts the other operand of an operator (a scalar, a list, an array) to a tensor of
+// `like`'s dtype through minitensor.convert_to_tensor.
+Tensor convert(const nb::handle& value, const Tensor& like) {
+  nb::object fn = nb::module_::import_("minitensor").attr("convert_to_tensor");
+  return nb::cast<Tensor>(fn(value, nb::arg("dtype") = like.dtype()));
+}
+
+using BinaryOp = Tensor (*)(const Tensor&, const Tensor&);
+
+// Adds `name` (a Tensor operand or any value convert() takes) and its reflected form.
+template <BinaryOp op>
+void def_operator(nb::class_<Tensor>& cls, const char* name, const char* reflected) {
+  cls.def(name, [](const Tensor& a, const Tensor& b) { return op(a, b); }, Release())
+      .def(name, [](const Tensor& a, nb::handle b) { return op(a, convert(b, a)); })
+      .def(reflected, [](const Tensor& b, nb::handle a) { return op(convert(a, b), b); });
+}
+
+// A `with mt.device(name):` block: a DeviceScope from __enter__ to __exit__.
+class DeviceBlock {
+ public:
+  explicit DeviceBlock(std::string name) : name_(std::move(name)) {}
+  void enter() { scope_.emplace(name_); }
+  void exit(nb::args) { scope_.reset(); }
+  const std::string& name() const { return name_; }
+
+ private:
+  std::string name_;
+  std::optional<DeviceScope> scope_;
+};
+
+void bind_tensor_class(nb::module_& m) {
+  static PyType_Slot slots[] = {{Py_bf_getbuffer, reinterpret_cast<void*>(&get_buffer)},
+                                {Py_bf_releasebuffer, reinterpret_cast<void*>(&release_buffer)},
+                                {0, nullptr}};
+  nb::class_<Tensor> cls(m, "Tensor", nb::type_slots(slots));
+  cls.def_prop_ro("shape", &shape_tuple)
+      .def_prop_ro("dtype", &Tensor::dtype)
+      .def_prop_ro("device", &Tensor::device)
+      .def_prop_ro("ndim", [](const Tensor& t) { return t.shape().rank(); })
+      .def("numpy", &to_numpy, "Copies the elements into a new NumPy array.")
+      .def("__str__", &to_string)
+      .def("__len__", [](const Tensor& t) {
+        if (t.shape().rank() == 0) throw nb::type_error("Scalar tensor has no `len()`");
+        return t.shape().dims()[0];
+      });
+  def_operator<&add>(cls, "__add__", "__radd__");
+  def_operator<&sub>(cls, "__sub__", "__rsub__");
+  def_operator<&mul>(cls, "__mul__", "__rmul__");
+  def_operator<&div>(cls, "__truediv__", "__rtruediv__");
+  cls.def("__neg__", [](const Tensor& x) { return neg(x); }, Release())
+      .def("__abs__", [](const Tensor& x) { return abs(x); }, Release());
+}
+
+void bind_ops(nb::module_& m) {
+  m.def("constant_from_array", &constant_from_array, nb::arg("array"), nb::arg("dtype"));
+  m.def("fill", [](std::vector<int64_t> dims, double value, DType dtype) {
+    return fill(dims, value, dtype);
+  }, Release(), nb::arg("dims"), nb::arg("value"), nb::arg("dtype"));
+  m.def("matmul", &matmul, Release(), nb::arg("a"), nb::arg("b"),
+        nb::arg("transpose_a") = false, nb::arg("transpose_b") = false);
+  m.def("add_n", [](std::vector<Tensor> inputs) { return add_n(inputs); }, Release(),
+        nb::arg("inputs"));
+  m.def("add", &add, Release(), nb::arg("x"), nb::arg("y"));
+  m.def("subtract", &sub, Release(), nb::arg("x"), nb::arg("y"));
+  m.def("multiply", &mul, Release(), nb::arg("x"), nb::arg("y"));
+  m.def("divide", &div, Release(), nb::arg("x"), nb::arg("y"));
+  m.def("negative", &neg, Release(), nb::arg("x"));
+  m.def("abs", &abs, Release(), nb::arg("x"));
+  m.def("exp", &exp, Release(), nb::arg("x"));
+  m.def("relu", &relu, Release(), nb::arg("features"));
+  auto reduction = [&m](const char* name, Tensor (*op)(const Tensor&, const Axes&, bool)) {
+    m.def(name, [op](const Tensor& x, const nb::object& axis, bool keepdims) {
+      Axes axes = to_axes(axis);
+      nb::gil_scoped_release release;
+      return op(x, axes, keepdims);
+    }, nb::arg("input_tensor"), nb::arg("axis") = nb::none(), nb::arg("keepdims") = false);
+  };
+  reduction("reduce_sum", &reduce_sum);
+  reduction("reduce_mean", &reduce_mean);
+  reduction("reduce_max", &reduce_max);
+  m.def("cast", &cast, Release(), nb::arg("x"), nb::arg("dtype"));
+  m.def("identity", &identity, Release(), nb::arg("input"));
+}
+
+}  // namespace
+
+void bind_tensor(nb::module_& m) {
+  nb::enum_<DType>(m, "DType")
+      .value("float32", DType::kFloat32)
+      .value("float64", DType::kFloat64)
+      .value("int32", DType::kInt32)
+      .value("int64", DType::kInt64)
+      .value("bool", DType::kBool)
+      .def_prop_ro("size", [](DType d) { return dtype_size(d); });
+  bind_tensor_class(m);
+  bind_ops(m);
+  nb::class_<DeviceBlock>(m, "DeviceBlock")
+      .def(nb::init<std::string>(), nb::arg("device_name"))
+      .def("__enter__", &DeviceBlock::enter)
+      .def("__exit__", &DeviceBlock::exit)
+      .def_prop_ro("name", &DeviceBlock::name);
+}
+
+}  // namespace mt::python
