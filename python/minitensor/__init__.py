@@ -14,7 +14,10 @@ Tensors are immutable. Ops run on the device the placement rules choose and rele
 GIL while they run. Errors are the exceptions of ``mt.errors``.
 """
 
+from __future__ import annotations
+
 import atexit as _atexit
+from typing import Any as _Any, Optional as _Optional, Sequence as _Sequence, Union as _Union
 
 import numpy as _np
 
@@ -32,6 +35,8 @@ int32 = DType.int32
 int64 = DType.int64
 bool = DType.bool  # noqa: A001  (TensorFlow's name: tf.bool)
 
+DTypeLike = _Union[DType, str, type, _np.dtype]
+
 _TO_NUMPY = {
     DType.float32: _np.float32, DType.float64: _np.float64, DType.int32: _np.int32,
     DType.int64: _np.int64, DType.bool: _np.bool_,
@@ -42,7 +47,7 @@ DType.as_numpy_dtype = property(lambda self: _TO_NUMPY[self])
 DType.__repr__ = lambda self: "mt." + self.name
 
 
-def as_dtype(value):
+def as_dtype(value: DTypeLike) -> DType:
     """Returns the DType of ``value``: a DType, a NumPy dtype or type, or a name."""
     if isinstance(value, DType):
         return value
@@ -72,7 +77,8 @@ def _to_array(value, dtype):
     return array
 
 
-def constant(value, dtype=None, shape=None, name=None):
+def constant(value: _Any, dtype: _Optional[DTypeLike] = None,
+             shape: _Optional[_Sequence[int]] = None, name: _Optional[str] = None) -> Tensor:
     """Creates a tensor (_EagerConst) from a Python scalar, a nested list or a NumPy array,
     on the device the current ``mt.device`` scope asks for."""
     if isinstance(value, Tensor):
@@ -84,7 +90,8 @@ def constant(value, dtype=None, shape=None, name=None):
     return _mt.constant_from_array(_np.asarray(array, order="C"), as_dtype(array.dtype))
 
 
-def convert_to_tensor(value, dtype=None, name=None):
+def convert_to_tensor(value: _Any, dtype: _Optional[DTypeLike] = None,
+                      name: _Optional[str] = None) -> Tensor:
     """Returns ``value`` if it is a tensor (of ``dtype``), else ``constant(value, dtype)``."""
     if isinstance(value, Tensor):
         if dtype is not None and as_dtype(dtype) != value.dtype:
@@ -94,21 +101,23 @@ def convert_to_tensor(value, dtype=None, name=None):
     return constant(value, dtype)
 
 
-def fill(dims, value, name=None):
+def fill(dims: _Sequence[int], value: _Any, name: _Optional[str] = None) -> Tensor:
     """Creates a tensor of shape ``dims`` with every element ``value`` (Fill)."""
     array = _to_array(value, None)
     return _mt.fill(list(dims), float(array), as_dtype(array.dtype))
 
 
-def zeros(shape, dtype=float32, name=None):
+def zeros(shape: _Sequence[int], dtype: DTypeLike = float32,
+          name: _Optional[str] = None) -> Tensor:
     return _mt.fill(list(shape), 0.0, as_dtype(dtype))
 
 
-def ones(shape, dtype=float32, name=None):
+def ones(shape: _Sequence[int], dtype: DTypeLike = float32,
+         name: _Optional[str] = None) -> Tensor:
     return _mt.fill(list(shape), 1.0, as_dtype(dtype))
 
 
-def device(device_name):
+def device(device_name: _Union[str, config.LogicalDevice]) -> _mt.DeviceBlock:
     """Asks that the ops of this thread run on ``device_name`` inside a ``with`` block:
     ``with mt.device("/GPU:0"):``. Blocks nest; each thread has its own."""
     if isinstance(device_name, (config.LogicalDevice, config.PhysicalDevice)):
@@ -116,7 +125,7 @@ def device(device_name):
     return _mt.DeviceBlock(device_name)
 
 
-def from_dlpack(array):
+def from_dlpack(array: _Any) -> Tensor:
     """Creates a tensor over the memory of ``array`` (any object with ``__dlpack__``, on the
     CPU or a GPU) without copying; the producer's memory stays alive while the tensor does.
     A GPU producer is asked to order its work before minitensor's stream."""

@@ -139,7 +139,7 @@ void bind_dlpack(nb::module_& m) {
   nb::object cls = m.attr("Tensor");
   nb::setattr(cls, "__dlpack__", nb::cpp_function(&dlpack, nb::is_method()));
   nb::setattr(cls, "__dlpack_device__", nb::cpp_function(&dlpack_device, nb::is_method()));
-  m.def("from_dlpack", &from_dlpack, nb::arg("array"));
+  m.def("from_dlpack", &from_dlpack, nb::arg("array").noconvert());  // never a copy
   m.def("dlpack_stream", &dlpack_stream, nb::arg("device_id"));
 }
 
