@@ -149,6 +149,8 @@ def _array(t, dtype=None, copy=None):
         array = _np.asarray(memoryview(t))
         if copy:
             array = array.copy()
+    elif copy is False:
+        raise ValueError("a GPU tensor cannot become a NumPy array without a copy")
     else:
         array = t.numpy()
     return array if dtype is None else array.astype(dtype, copy=False)

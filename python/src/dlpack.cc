@@ -22,20 +22,18 @@ namespace {
 constexpr int kDLCPU = 1;
 constexpr int kDLCUDA = 2;
 
-internal::TensorImpl& checked_impl(const Tensor& t) { return *t.impl(); }
-
 int dlpack_device_type(const internal::TensorImpl& impl) {
   return impl.device->type() == DeviceType::kGPU ? kDLCUDA : kDLCPU;
 }
 
 nb::tuple dlpack_device(const Tensor& t) {
-  const internal::TensorImpl& impl = checked_impl(t);
+  const internal::TensorImpl& impl = *t.impl();
   return nb::make_tuple(dlpack_device_type(impl), impl.device->hardware_ordinal());
 }
 
 // Returns a DLPack capsule over `t`'s buffer (the producer side of the protocol).
 nb::object dlpack(const Tensor& t, nb::kwargs kwargs) {
-  internal::TensorImpl& impl = checked_impl(t);
+  internal::TensorImpl& impl = *t.impl();
   if (impl.device->type() == DeviceType::kGPU) {
     nb::gil_scoped_release release;
     internal::throw_if_error(impl.device->synchronize());
