@@ -5,10 +5,30 @@
 #                                  the GPU machine lacks (absl, benchmark);
 #   bash .gpu/gpu-run.sh          (there, through the device tool with carry [".gpu"]) runs
 #                                  the tests, compute-sanitizer memcheck over the GPU tests,
-#                                  the examples and the benchmarks, writes logs under $OUT
-#                                  and prints one summary table.
+#                                  the examples, the benchmarks and the Python package
+#                                  (pytest, the Python examples, the Python overhead
+#                                  benchmark beside torch.add), writes logs under $OUT and
+#                                  prints one summary table.
+# The Python package is a cp312 wheel (the GPU machine's Python) built from the same build
+# folder; MT_GPU_PYTHON names the Python 3.12 interpreter to build it with.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Builds the cp312 wheel of the Python package into .gpu/wheels from build folder $1 (only
+# the extension compiles), with pytest's wheels beside it; its absl libraries go to .gpu/lib.
+python_wheel() {
+  local python="${MT_GPU_PYTHON:-$(pyenv prefix 3.12 2>/dev/null || echo /usr)/bin/python3.12}"
+  local venv=build/venv312
+  [ -x "$venv/bin/python" ] || "$python" -m venv "$venv"
+  "$venv/bin/python" -m pip install -q --upgrade pip nanobind scikit-build-core numpy
+  MT_CUDA=ON CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" "$venv/bin/python" -m pip wheel -q \
+    --no-build-isolation --no-deps -w .gpu/wheels -C build-dir="$1" \
+    -C cmake.define.MT_BUILD_TESTS=ON -C cmake.define.MT_BUILD_BENCHMARKS=ON \
+    -C cmake.define.MT_BUILD_EXAMPLES=ON .
+  "$venv/bin/python" -m pip download -q --only-binary=:all: -d .gpu/wheels pytest
+  ldd "$1"/python/_minitensor*.so \
+    | awk '/=> \/lib\/x86_64-linux-gnu\/libabsl/{print $3}' | xargs -r -I{} cp -L {} .gpu/lib/
+}
+
 case "${1:-bundle}" in
   bundle)
     scripts/install-deps.sh
@@ -28,6 +48,7 @@ case "${1:-bundle}" in
       -ldnnl -lbenchmark -lpthread
     ldd .gpu/bin/dnnl_sgemm_probe | awk '/=> \/lib\/x86_64-linux-gnu\/lib(dnnl|gomp)/{print $3}' |
       xargs -r -I{} cp -L {} .gpu/lib/
+    python_wheel "$build"  # its absl libraries join .gpu/lib before the packing
     # The statically linked programs and libraries pass the device tool's 64 MiB limit: they
     # travel packed, and gpu-run.sh unpacks them.
     tar -C .gpu -cf - bin lib | xz -T0 -6 >.gpu/bin.tar.xz && rm -rf .gpu/bin .gpu/lib

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine from the repository root (see scripts/gpu-check.sh). Optional
-# arguments: the steps to run (tests sanitizer racecheck examples benchmarks cpubench);
-# default all.
+# arguments: the steps to run (tests sanitizer racecheck examples benchmarks cpubench
+# python); default all.
 set -uo pipefail
 export LD_LIBRARY_PATH="$PWD/.gpu/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
 if [ -f .gpu/bin.tar.xz ] && [ ! -d .gpu/bin ]; then xz -dc .gpu/bin.tar.xz | tar -C .gpu -xf -; fi
@@ -9,7 +9,7 @@ if [ -f .gpu/bin.tar.xz ] && [ ! -d .gpu/bin ]; then xz -dc .gpu/bin.tar.xz | ta
 # brings back at most 8 files).
 out=/tmp/mt-gpu-logs
 rm -rf "$out" && mkdir -p "$out"
-steps="${*:-tests sanitizer racecheck examples benchmarks cpubench}"
+steps="${*:-tests sanitizer racecheck examples benchmarks cpubench python}"
 summary=()
 # Each result is printed at once too, so that a run cut short still shows what it reached.
 record() {
@@ -93,6 +93,23 @@ for step in $steps; do
         record "$name" "rc=$?"
         grep -E '^(BM_|Benchmark)' "$out/$name.log"
       done ;;
+    python)
+      # The cp312 wheel and pytest, installed into a temporary folder; the suite covers the
+      # Python examples (against examples/expected/) and DLPack with torch on the GPU.
+      py=/tmp/mt-python
+      rm -rf "$py"
+      python3 -m pip install -q --no-index --no-deps --target "$py" .gpu/wheels/*.whl \
+        >"$out/python-install.log" 2>&1
+      record "python install" "rc=$? $(python3 --version 2>&1)"
+      PYTHONPATH="$py" python3 -m pytest -v -rs -p no:cacheprovider tests/python \
+        >"$out/python-pytest.log" 2>&1
+      record "python pytest" "rc=$? $(tail -1 "$out/python-pytest.log")"
+      record "python torch GPU DLPack" "$(grep -oE 'test_torch_gpu_shares[^ ]* [A-Z]+' \
+        "$out/python-pytest.log" | awk '{print $2}')"
+      record "python examples" "$(grep -cE 'test_example.*PASSED' "$out/python-pytest.log") passed, $(grep -cE 'test_example.*(FAILED|SKIPPED)' "$out/python-pytest.log") failed or skipped"
+      PYTHONPATH="$py" python3 bench/python_overhead.py --bin .gpu/bin >"$out/python-bench.log" 2>&1
+      record "python overhead benchmark" "rc=$?"
+      cat "$out/python-bench.log" ;;
   esac
 done
 

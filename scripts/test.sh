@@ -1,10 +1,36 @@
 #!/usr/bin/env bash
 # Builds minitensor and runs its tests: `scripts/test.sh [preset]` (default: "default",
 # which builds the CUDA backend when nvcc is found; GPU tests skip without a GPU).
+# With the default and cpu-only presets it then installs the Python package into a venv
+# (build/venv, pip packages from PyPI) from the same build folder, so nothing compiles
+# twice, and runs pytest on the installed package.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 preset="${1:-default}"
-scripts/install-deps.sh
+case "$preset" in
+  default | cpu-only) python=1 ;;
+  *) python=0 ;;  # sanitizer and fuzz builds cannot be loaded into a stock interpreter
+esac
+if [ "$python" = 1 ]; then
+  scripts/install-deps.sh python3-venv python3-dev
+else
+  scripts/install-deps.sh
+fi
 cmake --preset "$preset" >/dev/null
 cmake --build --preset "$preset" -j "$(nproc)"
 ctest --preset "$preset" -j "$(nproc)"
+[ "$python" = 1 ] || exit 0
+
+root=$PWD
+venv=$root/build/venv
+[ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+"$venv/bin/python" -m pip install -q --upgrade pip nanobind scikit-build-core numpy pytest
+# The preset's build folder and options, plus the extension: only it and its stub compile.
+cuda=AUTO
+[ "$preset" = cpu-only ] && cuda=OFF
+MT_CUDA=$cuda CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" "$venv/bin/python" -m pip install -q \
+  --no-build-isolation --force-reinstall --no-deps \
+  -C build-dir="build/$preset" -C cmake.define.MT_BUILD_TESTS=ON \
+  -C cmake.define.MT_BUILD_BENCHMARKS=ON -C cmake.define.MT_BUILD_EXAMPLES=ON .
+# From outside the source tree, so that the installed package is the one imported.
+cd /tmp && "$venv/bin/python" -m pytest -q -p no:cacheprovider "$root/tests/python"
