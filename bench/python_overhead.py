@@ -48,7 +48,7 @@ def cpp_figures(bin_dir):
         if not os.path.exists(path):
             continue
         out = subprocess.run([path, f"--benchmark_filter={pattern}", "--benchmark_format=json",
-                              "--benchmark_min_time=0.2s"], capture_output=True, text=True)
+                              "--benchmark_min_time=0.2"], capture_output=True, text=True)
         if out.returncode != 0:
             continue
         for b in json.loads(out.stdout)["benchmarks"]:
