@@ -9,6 +9,11 @@ import pytest
 
 import minitensor as mt
 
+# The examples and the configuration tests start processes that take much of a GPU; this
+# process must not reserve a whole card at its first tensor.
+for _gpu in mt.config.list_physical_devices("GPU"):
+    mt.config.experimental.set_memory_growth(_gpu, True)
+
 
 def run_python(code, env=None):
     """Runs `code` in a fresh interpreter (configuration is per process); returns it done."""

@@ -61,7 +61,8 @@ def test_out_of_memory_is_resource_exhausted():
         mt.config.set_logical_device_configuration(
             cpu, [mt.config.LogicalDeviceConfiguration(memory_limit=1)])
         try:
-            mt.zeros([1024, 1024])
+            with mt.device("/CPU:0"):
+                mt.zeros([1024, 1024])
         except mt.errors.ResourceExhaustedError as e:
             print(e.message.splitlines()[0])
     """)
