@@ -5,7 +5,7 @@
 #include "core/status.h"
 #include "kernels/op_def.h"
 #include "runtime/context.h"
-#include "runtime/placement_log.h"
+#include "runtime/explain.h"
 #include "runtime/scope_stack.h"
 #include "runtime/tensor_impl.h"
 
@@ -93,7 +93,7 @@ absl::StatusOr<Tensor> execute(OpId op, absl::Span<const Tensor* const> inputs,
   MT_ASSIGN_OR_RETURN(Placement p, place(ctx, *rt, op, key));
   MT_ASSIGN_OR_RETURN(OutputMeta out, infer_output(op, metas, attrs));
   Device& device = rt->device(p.device);
-  if (ctx.log_placement()) log_placement(op, device.name());
+  if (ctx.log_placement()) log_op(op, key, p, device, inputs);
   absl::InlinedVector<Tensor, 4> copies;  // inputs moved to `device` for this op
   absl::InlinedVector<TensorArg, 4> args;
   for (const Tensor* t : inputs) {
@@ -118,7 +118,7 @@ absl::StatusOr<Tensor> execute_source(OpId op, DType dtype, const Shape& shape,
   TensorMeta meta{&shape, dtype};
   MT_ASSIGN_OR_RETURN(OutputMeta out, infer_output(op, absl::MakeConstSpan(&meta, 1), attrs));
   Device& device = rt->device(p.device);
-  if (ctx.log_placement()) log_placement(op, device.name());
+  if (ctx.log_placement()) log_op(op, dtype, p, device, {});
   TensorArg arg{host_data, &shape, dtype};
   return run_kernel(device, p.kernel, std::move(out), absl::MakeConstSpan(&arg, 1), attrs);
 }
