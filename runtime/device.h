@@ -57,6 +57,15 @@ class Device {
   // Waits for everything enqueued on this device.
   virtual absl::Status synchronize() = 0;
 
+  // Trace support (Note [Device time] in runtime/trace_recorder.h). Records a timing mark
+  // after the work enqueued so far and returns it; nullptr where host time is device time
+  // (the CPU) or on failure.
+  virtual void* record_mark() { return nullptr; }
+  // Returns the milliseconds from mark `from` to mark `to`, waiting for both; -1 on failure.
+  virtual double mark_elapsed_ms(void* /*from*/, void* /*to*/) { return -1; }
+  // Frees a mark from record_mark(); nullptr is a no-op.
+  virtual void release_mark(void* /*mark*/) {}
+
  private:
   DeviceType type_;
   int id_;

@@ -8,6 +8,7 @@
 #include "runtime/explain.h"
 #include "runtime/scope_stack.h"
 #include "runtime/tensor_impl.h"
+#include "runtime/trace_recorder.h"
 
 namespace mt::internal {
 namespace {
@@ -45,8 +46,6 @@ absl::StatusOr<Placement> place(Context& ctx, const Runtime& rt, OpId op, DType 
   return p;
 }
 
-namespace {
-
 // Returns a copy of `t` on `device` (another device than its own).
 absl::StatusOr<Tensor> copy_to(const Tensor& t, Device& device) {
   TensorImpl* src = t.impl();
@@ -72,10 +71,9 @@ absl::StatusOr<Tensor> run_kernel(Device& device, KernelFn kernel, OutputMeta ou
   return result;
 }
 
-}  // namespace
-
 absl::StatusOr<Tensor> execute(OpId op, absl::Span<const Tensor* const> inputs,
                                const OpAttrs& attrs) {
+  if (tracing()) return execute_traced(op, inputs, attrs);  // Note [Recording off costs one load]
   Context& ctx = Context::get();
   MT_ASSIGN_OR_RETURN(Runtime * rt, ctx.runtime());
   absl::InlinedVector<TensorMeta, 4> metas;
@@ -112,6 +110,7 @@ absl::StatusOr<Tensor> execute(OpId op, absl::Span<const Tensor* const> inputs,
 
 absl::StatusOr<Tensor> execute_source(OpId op, DType dtype, const Shape& shape,
                                       const void* host_data, const OpAttrs& attrs) {
+  if (tracing()) return execute_source_traced(op, dtype, shape, host_data, attrs);
   Context& ctx = Context::get();
   MT_ASSIGN_OR_RETURN(Runtime * rt, ctx.runtime());
   MT_ASSIGN_OR_RETURN(Placement p, place(ctx, *rt, op, dtype));

@@ -40,6 +40,9 @@ class CudaDevice final : public Device {
   absl::StatusOr<PendingUse> copy_from_device(void* dst, Device& from, const void* src,
                                               size_t bytes) override;
   absl::Status synchronize() override;
+  void* record_mark() override;
+  double mark_elapsed_ms(void* from, void* to) override;
+  void release_mark(void* mark) override;
 
  private:
   // Copies to `dst` on `to` from this device's `src`, ordered as Note [Stream order] says.
