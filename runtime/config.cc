@@ -11,8 +11,8 @@
 #include "kernels/cpu/cpu_isa.h"
 #include "kernels/kernel_options.h"
 #include "runtime/context.h"
-#include "runtime/trace_recorder.h"
 #include "runtime/error.h"
+#include "runtime/trace_recorder.h"
 
 namespace mt::config {
 namespace {
@@ -221,8 +221,8 @@ void set_gpu_options(const GPUOptions& options) {
 void set_soft_device_placement(bool enable) {
   Context::get().set_soft_placement(enable);
   if (internal::tracing()) {
-    internal::trace_config(absl::StrCat("{\"soft_device_placement\":", enable ? "true" : "false",
-                                        "}"));
+    internal::trace_config(
+        absl::StrCat("{\"soft_device_placement\":", enable ? "true" : "false", "}"));
   }
 }
 bool get_soft_device_placement() { return Context::get().soft_placement(); }

@@ -15,8 +15,7 @@ namespace mt::internal {
 namespace {
 
 // Appends "; input i copied from X, N KiB" for each input that does not live on `device`.
-void append_copies(std::string* out, const Device& device,
-                   absl::Span<const Tensor* const> inputs) {
+void append_copies(std::string* out, const Device& device, absl::Span<const Tensor* const> inputs) {
   for (size_t i = 0; i < inputs.size(); ++i) {
     const TensorImpl* impl = inputs[i]->impl();
     if (impl == nullptr || impl->device == &device) continue;
@@ -76,8 +75,8 @@ std::string placement_detail(OpId op, DType dtype, const DeviceSpec* requested,
     case PlacementReason::kScope:
       return absl::StrCat("asked for ", asked);
     case PlacementReason::kNoKernelFallback:
-      return absl::StrCat("no ", requested->type.value_or("matching"), " kernel for ",
-                          op_name(op), " on ", dtype_name(dtype), "; asked for ", asked);
+      return absl::StrCat("no ", requested->type.value_or("matching"), " kernel for ", op_name(op),
+                          " on ", dtype_name(dtype), "; asked for ", asked);
     case PlacementReason::kSoftFallback:
       return absl::StrCat("soft placement: ", asked, " does not exist");
   }
@@ -120,8 +119,8 @@ absl::StatusOr<debugging::PlacementExplanation> explain(std::string_view name,
   for (size_t i = 0; i < inputs.size(); ++i) {
     const TensorImpl* impl = inputs[i]->impl();
     if (impl->device == &device) continue;
-    e.copies.push_back({static_cast<int>(i), short_name(*impl->device),
-                        static_cast<int64_t>(impl->bytes())});
+    e.copies.push_back(
+        {static_cast<int>(i), short_name(*impl->device), static_cast<int64_t>(impl->bytes())});
   }
   return e;
 }

@@ -10,11 +10,11 @@
 #include <atomic>
 #include <string>
 
+#include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "core/dtype.h"
 #include "kernels/op_id.h"
 #include "placement/placer.h"
-#include "absl/status/statusor.h"
 #include "runtime/debugging.h"
 #include "runtime/device.h"
 #include "runtime/tensor.h"
@@ -36,8 +36,7 @@ const char* reason_code(PlacementReason reason);
 
 // Returns why (op, dtype) went where `p` says when `requested` (null: no scope) was asked
 // for, e.g. "soft placement: /device:GPU:2 does not exist".
-std::string placement_detail(OpId op, DType dtype, const DeviceSpec* requested,
-                             const Placement& p);
+std::string placement_detail(OpId op, DType dtype, const DeviceSpec* requested, const Placement& p);
 
 // Writes the placement log line of `op` on `device`; with reasons on, appends the detail
 // and the inputs that live elsewhere and will be copied. Called only when logging is on.

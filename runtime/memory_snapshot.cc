@@ -73,8 +73,8 @@ MemorySnapshot take_snapshot(Device& device) {
   }
   // Read the totals last, so that they are at least as new as the chunks.
   MemoryStats m = device.allocator().stats();
-  s.totals = MemoryInfo{m.bytes_in_use,      m.peak_bytes_in_use, m.bytes_reserved, m.bytes_limit,
-                        m.num_allocs,        m.largest_free_block, m.fragmentation};
+  s.totals = MemoryInfo{m.bytes_in_use, m.peak_bytes_in_use,  m.bytes_reserved, m.bytes_limit,
+                        m.num_allocs,   m.largest_free_block, m.fragmentation};
   return s;
 }
 

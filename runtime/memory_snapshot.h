@@ -26,12 +26,12 @@
 namespace mt {
 
 struct MemoryChunk {
-  int64_t offset = 0;  // from the region's start
-  int64_t size = 0;    // bytes
-  std::string state;   // "free", "in_use" or "cached"
-  std::string op;      // the op that allocated it ("MatMul", "copy"); "" when unknown
-  std::string dtype;   // "float32"; "" when unknown
-  std::string shape;   // "(2, 3)"; "" when unknown
+  int64_t offset = 0;   // from the region's start
+  int64_t size = 0;     // bytes
+  std::string state;    // "free", "in_use" or "cached"
+  std::string op;       // the op that allocated it ("MatMul", "copy"); "" when unknown
+  std::string dtype;    // "float32"; "" when unknown
+  std::string shape;    // "(2, 3)"; "" when unknown
   double time_us = -1;  // when, in the trace's clock (µs since its start); -1 when unknown
 };
 
@@ -42,9 +42,9 @@ struct MemoryRegion {
 };
 
 struct MemorySnapshot {
-  std::string device;     // full name of the logical device
-  std::string allocator;  // "CPU_0_bfc"
-  MemoryInfo totals;      // what get_memory_info returns
+  std::string device;                 // full name of the logical device
+  std::string allocator;              // "CPU_0_bfc"
+  MemoryInfo totals;                  // what get_memory_info returns
   std::vector<MemoryRegion> regions;  // in address order
 
   // Returns the snapshot as one JSON object with the fields above.

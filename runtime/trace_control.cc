@@ -63,8 +63,8 @@ void write_file(std::string_view path, const std::string& text) {
   out << text;
   out.close();
   if (!out) {
-    throw_error(absl::NotFoundError(
-        absl::StrCat("[trace] cannot write '", std::string(path), "'")));
+    throw_error(
+        absl::NotFoundError(absl::StrCat("[trace] cannot write '", std::string(path), "'")));
   }
 }
 

@@ -56,8 +56,8 @@ void append_op(std::string* out, const TraceEvent& e, const TraceState& s) {
 void append_copy(std::string* out, const TraceEvent& e, Runtime& rt, int64_t start_ns) {
   Device& src = rt.device(e.src_device);
   Device& dst = rt.device(e.device);
-  append_head(out, absl::StrCat("copy ", short_name(src), " -> ", short_name(dst)), "copy", "X",
-              e, start_ns);
+  append_head(out, absl::StrCat("copy ", short_name(src), " -> ", short_name(dst)), "copy", "X", e,
+              start_ns);
   out->append(",\"dur\":");
   append_json_number(out, static_cast<double>(e.dur_ns) / 1000.0);
   out->append(",\"args\":{\"source\":");

@@ -68,8 +68,8 @@ struct TraceDetails {
   absl::InlinedVector<int64_t, 16> shapes;  // per shape: its rank, then its dims
   const DeviceSpec* requested = nullptr;
   std::string text;
-  Device* pool = nullptr;  // record its counters and, at a new peak, snapshot it
-  const void* data = nullptr;  // a block the event allocated, for snapshots:
+  Device* pool = nullptr;       // record its counters and, at a new peak, snapshot it
+  const void* data = nullptr;   // a block the event allocated, for snapshots:
   const char* label = nullptr;  // what allocated it (an op name, "copy"; a literal)
   const Shape* data_shape = nullptr;
 

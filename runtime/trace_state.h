@@ -14,8 +14,8 @@
 
 namespace mt::internal {
 
-// A recording keeps at most this many events (about 100 MiB with their shapes); later ones are counted in
-// TraceState::dropped and reported in the JSON's otherData.
+// A recording keeps at most this many events (about 100 MiB with their shapes); later ones are
+// counted in TraceState::dropped and reported in the JSON's otherData.
 inline constexpr size_t kMaxTraceEvents = size_t{1} << 20;
 
 struct TraceState {
@@ -35,7 +35,7 @@ struct TraceState {
   std::vector<int64_t> dims ABSL_GUARDED_BY(mu);       // TraceEvent::dims_begin
   std::vector<DeviceSpec> specs ABSL_GUARDED_BY(mu);   // TraceEvent::requested
   std::vector<std::string> texts ABSL_GUARDED_BY(mu);  // TraceEvent::text
-  int64_t dropped ABSL_GUARDED_BY(mu) = 0;  // events not kept (kMaxTraceEvents)
+  int64_t dropped ABSL_GUARDED_BY(mu) = 0;             // events not kept (kMaxTraceEvents)
   // Per device: the bytes in use at its latest peak, and the snapshot taken then.
   std::vector<int64_t> peak ABSL_GUARDED_BY(mu);
   std::vector<MemorySnapshot> peak_snapshots ABSL_GUARDED_BY(mu);

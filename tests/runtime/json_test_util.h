@@ -58,9 +58,13 @@ class JsonParser {
       if (c == '\\') {
         if (i_ >= s_.size()) return false;
         char e = s_[i_++];
-        if (e == 'n') c = '\n';
-        else if (e == 'u') { c = static_cast<char>(std::strtol(std::string(s_.substr(i_, 4)).c_str(), nullptr, 16)); i_ += 4; }
-        else c = e;  // \" \\ \/
+        if (e == 'n')
+          c = '\n';
+        else if (e == 'u') {
+          c = static_cast<char>(std::strtol(std::string(s_.substr(i_, 4)).c_str(), nullptr, 16));
+          i_ += 4;
+        } else
+          c = e;  // \" \\ \/
       }
       out->push_back(c);
     }
@@ -72,9 +76,19 @@ class JsonParser {
     char c = s_[i_];
     if (c == '{') return object(v);
     if (c == '[') return array(v);
-    if (c == '"') { v->type = Json::Type::kString; return string(&v->string); }
-    if (literal("true")) { v->type = Json::Type::kBool; v->boolean = true; return true; }
-    if (literal("false")) { v->type = Json::Type::kBool; return true; }
+    if (c == '"') {
+      v->type = Json::Type::kString;
+      return string(&v->string);
+    }
+    if (literal("true")) {
+      v->type = Json::Type::kBool;
+      v->boolean = true;
+      return true;
+    }
+    if (literal("false")) {
+      v->type = Json::Type::kBool;
+      return true;
+    }
     if (literal("null")) return true;
     const char* begin = s_.data() + i_;
     char* end = nullptr;

@@ -3,9 +3,9 @@
 #include "runtime/memory_snapshot.h"
 
 #include "gtest/gtest.h"
+#include "runtime/trace.h"
 #include "tests/runtime/json_test_util.h"
 #include "tests/runtime/runtime_fixture.h"
-#include "runtime/trace.h"
 
 namespace mt::testing {
 namespace {

@@ -94,8 +94,9 @@ TEST_F(ReportTest, HeadlessChromiumDrawsOpsDevicesAndNumbers) {
   trace::write_report((dir / "report.html").string());
   std::string dom = run("timeout 120 " + browser +
                         " --headless --no-sandbox --disable-gpu --disable-dev-shm-usage"
-                        " --no-first-run --user-data-dir='" + (dir / "profile").string() +
-                        "' --dump-dom 'file://" + (dir / "report.html").string() + "' 2>/dev/null");
+                        " --no-first-run --user-data-dir='" +
+                        (dir / "profile").string() + "' --dump-dom 'file://" +
+                        (dir / "report.html").string() + "' 2>/dev/null");
   fs::remove_all(dir);
   ASSERT_NE(dom.find("data-rendered=\"yes\""), std::string::npos) << dom.substr(0, 2000);
   EXPECT_NE(dom.find("3 ops and 3 copies on 2 devices"), std::string::npos);
@@ -105,7 +106,7 @@ TEST_F(ReportTest, HeadlessChromiumDrawsOpsDevicesAndNumbers) {
   EXPECT_NE(dom.find("<h3 class=\"pool\">" + cpu(1) + " (CPU_1_bfc)</h3>"), std::string::npos);
   EXPECT_NE(dom.find("<td>asked for /device:CPU:1</td>"), std::string::npos);
   EXPECT_NE(dom.find("<td class=\"num\">48</td>"), std::string::npos);  // MatMul: 2 copies, output
-  EXPECT_NE(dom.find("data-pool=\"CPU_1_bfc\""), std::string::npos);   // its memory curve
+  EXPECT_NE(dom.find("data-pool=\"CPU_1_bfc\""), std::string::npos);    // its memory curve
 }
 
 }  // namespace

@@ -145,8 +145,7 @@ TEST_F(TraceTest, RecordsOutOfMemory) {
   std::vector<Json> oom = events(recorded(), "oom");
   ASSERT_EQ(oom.size(), 1u);
   EXPECT_EQ(oom[0]["args"]["device"].string, cpu(0));
-  EXPECT_NE(oom[0]["args"]["message"].string.find("OOM when allocating tensor"),
-            std::string::npos);
+  EXPECT_NE(oom[0]["args"]["message"].string.find("OOM when allocating tensor"), std::string::npos);
 }
 
 TEST_F(TraceTest, TracedOpsComputeWhatUntracedOpsDo) {
