@@ -169,11 +169,12 @@ void* CudaDevice::record_mark() {
 }
 
 double CudaDevice::mark_elapsed_ms(void* from, void* to) {
-  auto* a = static_cast<cudaEvent_t>(from);
-  auto* b = static_cast<cudaEvent_t>(to);
+  auto a = static_cast<cudaEvent_t>(from);
+  auto b = static_cast<cudaEvent_t>(to);
+  cuda::ScopedDevice scoped(state_.physical_device);
   float ms = 0;
-  if (a == nullptr || b == nullptr || cudaEventSynchronize(b) != cudaSuccess ||
-      cudaEventElapsedTime(&ms, a, b) != cudaSuccess) {
+  if (!scoped.status().ok() || a == nullptr || b == nullptr ||
+      cudaEventSynchronize(b) != cudaSuccess || cudaEventElapsedTime(&ms, a, b) != cudaSuccess) {
     return -1;
   }
   return ms;
