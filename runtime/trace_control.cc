@@ -56,6 +56,17 @@ void resolve_marks(TraceState& s) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
   s.ref_marks.assign(s.ref_marks.size(), nullptr);
 }
 
+// Drops the last recording's events and side tables (keeping their capacity).
+void clear_recording(TraceState& s) {
+  MutexLock lock(&s.mu);
+  s.events.clear();
+  s.dims.clear();
+  s.specs.clear();
+  s.texts.clear();
+  s.dropped = 0;
+  s.allocations.clear();
+}
+
 }  // namespace
 
 void write_file(std::string_view path, const std::string& text) {
@@ -83,15 +94,7 @@ void start() {
   }
   TraceState& s = internal::trace_state();
   const int n = rt->num_devices();
-  {
-    MutexLock lock(&s.mu);
-    s.events.clear();
-    s.dims.clear();
-    s.specs.clear();
-    s.texts.clear();
-    s.dropped = 0;
-    s.allocations.clear();
-  }
+  internal::clear_recording(s);
   std::vector<MemorySnapshot> snapshots;
   std::vector<void*> marks;
   std::vector<int64_t> ref_ns;
