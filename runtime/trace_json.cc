@@ -35,7 +35,8 @@ void append_head(std::string* out, std::string_view name, const char* cat, const
   append_json_number(out, static_cast<double>(e.ts_ns - start_ns) / 1000.0);
 }
 
-void append_op(std::string* out, const TraceEvent& e, const TraceState& s) {
+void append_op(std::string* out, const TraceEvent& e, const TraceState& s)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
   Runtime& rt = *s.rt;
   append_head(out, op_name(e.op), "op", "X", e, s.start_ns);
   out->append(",\"dur\":");
@@ -78,7 +79,8 @@ void append_counter(std::string* out, const TraceEvent& e, Runtime& rt, int64_t 
   absl::StrAppend(out, ",\"args\":{\"in_use\":", e.in_use, ",\"reserved\":", e.reserved, "}}");
 }
 
-void append_event(std::string* out, const TraceEvent& e, const TraceState& s) {
+void append_event(std::string* out, const TraceEvent& e, const TraceState& s)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
   Runtime& rt = *s.rt;
   const int64_t start_ns = s.start_ns;
   static const std::string kNone;
