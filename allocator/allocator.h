@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 namespace mt {
 
@@ -33,6 +34,22 @@ struct PendingUse {
   void* handle = nullptr;
   bool (*query)(void* handle) = nullptr;
   void (*release)(void* handle) = nullptr;
+};
+
+// A chunk of a pool's region, as a memory snapshot shows it. kCached: free for the pool's
+// callers but held by its central lists (blocks in per-thread caches read as kInUse).
+struct ChunkInfo {
+  enum class State : uint8_t { kFree, kInUse, kCached };
+  uintptr_t address = 0;
+  int64_t size = 0;
+  State state = State::kFree;
+};
+
+// A region the pool took from its sub-allocator, with its chunks in address order.
+struct RegionInfo {
+  uintptr_t address = 0;
+  int64_t size = 0;
+  std::vector<ChunkInfo> chunks;
 };
 
 class Allocator {
@@ -58,6 +75,10 @@ class Allocator {
 
   // Sets the peak to the current bytes in use.
   virtual void reset_peak() = 0;
+
+  // Returns every region with its chunks, in address order; O(chunks) under the pool's lock.
+  // A pool without regions returns none.
+  virtual std::vector<RegionInfo> regions() const { return {}; }
 
   // Hands regions with no block in use back to the sub-allocator; returns the bytes freed.
   virtual int64_t release_unused() = 0;

@@ -248,4 +248,19 @@ void BestFitArena::check_invariants() const {
   MT_CHECK(reserved == reserved_ && reserved_ <= limit_ && free_bytes == free_bytes_);
 }
 
+std::vector<RegionInfo> BestFitArena::regions() const {
+  std::vector<RegionInfo> out;
+  for (const Region& r : regions_) {
+    RegionInfo& info = out.emplace_back(RegionInfo{r.ptr, r.size, {}});
+    for (ChunkId id = r.first; id != kNone; id = chunks_[id].next) {
+      const Chunk& c = chunks_[id];
+      info.chunks.push_back(
+          {c.ptr, c.size, c.in_use ? ChunkInfo::State::kInUse : ChunkInfo::State::kFree});
+    }
+  }
+  std::sort(out.begin(), out.end(),
+            [](const RegionInfo& a, const RegionInfo& b) { return a.address < b.address; });
+  return out;
+}
+
 }  // namespace mt::internal

@@ -16,6 +16,7 @@
 
 #include "absl/container/btree_set.h"
 #include "absl/container/flat_hash_map.h"
+#include "allocator/allocator.h"
 #include "allocator/sub_allocator.h"
 
 namespace mt::internal {
@@ -68,6 +69,9 @@ class BestFitArena {
   int64_t reserved_bytes() const { return reserved_; }
   int64_t free_bytes() const { return free_bytes_; }
   int64_t largest_free_chunk() const;
+
+  // Returns every region and its chunks (in use or free), in address order.
+  std::vector<RegionInfo> regions() const;
 
   // Aborts unless every invariant of the Note holds. O(chunks); for tests.
   void check_invariants() const;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "absl/container/flat_hash_set.h"
 #include "core/check.h"
 
 namespace mt {
@@ -268,6 +269,21 @@ int64_t BFCAllocator::release_unused() {
   const int64_t freed = arena_.release_free_regions();
   publish_arena_stats();
   return freed;
+}
+
+std::vector<RegionInfo> BFCAllocator::regions() const {
+  MutexLock lock(&mu_);
+  std::vector<RegionInfo> out = arena_.regions();
+  absl::flat_hash_set<uintptr_t> central;
+  for (const std::vector<void*>& list : central_) {
+    for (void* p : list) central.insert(reinterpret_cast<uintptr_t>(p));
+  }
+  for (RegionInfo& region : out) {
+    for (ChunkInfo& chunk : region.chunks) {
+      if (central.contains(chunk.address)) chunk.state = ChunkInfo::State::kCached;
+    }
+  }
+  return out;
 }
 
 int64_t BFCAllocator::allocated_size(const void* ptr) const {

@@ -84,6 +84,7 @@ class BFCAllocator final : public Allocator {
   MemoryStats stats() const override;
   void reset_peak() override;
   int64_t release_unused() override;
+  std::vector<RegionInfo> regions() const override;  // central-list blocks read as kCached
 
   // Returns the bytes that `ptr`, a block in use from this pool, counts for in bytes_in_use:
   // its request rounded up to its size class or to 256 bytes, plus any slack the split rule

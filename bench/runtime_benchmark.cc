@@ -1,12 +1,14 @@
 // The per-op overheads of the eager path, each beside a baseline measured in the same run:
 // a cached placement decision, a device-scope push and pop, and mt::add of two 1-element
-// float tensors end to end next to a direct call of the same CPU kernel.
+// float tensors end to end (with no trace recording, and while one records) next to a
+// direct call of the same CPU kernel.
 #include <benchmark/benchmark.h>
 
 #include "kernels/kernel_registry.h"
 #include "runtime/execute.h"
 #include "runtime/minitensor.h"
 #include "runtime/scope_stack.h"
+#include "runtime/trace.h"
 
 namespace mt {
 namespace {
@@ -64,6 +66,28 @@ void BM_AddScalarTensors_EndToEnd(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_AddScalarTensors_EndToEnd);
+
+// The same add while a trace records (runtime/trace.h). The recording restarts every 2^16
+// ops, outside the timing, so that it never reaches its event limit.
+void BM_AddScalarTensors_EndToEnd_Recording(benchmark::State& state) {
+  DeviceScope cpu("/CPU:0");
+  Tensor a = constant({1.f});
+  Tensor b = constant({2.f});
+  trace::start();
+  int64_t ops = 0;
+  for (auto _ : state) {
+    Tensor c = add(a, b);
+    benchmark::DoNotOptimize(c.impl());
+    if ((++ops & 0xffff) == 0) {
+      state.PauseTiming();
+      trace::stop();
+      trace::start();
+      state.ResumeTiming();
+    }
+  }
+  trace::stop();
+}
+BENCHMARK(BM_AddScalarTensors_EndToEnd_Recording);
 
 // Baseline: the same CPU kernel called directly on preallocated buffers.
 void BM_Baseline_AddKernelDirect(benchmark::State& state) {

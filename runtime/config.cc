@@ -12,6 +12,7 @@
 #include "kernels/kernel_options.h"
 #include "runtime/context.h"
 #include "runtime/error.h"
+#include "runtime/trace_recorder.h"
 
 namespace mt::config {
 namespace {
@@ -217,7 +218,13 @@ void set_gpu_options(const GPUOptions& options) {
   }));
 }
 
-void set_soft_device_placement(bool enable) { Context::get().set_soft_placement(enable); }
+void set_soft_device_placement(bool enable) {
+  Context::get().set_soft_placement(enable);
+  if (internal::tracing()) {
+    internal::trace_config(
+        absl::StrCat("{\"soft_device_placement\":", enable ? "true" : "false", "}"));
+  }
+}
 bool get_soft_device_placement() { return Context::get().soft_placement(); }
 
 void enable_tensor_float_32_execution(bool enable) { internal::set_tf32_enabled(enable); }

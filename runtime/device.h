@@ -62,6 +62,14 @@ class Device {
   // runs on as an integer (0 on the CPU).
   virtual int hardware_ordinal() const { return 0; }
   virtual uintptr_t stream_handle() const { return 0; }
+  // Trace support (Note [Device time] in runtime/trace_recorder.h). Records a timing mark
+  // after the work enqueued so far and returns it; nullptr where host time is device time
+  // (the CPU) or on failure.
+  virtual void* record_mark() { return nullptr; }
+  // Returns the milliseconds from mark `from` to mark `to`, waiting for both; -1 on failure.
+  virtual double mark_elapsed_ms(void* /*from*/, void* /*to*/) { return -1; }
+  // Frees a mark from record_mark(); nullptr is a no-op.
+  virtual void release_mark(void* /*mark*/) {}
 
  private:
   DeviceType type_;

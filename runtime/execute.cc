@@ -5,9 +5,10 @@
 #include "core/status.h"
 #include "kernels/op_def.h"
 #include "runtime/context.h"
-#include "runtime/placement_log.h"
+#include "runtime/explain.h"
 #include "runtime/scope_stack.h"
 #include "runtime/tensor_impl.h"
+#include "runtime/trace_recorder.h"
 
 namespace mt::internal {
 namespace {
@@ -45,8 +46,6 @@ absl::StatusOr<Placement> place(Context& ctx, const Runtime& rt, OpId op, DType 
   return p;
 }
 
-namespace {
-
 // Returns a copy of `t` on `device` (another device than its own).
 absl::StatusOr<Tensor> copy_to(const Tensor& t, Device& device) {
   TensorImpl* src = t.impl();
@@ -72,10 +71,9 @@ absl::StatusOr<Tensor> run_kernel(Device& device, KernelFn kernel, OutputMeta ou
   return result;
 }
 
-}  // namespace
-
 absl::StatusOr<Tensor> execute(OpId op, absl::Span<const Tensor* const> inputs,
                                const OpAttrs& attrs) {
+  if (tracing()) return execute_traced(op, inputs, attrs);  // Note [Recording off costs one load]
   Context& ctx = Context::get();
   MT_ASSIGN_OR_RETURN(Runtime * rt, ctx.runtime());
   absl::InlinedVector<TensorMeta, 4> metas;
@@ -93,7 +91,7 @@ absl::StatusOr<Tensor> execute(OpId op, absl::Span<const Tensor* const> inputs,
   MT_ASSIGN_OR_RETURN(Placement p, place(ctx, *rt, op, key));
   MT_ASSIGN_OR_RETURN(OutputMeta out, infer_output(op, metas, attrs));
   Device& device = rt->device(p.device);
-  if (ctx.log_placement()) log_placement(op, device.name());
+  if (ctx.log_placement()) log_op(op, key, p, device, inputs);
   absl::InlinedVector<Tensor, 4> copies;  // inputs moved to `device` for this op
   absl::InlinedVector<TensorArg, 4> args;
   for (const Tensor* t : inputs) {
@@ -112,13 +110,14 @@ absl::StatusOr<Tensor> execute(OpId op, absl::Span<const Tensor* const> inputs,
 
 absl::StatusOr<Tensor> execute_source(OpId op, DType dtype, const Shape& shape,
                                       const void* host_data, const OpAttrs& attrs) {
+  if (tracing()) return execute_source_traced(op, dtype, shape, host_data, attrs);
   Context& ctx = Context::get();
   MT_ASSIGN_OR_RETURN(Runtime * rt, ctx.runtime());
   MT_ASSIGN_OR_RETURN(Placement p, place(ctx, *rt, op, dtype));
   TensorMeta meta{&shape, dtype};
   MT_ASSIGN_OR_RETURN(OutputMeta out, infer_output(op, absl::MakeConstSpan(&meta, 1), attrs));
   Device& device = rt->device(p.device);
-  if (ctx.log_placement()) log_placement(op, device.name());
+  if (ctx.log_placement()) log_op(op, dtype, p, device, {});
   TensorArg arg{host_data, &shape, dtype};
   return run_kernel(device, p.kernel, std::move(out), absl::MakeConstSpan(&arg, 1), attrs);
 }

@@ -6,6 +6,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "kernels/op_attrs.h"
+#include "kernels/op_def.h"
 #include "kernels/op_id.h"
 #include "placement/placer.h"
 #include "runtime/context.h"
@@ -26,5 +27,19 @@ absl::StatusOr<Tensor> execute(OpId op, absl::Span<const Tensor* const> inputs,
 // `dtype` in row-major order) to its device; Fill ignores `host_data` and uses attrs.value.
 absl::StatusOr<Tensor> execute_source(OpId op, DType dtype, const Shape& shape,
                                       const void* host_data, const OpAttrs& attrs);
+
+// The steps of execute(), shared with the traced path (runtime/trace_execute.cc).
+// Returns a copy of `t` on `device` (another device than its own).
+absl::StatusOr<Tensor> copy_to(const Tensor& t, Device& device);
+// Allocates the output on `device` and runs `kernel` there on `args`.
+absl::StatusOr<Tensor> run_kernel(Device& device, KernelFn kernel, OutputMeta out,
+                                  absl::Span<const TensorArg> args, const OpAttrs& attrs);
+
+// execute() and execute_source() while a trace records: the same steps, each timed and
+// recorded (Note [Recording off costs one load] in runtime/trace_recorder.h).
+absl::StatusOr<Tensor> execute_traced(OpId op, absl::Span<const Tensor* const> inputs,
+                                      const OpAttrs& attrs);
+absl::StatusOr<Tensor> execute_source_traced(OpId op, DType dtype, const Shape& shape,
+                                             const void* host_data, const OpAttrs& attrs);
 
 }  // namespace mt::internal

@@ -6,6 +6,7 @@
 #include "runtime/error.h"
 #include "runtime/tensor_format.h"
 #include "runtime/tensor_impl.h"
+#include "runtime/trace_recorder.h"
 
 namespace mt {
 namespace internal {
@@ -17,13 +18,15 @@ absl::StatusOr<TensorImpl*> allocate_tensor(Device& device, DType dtype, Shape s
     data = device.allocator().allocate(bytes);
     if (__builtin_expect(data == nullptr, 0)) {
       MemoryStats s = device.allocator().stats();
-      return absl::ResourceExhaustedError(absl::StrCat(
+      absl::Status oom = absl::ResourceExhaustedError(absl::StrCat(
           "OOM when allocating tensor with shape", shape.to_list_string(), " and type ",
           dtype_type_name(dtype), " on ", device.name(), " by allocator ",
           std::string(device.allocator().name()), "\nIn use: ", s.bytes_in_use,
           " bytes; peak: ", s.peak_bytes_in_use, " bytes; limit: ", s.bytes_limit,
           " bytes; largest free block: ", s.largest_free_block, " bytes; requested: ", bytes,
           " bytes"));
+      trace_oom(device, std::string(oom.message()));  // keeps the pool's last snapshot
+      return oom;
     }
   }
   return new TensorImpl(dtype, std::move(shape), &device, data);

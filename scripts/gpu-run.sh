@@ -20,6 +20,28 @@ record() {
 nvidia-smi --query-gpu=index,name,memory.total,driver_version --format=csv,noheader \
   | tee "$out/gpus.txt"
 
+# Summarises the trace of examples/trace_placement (ops per device, ops timed by CUDA
+# events) and screenshots its report when a Chromium is installed.
+trace_report() {
+  local t="$out/trace/trace.json"
+  [ -f "$t" ] || return 0
+  record "trace ops timed on the device" "$(grep -o '"timing":"device"' "$t" | wc -l)"
+  for tid in $(grep -o '"cat":"op","ph":"X","pid":1,"tid":[0-9]*' "$t" | sed 's/.*://' | sort -u); do
+    record "trace ops on track $tid" "$(grep -c "\"cat\":\"op\",\"ph\":\"X\",\"pid\":1,\"tid\":$tid," "$t")"
+  done
+  record "trace copies" "$(grep -c '"cat":"copy"' "$t")"
+  local browser
+  browser=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
+  if [ -n "$browser" ]; then
+    timeout 120 "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars \
+      --user-data-dir=/tmp/mt-chromium --window-size=1200,1600 \
+      --screenshot="$out/trace/report.png" "file://$out/trace/report.html" >/dev/null 2>&1
+    record "trace report screenshot" "rc=$?"
+  else
+    record "trace report screenshot" "no chromium here: render $out/trace/report.html elsewhere"
+  fi
+}
+
 for step in $steps; do
   case "$step" in
     tests)
@@ -52,9 +74,13 @@ for step in $steps; do
       for e in .gpu/bin/*; do
         case "$e" in *_test|*_benchmark|*_probe) continue ;; esac
         name=$(basename "$e")
-        "$e" >"$out/example-$name.log" 2>&1
+        args=()
+        # trace_placement writes trace.json and report.html into the folder it is given.
+        [ "$name" = trace_placement ] && mkdir -p "$out/trace" && args=("$out/trace")
+        "$e" "${args[@]}" >"$out/example-$name.log" 2>&1
         record "example $name" "rc=$?"
-      done ;;
+      done
+      trace_report ;;
     cpubench)
       # The CPU kernels at 1 thread and every core beside libtorch's (built here against
       # the machine's PyTorch), then the kernel tests at each lower ISA level.

@@ -156,4 +156,32 @@ absl::Status CudaDevice::synchronize() {
   return cuda_check("cudaStreamSynchronize", cudaStreamSynchronize(stream()));
 }
 
+void* CudaDevice::record_mark() {
+  cuda::ScopedDevice scoped(state_.physical_device);
+  if (!scoped.status().ok()) return nullptr;
+  cudaEvent_t event = nullptr;
+  if (cudaEventCreate(&event) != cudaSuccess) return nullptr;
+  if (cudaEventRecord(event, stream()) != cudaSuccess) {
+    cudaEventDestroy(event);
+    return nullptr;
+  }
+  return event;
+}
+
+double CudaDevice::mark_elapsed_ms(void* from, void* to) {
+  auto a = static_cast<cudaEvent_t>(from);
+  auto b = static_cast<cudaEvent_t>(to);
+  cuda::ScopedDevice scoped(state_.physical_device);
+  float ms = 0;
+  if (!scoped.status().ok() || a == nullptr || b == nullptr ||
+      cudaEventSynchronize(b) != cudaSuccess || cudaEventElapsedTime(&ms, a, b) != cudaSuccess) {
+    return -1;
+  }
+  return ms;
+}
+
+void CudaDevice::release_mark(void* mark) {
+  if (mark != nullptr) cudaEventDestroy(static_cast<cudaEvent_t>(mark));
+}
+
 }  // namespace mt::internal

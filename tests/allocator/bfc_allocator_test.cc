@@ -310,5 +310,27 @@ TEST(BFCAllocatorTest, TracksPeakAndAllocationCountExactly) {
   }
 }
 
+TEST(BFCAllocatorRegionsTest, ListsEveryChunkInAddressOrder) {
+  CountingSubAllocator::Log log;
+  auto pool = make_pool(arena_only(MiB, false), &log);
+  EXPECT_TRUE(pool->regions().empty());
+  void* a = pool->allocate(1000);
+  void* b = pool->allocate(3000);
+  pool->deallocate(a);
+  std::vector<RegionInfo> regions = pool->regions();
+  ASSERT_EQ(regions.size(), 1u);
+  EXPECT_EQ(regions[0].size, MiB);
+  ASSERT_EQ(regions[0].chunks.size(), 3u);
+  const std::vector<ChunkInfo>& c = regions[0].chunks;
+  EXPECT_EQ(c[0].address, reinterpret_cast<uintptr_t>(a));
+  EXPECT_EQ(c[0].size, 1024);
+  EXPECT_EQ(c[0].state, ChunkInfo::State::kFree);
+  EXPECT_EQ(c[1].address, reinterpret_cast<uintptr_t>(b));
+  EXPECT_EQ(c[1].state, ChunkInfo::State::kInUse);
+  EXPECT_EQ(c[2].size, MiB - 1024 - 3072);
+  EXPECT_EQ(c[2].state, ChunkInfo::State::kFree);
+  pool->deallocate(b);
+}
+
 }  // namespace
 }  // namespace mt

@@ -1,0 +1,145 @@
+#include "runtime/explain.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "core/status.h"
+#include "runtime/context.h"
+#include "runtime/debugging.h"
+#include "runtime/error.h"
+#include "runtime/execute.h"
+#include "runtime/placement_log.h"
+#include "runtime/scope_stack.h"
+#include "runtime/tensor_impl.h"
+
+namespace mt::internal {
+namespace {
+
+// Appends "; input i copied from X, N KiB" for each input that does not live on `device`.
+void append_copies(std::string* out, const Device& device, absl::Span<const Tensor* const> inputs) {
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const TensorImpl* impl = inputs[i]->impl();
+    if (impl == nullptr || impl->device == &device) continue;
+    absl::StrAppend(out, "; input ", i, " copied from ", short_name(*impl->device), ", ",
+                    human_bytes(static_cast<int64_t>(impl->bytes())));
+  }
+}
+
+absl::StatusOr<OpId> find_op(std::string_view name) {
+  for (int i = 0; i < kNumOps; ++i) {
+    if (name == op_name(static_cast<OpId>(i))) return static_cast<OpId>(i);
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("[explain_placement] unknown op '", std::string(name), "'"));
+}
+
+}  // namespace
+
+std::string short_name(const Device& device) {
+  return absl::StrCat(device_type_name(device.type()), ":", device.id());
+}
+
+std::string human_bytes(int64_t bytes) {
+  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int unit = 0;
+  double value = static_cast<double>(bytes);
+  while (value >= 1024 && unit < 4) {
+    value /= 1024;
+    ++unit;
+  }
+  if (value == static_cast<double>(static_cast<int64_t>(value))) {
+    return absl::StrCat(static_cast<int64_t>(value), " ", kUnits[unit]);
+  }
+  return absl::StrFormat("%.1f %s", value, kUnits[unit]);
+}
+
+const char* reason_code(PlacementReason reason) {
+  switch (reason) {
+    case PlacementReason::kDefault:
+      return "default";
+    case PlacementReason::kScope:
+      return "scope";
+    case PlacementReason::kNoKernelFallback:
+      return "no_kernel_fallback";
+    case PlacementReason::kSoftFallback:
+      return "soft_fallback";
+  }
+  return "unknown";
+}
+
+std::string placement_detail(OpId op, DType dtype, const DeviceSpec* requested,
+                             const Placement& p) {
+  const std::string asked = requested == nullptr ? "" : to_string(*requested);
+  switch (p.reason) {
+    case PlacementReason::kDefault:
+      return "default: the best device with a kernel";
+    case PlacementReason::kScope:
+      return absl::StrCat("asked for ", asked);
+    case PlacementReason::kNoKernelFallback:
+      return absl::StrCat("no ", requested->type.value_or("matching"), " kernel for ", op_name(op),
+                          " on ", dtype_name(dtype), "; asked for ", asked);
+    case PlacementReason::kSoftFallback:
+      return absl::StrCat("soft placement: ", asked, " does not exist");
+  }
+  return "unknown";
+}
+
+void log_op(OpId op, DType dtype, const Placement& p, const Device& device,
+            absl::Span<const Tensor* const> inputs) {
+  if (!g_log_reasons.load(std::memory_order_relaxed)) return log_placement(op, device.name());
+  const ScopeEntry* scope = scope_stack().top();
+  std::string text = absl::StrCat(device.name(), " (",
+                                  placement_detail(op, dtype, scope ? &scope->spec : nullptr, p));
+  append_copies(&text, device, inputs);
+  text.push_back(')');
+  log_placement(op, text);  // the suffix rides after the device name
+}
+
+absl::StatusOr<debugging::PlacementExplanation> explain(std::string_view name,
+                                                        absl::Span<const Tensor* const> inputs,
+                                                        DType dtype) {
+  MT_ASSIGN_OR_RETURN(OpId op, find_op(name));
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i]->impl() == nullptr) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("[explain_placement] input ", i, " is an empty tensor"));
+    }
+  }
+  if (!inputs.empty()) dtype = inputs[0]->impl()->dtype;
+  Context& ctx = Context::get();
+  MT_ASSIGN_OR_RETURN(Runtime * rt, ctx.runtime());
+  MT_ASSIGN_OR_RETURN(Placement p, place(ctx, *rt, op, dtype));
+  const Device& device = rt->device(p.device);
+  const ScopeEntry* scope = scope_stack().top();
+  debugging::PlacementExplanation e;
+  e.op = op_name(op);
+  e.device = device.name();
+  e.requested = scope == nullptr ? "" : to_string(scope->spec);
+  e.reason = reason_code(p.reason);
+  e.detail = placement_detail(op, dtype, scope ? &scope->spec : nullptr, p);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const TensorImpl* impl = inputs[i]->impl();
+    if (impl->device == &device) continue;
+    e.copies.push_back(
+        {static_cast<int>(i), short_name(*impl->device), static_cast<int64_t>(impl->bytes())});
+  }
+  return e;
+}
+
+}  // namespace mt::internal
+
+namespace mt::debugging {
+
+void set_log_placement_reasons(bool enable) {
+  internal::g_log_reasons.store(enable, std::memory_order_relaxed);
+}
+
+bool get_log_placement_reasons() { return internal::g_log_reasons.load(std::memory_order_relaxed); }
+
+PlacementExplanation explain_placement(std::string_view op, const std::vector<Tensor>& inputs,
+                                       DType dtype) {
+  std::vector<const Tensor*> pointers;
+  for (const Tensor& t : inputs) pointers.push_back(&t);
+  return internal::value_or_throw(internal::explain(op, pointers, dtype));
+}
+
+}  // namespace mt::debugging

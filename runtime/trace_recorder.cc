@@ -1,0 +1,131 @@
+#include "runtime/trace_recorder.h"
+
+#include <chrono>
+#include <optional>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "core/mutex.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "runtime/trace.h"
+#include "runtime/trace_state.h"
+
+namespace mt::internal {
+
+TraceState& trace_state() {
+  static auto* state = new TraceState();
+  return *state;
+}
+
+int64_t trace_now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+int device_index(const Device& device) {
+  Runtime* rt = Context::get().runtime_if_initialized();
+  for (int i = 0; rt != nullptr && i < rt->num_devices(); ++i) {
+    if (&rt->device(i) == &device) return i;
+  }
+  return 0;
+}
+
+namespace {
+
+// Returns the index of `spec` in s.specs, adding it when new.
+int16_t intern_spec(TraceState& s, const DeviceSpec& spec) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+  for (size_t i = s.specs.size(); i-- > 0;) {
+    if (s.specs[i] == spec) return static_cast<int16_t>(i);
+  }
+  if (s.specs.size() >= 32767) return -1;
+  s.specs.push_back(spec);
+  return static_cast<int16_t>(s.specs.size() - 1);
+}
+
+// Stores `event` and its details; returns whether its pool reached a new peak.
+bool store(TraceState& s, TraceEvent& event, const TraceDetails& d)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+  event.dims_begin = static_cast<uint32_t>(s.dims.size());
+  s.dims.insert(s.dims.end(), d.shapes.begin(), d.shapes.end());
+  if (d.requested != nullptr) event.requested = intern_spec(s, *d.requested);
+  if (!d.text.empty()) {
+    event.text = static_cast<int32_t>(s.texts.size());
+    s.texts.push_back(d.text);
+  }
+  if (d.data != nullptr) {
+    s.allocations[reinterpret_cast<uintptr_t>(d.data)] = {d.label, event.dtype, *d.data_shape,
+                                                          event.ts_ns};
+  }
+  s.events.push_back(event);
+  if (d.pool == nullptr || event.in_use <= s.peak[event.device]) return false;
+  s.peak[event.device] = event.in_use;
+  return true;
+}
+
+}  // namespace
+
+void trace_record(TraceEvent event, const TraceDetails& details) {
+  TraceState& s = trace_state();
+  if (details.pool != nullptr) {
+    const MemoryStats m = details.pool->allocator().stats();
+    event.has_counter = true;
+    event.in_use = m.bytes_in_use;
+    event.reserved = m.bytes_reserved;
+  }
+  {
+    MutexLock lock(&s.mu);
+    if (s.recording && s.events.size() < kMaxTraceEvents) {
+      if (!store(s, event, details)) return;
+    } else {
+      if (s.recording) ++s.dropped;
+      if (event.mark_begin == nullptr) return;  // not kept: free the marks
+      s.rt->device(event.mark_device).release_mark(event.mark_begin);
+      s.rt->device(event.mark_device).release_mark(event.mark_end);
+      return;
+    }
+  }
+  // A new peak: snapshot outside the lock, as the snapshot reads the allocation map.
+  MemorySnapshot snapshot = take_snapshot(*details.pool);
+  MutexLock lock(&s.mu);
+  if (snapshot.totals.current >= s.peak_snapshots[event.device].totals.current) {
+    s.peak_snapshots[event.device] = std::move(snapshot);
+  }
+}
+
+bool trace_lookup_allocation(uintptr_t data, MemoryChunk* chunk) {
+  TraceState& s = trace_state();
+  MutexLock lock(&s.mu);
+  auto it = s.allocations.find(data);
+  if (it == s.allocations.end()) return false;
+  const TraceState::Allocation& a = it->second;
+  chunk->op = a.label;
+  chunk->dtype = dtype_name(a.dtype);
+  chunk->shape = a.shape.to_string();
+  chunk->time_us = static_cast<double>(a.ts_ns - s.start_ns) / 1000.0;
+  return true;
+}
+
+void trace_oom(Device& device, const std::string& message) {
+  keep_oom_snapshot(device);
+  if (!tracing()) return;
+  TraceEvent e;
+  e.kind = TraceEvent::Kind::kOom;
+  e.device = device_index(device);
+  e.ts_ns = trace_now_ns();
+  TraceDetails details;
+  details.text = message;
+  trace_record(e, details);
+}
+
+void trace_config(std::string text) {
+  TraceEvent e;
+  e.kind = TraceEvent::Kind::kConfig;
+  e.ts_ns = trace_now_ns();
+  TraceDetails details;
+  details.text = std::move(text);
+  trace_record(e, details);
+}
+
+}  // namespace mt::internal

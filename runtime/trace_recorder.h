@@ -1,0 +1,105 @@
+#pragma once
+// The trace recorder (internal): what mt::trace records and how the op path reaches it.
+//
+// Note [Recording off costs one load]
+// execute() and execute_source() test g_tracing with one relaxed load and, when it is set,
+// take the traced path (trace_execute.cc), which mirrors them step for step and times each
+// step. Everything else (copies, timing marks, counters, the allocation map) happens only
+// there, so the untraced path is today's path plus a predictable branch.
+//
+// Note [Device time]
+// A GPU op gets a timing mark (a CUDA event) on its stream before and after its kernel.
+// start() takes one reference mark per device after synchronising it, together with the
+// host clock; stop() synchronises again and turns each mark into reference host time plus
+// the device's elapsed time since the reference. CPU devices return no marks; their ops
+// take host time.
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/container/inlined_vector.h"
+#include "absl/types/span.h"
+#include "core/dtype.h"
+#include "core/shape.h"
+#include "kernels/op_id.h"
+#include "placement/placer.h"
+#include "runtime/device.h"
+#include "runtime/memory_snapshot.h"
+
+namespace mt::internal {
+
+// Set while a recording runs (Note [Recording off costs one load]).
+inline std::atomic<bool> g_tracing{false};
+
+inline bool tracing() { return __builtin_expect(g_tracing.load(std::memory_order_relaxed), 0); }
+
+// Returns the host clock in nanoseconds (steady).
+int64_t trace_now_ns();
+
+// One recorded event. Trivially copyable and small (about 100 bytes), so that recording
+// costs a copy; shapes, the requested spec and texts live in TraceState's side tables.
+struct TraceEvent {
+  enum class Kind : uint8_t { kOp, kCopy, kOom, kConfig };
+  Kind kind = Kind::kOp;
+  OpId op{};
+  DType dtype{};
+  PlacementReason reason{};
+  bool device_time = false;  // ts and dur come from timing marks
+  bool has_counter = false;  // in_use and reserved hold the pool's after the op
+  uint8_t num_shapes = 0;    // an op's inputs, then its output, at dims_begin
+  int16_t requested = -1;    // the op's device scope in TraceState::specs; -1: none
+  int32_t text = -1;         // OOM message or configuration JSON in TraceState::texts
+  uint32_t dims_begin = 0;   // each shape's rank, then its dims, in TraceState::dims
+  int device = 0;            // the op's, or the copy's destination
+  int src_device = 0;        // a copy's source
+  int mark_device = 0;       // the device whose stream holds the marks
+  int64_t ts_ns = 0;         // host clock; rebased to the recording's start when written
+  int64_t dur_ns = 0;
+  int64_t bytes = 0;  // allocated by the op (output and copies), or copied
+  int64_t in_use = 0, reserved = 0;
+  void* mark_begin = nullptr;  // Note [Device time]
+  void* mark_end = nullptr;
+};
+
+// What goes with an event into the side tables, and what it allocated.
+struct TraceDetails {
+  absl::InlinedVector<int64_t, 16> shapes;  // per shape: its rank, then its dims
+  const DeviceSpec* requested = nullptr;
+  std::string text;
+  Device* pool = nullptr;       // record its counters and, at a new peak, snapshot it
+  const void* data = nullptr;   // a block the event allocated, for snapshots:
+  const char* label = nullptr;  // what allocated it (an op name, "copy"; a literal)
+  const Shape* data_shape = nullptr;
+
+  void add_shape(const Shape& shape) {
+    shapes.push_back(shape.rank());
+    shapes.insert(shapes.end(), shape.dims().begin(), shape.dims().end());
+  }
+};
+
+// Appends `event` and its details to the running recording (drops it when none runs), in
+// one lock.
+void trace_record(TraceEvent event, const TraceDetails& details);
+
+// Returns what trace_record knows of the in-use block at `data`; false when nothing.
+bool trace_lookup_allocation(uintptr_t data, MemoryChunk* chunk);
+
+// Records an OOM of `device` with `message`; called on every OOM, recording or not, to
+// keep the pool's last snapshot (config::last_oom_snapshot).
+void trace_oom(Device& device, const std::string& message);
+
+// Records a configuration change ("set_soft_device_placement: true").
+void trace_config(std::string text);
+
+// Returns a snapshot of `device`'s pool, its chunks labelled from the allocation map.
+MemorySnapshot take_snapshot(Device& device);
+
+// Keeps a snapshot of `device`'s pool as its last OOM snapshot.
+void keep_oom_snapshot(Device& device);
+
+// Returns the device index of `device` in the running runtime.
+int device_index(const Device& device);
+
+}  // namespace mt::internal
