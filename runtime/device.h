@@ -15,6 +15,8 @@
 
 namespace mt::internal {
 
+class RemoteOps;
+
 class Device {
  public:
   Device(DeviceType type, int id, std::string name, std::unique_ptr<Allocator> allocator)
@@ -56,6 +58,9 @@ class Device {
 
   // Waits for everything enqueued on this device.
   virtual absl::Status synchronize() = 0;
+
+  // Returns how ops run on a device of another process (runtime/remote.h), or nullptr.
+  virtual RemoteOps* remote() { return nullptr; }
 
  private:
   DeviceType type_;
