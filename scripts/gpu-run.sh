@@ -1,14 +1,23 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine from the repository root (see scripts/gpu-check.sh). Optional
-# arguments: the steps to run (tests sanitizer racecheck examples benchmarks cpubench);
+# arguments: the steps to run (tests sanitizer racecheck examples distributed benchmarks
+# cpubench);
 # default all.
 set -uo pipefail
 export LD_LIBRARY_PATH="$PWD/.gpu/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
+# gRPC needs libssl.so.3, libcrypto.so.3 and libz.so.1: the bundled ones only if missing.
+for lib in libssl.so.3 libcrypto.so.3 libz.so.1; do
+  if ! ldconfig -p | grep -qF "$lib"; then
+    export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$PWD/.gpu/lib-fallback"
+    break
+  fi
+done
+[ -x .gpu/bin/mt-server ] && ldd .gpu/bin/mt-server | grep -F "not found"
 # Logs go to one folder, packed into $OUT/gpu-logs.tgz at the end (the device tool
 # brings back at most 8 files).
 out=/tmp/mt-gpu-logs
 rm -rf "$out" && mkdir -p "$out"
-steps="${*:-tests sanitizer racecheck examples benchmarks cpubench}"
+steps="${*:-tests sanitizer racecheck examples distributed benchmarks cpubench}"
 summary=()
 # Each result is printed at once too, so that a run cut short still shows what it reached.
 record() {
@@ -49,7 +58,7 @@ for step in $steps; do
       done ;;
     examples)
       for e in .gpu/bin/*; do
-        case "$e" in *_test|*_benchmark) continue ;; esac
+        case "$e" in *_test|*_benchmark|*/mt-server) continue ;; esac
         name=$(basename "$e")
         "$e" >"$out/example-$name.log" 2>&1
         record "example $name" "rc=$?"
@@ -80,6 +89,20 @@ for step in $steps; do
         pairs+=("$t:$out/cpu-mt-$t.json:$out/cpu-torch-$t.json")
       done
       python3 .gpu/src/scripts/cpu-bench-table.py "${pairs[@]}" | tee "$out/cpu-table.md" ;;
+    distributed)
+      # A remote task's GPU used from a client process: two mt-server tasks forked by the
+      # example, MatMul on task 1's GPU, TensorFlow's placement lines.
+      e=.gpu/bin/remote_guide_example
+      if [ -x "$e" ]; then
+        "$e" /job:worker/task:1/device:GPU:0 >"$out/distributed-gpu.log" 2>&1
+        rc=$?
+        cat "$out/distributed-gpu.log"
+        want='Executing op MatMul in device /job:worker/replica:0/task:1/device:GPU:0'
+        grep -qF "$want" "$out/distributed-gpu.log" && found=yes || found=no
+        record "distributed remote GPU matmul" "rc=$rc log-line=$found"
+      else
+        record "distributed remote GPU matmul" "not built (no gRPC)"
+      fi ;;
     benchmarks)
       for b in .gpu/bin/*_benchmark; do
         name=$(basename "$b")
