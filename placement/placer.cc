@@ -25,22 +25,34 @@ Placer::Placer(std::vector<DeviceInfo> devices, const KernelRegistry* registry)
     : devices_(std::move(devices)), registry_(registry) {
   for (int i = 0; i < static_cast<int>(devices_.size()); ++i) {
     specs_.push_back(local_device_spec(devices_[i].type, devices_[i].id));
+    if (devices_[i].job) {
+      specs_.back().job = devices_[i].job;
+      specs_.back().task = devices_[i].task;
+    }
     names_.push_back(canonical_name(specs_.back()));
     priority_.push_back(i);
   }
-  // GPU before CPU, then lowest id first.
+  // This process first, then GPU before CPU, then lowest id first.
   std::stable_sort(priority_.begin(), priority_.end(), [&](int a, int b) {
     const DeviceInfo& x = devices_[a];
     const DeviceInfo& y = devices_[b];
+    if (x.job.has_value() != y.job.has_value()) return !x.job.has_value();
+    if (x.job != y.job) return x.job < y.job;
+    if (x.task != y.task) return x.task < y.task;
     if (x.type != y.type) return x.type == DeviceType::kGPU;
     return x.id < y.id;
   });
 }
 
+KernelFn Placer::kernel(int device, OpId op, DType dtype) const {
+  const KernelRegistry* registry = devices_[device].registry;
+  return (registry != nullptr ? registry : registry_)->find(op, devices_[device].type, dtype);
+}
+
 int Placer::best_with_kernel(OpId op, DType dtype, const DeviceSpec* spec) const {
   for (int i : priority_) {
     if (spec != nullptr && !matches(*spec, specs_[i])) continue;
-    if (registry_->find(op, devices_[i].type, dtype) != nullptr) return i;
+    if (kernel(i, op, dtype) != nullptr) return i;
   }
   return -1;
 }
@@ -49,7 +61,7 @@ absl::StatusOr<Placement> Placer::place(OpId op, DType dtype, const DeviceSpec& 
                                         bool soft_placement) const {
   auto make = [&](int device, PlacementReason reason) -> absl::StatusOr<Placement> {
     if (device < 0) return no_kernel(op, dtype);
-    return Placement{device, registry_->find(op, devices_[device].type, dtype), reason};
+    return Placement{device, kernel(device, op, dtype), reason};
   };
   if (requested == DeviceSpec{}) {
     return make(best_with_kernel(op, dtype, nullptr), PlacementReason::kDefault);
@@ -72,8 +84,8 @@ absl::Status Placer::unknown_device(const DeviceSpec& requested) const {
 absl::Status Placer::no_kernel(OpId op, DType dtype) const {
   std::vector<const char*> supported;
   for (int t = 0; t < kNumDTypes; ++t) {
-    for (const DeviceInfo& d : devices_) {
-      if (registry_->find(op, d.type, static_cast<DType>(t)) != nullptr) {
+    for (int d = 0; d < static_cast<int>(devices_.size()); ++d) {
+      if (kernel(d, op, static_cast<DType>(t)) != nullptr) {
         supported.push_back(dtype_name(static_cast<DType>(t)));
         break;
       }

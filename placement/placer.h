@@ -6,7 +6,8 @@
 // The rules, in order (docs/design.md, "Placement"):
 //   1. The requested spec (the thread's merged device scope) may be partial or empty.
 //   2. Candidates are devices that match the spec and have a kernel for (op, dtype),
-//      in priority order: GPU before CPU, lowest id first.
+//      in priority order: this process's devices before other tasks', GPU before CPU,
+//      lowest id first.
 //   3. An empty spec takes the best device with a kernel (reason kDefault).
 //   4. Devices match but none has a kernel: the best device with one runs it
 //      (kNoKernelFallback), as the guide's Cast on /GPU:0 does.
@@ -18,6 +19,7 @@
 //   MT_ASSIGN_OR_RETURN(Placement p, placer.place(OpId::kMatMul, DType::kFloat32, spec, false));
 //   devices[p.device]; p.kernel; p.reason;
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,10 +31,14 @@
 
 namespace mt {
 
-// One logical device as the placer sees it.
+// One logical device as the placer sees it. A device of another task (distributed/) names
+// its job and task and brings that task's kernel registry.
 struct DeviceInfo {
   DeviceType type;
-  int id;  // logical id within its type: GPU:1 has id 1
+  int id;                                  // logical id within its type: GPU:1 has id 1
+  std::optional<std::string> job = std::nullopt;  // unset: this process, job localhost
+  int task = 0;
+  const KernelRegistry* registry = nullptr;  // unset: the Placer's registry
 };
 
 enum class PlacementReason : uint8_t {
@@ -53,7 +59,8 @@ struct Placement {
 
 class Placer {
  public:
-  // `devices` are the logical devices in any order; `registry` must outlive the Placer.
+  // `devices` are the logical devices in any order; `registry` (and each device's own
+  // registry) must outlive the Placer.
   Placer(std::vector<DeviceInfo> devices, const KernelRegistry* registry);
 
   // Applies the rules above. Thread-safe (const).
@@ -70,6 +77,7 @@ class Placer {
   // Returns the first device in priority order that matches `spec` (every device when
   // `spec` is null) and has a kernel, or -1.
   int best_with_kernel(OpId op, DType dtype, const DeviceSpec* spec) const;
+  KernelFn kernel(int device, OpId op, DType dtype) const;
   absl::Status unknown_device(const DeviceSpec& requested) const;
   absl::Status no_kernel(OpId op, DType dtype) const;
 

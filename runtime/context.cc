@@ -9,6 +9,7 @@
 #include "core/status.h"
 #include "kernels/cpu/thread_pool.h"
 #include "runtime/gpu_backend.h"
+#include "runtime/remote.h"
 
 namespace mt::internal {
 namespace {
@@ -87,6 +88,12 @@ absl::StatusOr<std::unique_ptr<Runtime>> Runtime::create(const Settings& setting
   }
   std::vector<DeviceInfo> infos;
   for (const auto& d : rt->devices_) infos.push_back(DeviceInfo{d->type(), d->id()});
+  if (settings.cluster != nullptr) {
+    for (RemoteDeviceEntry& entry : settings.cluster->make_devices()) {
+      rt->devices_.push_back(std::move(entry.device));
+      infos.push_back(std::move(entry.info));
+    }
+  }
   rt->placer_ = std::make_unique<Placer>(std::move(infos), &rt->registry_);
   for (int op = 0; op < kNumOps; ++op) {
     for (int dtype = 0; dtype < kNumDTypes; ++dtype) {
@@ -99,19 +106,21 @@ absl::StatusOr<std::unique_ptr<Runtime>> Runtime::create(const Settings& setting
 
 absl::StatusOr<int> Runtime::find_device(std::string_view name) const {
   MT_ASSIGN_OR_RETURN(DeviceSpec spec, parse_device_name(name));
-  int found = -1;
-  for (int i = 0; i < num_devices(); ++i) {
-    if (!matches(spec, placer_->device_spec(i))) continue;  // the placer's indices are ours
-    if (found >= 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "Device name '", std::string(name), "' must name exactly one device, like 'GPU:0'"));
+  // Devices of this process first: "CPU:0" is the local one even when tasks have a CPU:0.
+  for (bool remote : {false, true}) {
+    int found = -1;
+    for (int i = 0; i < num_devices(); ++i) {
+      if ((devices_[i]->remote() != nullptr) != remote) continue;
+      if (!matches(spec, placer_->device_spec(i))) continue;  // the placer's indices are ours
+      if (found >= 0) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "Device name '", std::string(name), "' must name exactly one device, like 'GPU:0'"));
+      }
+      found = i;
     }
-    found = i;
+    if (found >= 0) return found;
   }
-  if (found < 0) {
-    return absl::NotFoundError(absl::StrCat(canonical_name(spec), " unknown device."));
-  }
-  return found;
+  return absl::NotFoundError(absl::StrCat(canonical_name(spec), " unknown device."));
 }
 
 Context& Context::get() {
@@ -145,6 +154,18 @@ absl::StatusOr<Runtime*> Context::initialize() {
   epoch_.fetch_add(1, std::memory_order_acq_rel);
   runtime_.store(raw, std::memory_order_release);
   return raw;
+}
+
+absl::Status set_remote_cluster(std::shared_ptr<RemoteCluster> cluster) {
+  return Context::get().with_settings([&](Settings& s, bool initialized) {
+    if (initialized) {
+      return absl::FailedPreconditionError(
+          "Cluster cannot be connected after the runtime is initialized; connect before the "
+          "first op or tensor");
+    }
+    s.cluster = std::move(cluster);
+    return absl::OkStatus();
+  });
 }
 
 void Context::set_soft_placement(bool enable) {

@@ -35,8 +35,11 @@ struct PhysicalDeviceConfig {
   std::optional<bool> memory_growth;
 };
 
+class RemoteCluster;
+
 struct Settings {
   std::vector<PhysicalDeviceConfig> physical;  // CPU:0 first, then the GPUs
+  std::shared_ptr<RemoteCluster> cluster;      // remote devices come after local ones
   GPUOptions gpu_options;
   std::optional<bool> env_allow_growth;  // TF_FORCE_GPU_ALLOW_GROWTH, when valid
   int intra_op_threads = 0;              // threads per CPU op; 0: one per hardware thread

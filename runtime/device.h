@@ -16,6 +16,8 @@
 
 namespace mt::internal {
 
+class RemoteOps;
+
 class Device {
  public:
   Device(DeviceType type, int id, std::string name, std::unique_ptr<Allocator> allocator)
@@ -70,6 +72,8 @@ class Device {
   virtual double mark_elapsed_ms(void* /*from*/, void* /*to*/) { return -1; }
   // Frees a mark from record_mark(); nullptr is a no-op.
   virtual void release_mark(void* /*mark*/) {}
+  // Returns how ops run on a device of another process (runtime/remote.h), or nullptr.
+  virtual RemoteOps* remote() { return nullptr; }
 
  private:
   DeviceType type_;

@@ -1,11 +1,14 @@
 #include "runtime/execute.h"
 
+#include <vector>
+
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "core/status.h"
 #include "kernels/op_def.h"
 #include "runtime/context.h"
 #include "runtime/explain.h"
+#include "runtime/remote.h"
 #include "runtime/scope_stack.h"
 #include "runtime/tensor_impl.h"
 #include "runtime/trace_recorder.h"
@@ -46,12 +49,18 @@ absl::StatusOr<Placement> place(Context& ctx, const Runtime& rt, OpId op, DType 
   return p;
 }
 
-// Returns a copy of `t` on `device` (another device than its own).
+// Returns a copy of `t` on `device` (another device than its own). Remote buffers travel
+// through host memory (runtime/remote.h).
 absl::StatusOr<Tensor> copy_to(const Tensor& t, Device& device) {
   TensorImpl* src = t.impl();
+  if (RemoteOps* remote = device.remote()) return remote->copy_in(t);
   MT_ASSIGN_OR_RETURN(TensorImpl * dst, allocate_tensor(device, src->dtype, src->shape));
   Tensor out(dst);
-  if (dst->bytes() > 0) {
+  if (dst->bytes() > 0 && src->device->remote() != nullptr && device.type() != DeviceType::kCPU) {
+    std::vector<char> host(dst->bytes());
+    MT_RETURN_IF_ERROR(src->device->copy_to_host(host.data(), src->data, host.size()));
+    MT_RETURN_IF_ERROR(device.copy_from_host(dst->data, host.data(), host.size()));
+  } else if (dst->bytes() > 0) {
     MT_ASSIGN_OR_RETURN(PendingUse use,
                         device.copy_from_device(dst->data, *src->device, src->data, dst->bytes()));
     if (use.handle != nullptr) attach_pending_use(src, use);
@@ -92,6 +101,7 @@ absl::StatusOr<Tensor> execute(OpId op, absl::Span<const Tensor* const> inputs,
   MT_ASSIGN_OR_RETURN(OutputMeta out, infer_output(op, metas, attrs));
   Device& device = rt->device(p.device);
   if (ctx.log_placement()) log_op(op, key, p, device, inputs);
+  if (RemoteOps* remote = device.remote()) return remote->run(op, inputs, attrs, out);
   absl::InlinedVector<Tensor, 4> copies;  // inputs moved to `device` for this op
   absl::InlinedVector<TensorArg, 4> args;
   for (const Tensor* t : inputs) {
@@ -118,6 +128,9 @@ absl::StatusOr<Tensor> execute_source(OpId op, DType dtype, const Shape& shape,
   MT_ASSIGN_OR_RETURN(OutputMeta out, infer_output(op, absl::MakeConstSpan(&meta, 1), attrs));
   Device& device = rt->device(p.device);
   if (ctx.log_placement()) log_op(op, dtype, p, device, {});
+  if (RemoteOps* remote = device.remote()) {
+    return remote->run_source(op, dtype, shape, host_data, attrs);
+  }
   TensorArg arg{host_data, &shape, dtype};
   return run_kernel(device, p.kernel, std::move(out), absl::MakeConstSpan(&arg, 1), attrs);
 }

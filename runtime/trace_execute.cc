@@ -6,6 +6,7 @@
 #include "core/status.h"
 #include "runtime/execute.h"
 #include "runtime/explain.h"
+#include "runtime/remote.h"
 #include "runtime/scope_stack.h"
 #include "runtime/tensor_impl.h"
 #include "runtime/trace_recorder.h"
@@ -98,6 +99,8 @@ absl::StatusOr<Tensor> execute_traced(OpId op, absl::Span<const Tensor* const> i
   MT_ASSIGN_OR_RETURN(OutputMeta out, infer_output(op, metas, attrs));
   Device& device = rt->device(p.device);
   if (ctx.log_placement()) log_op(op, key, p, device, inputs);
+  // Ops on another process's device run there untraced (docs/trace.md).
+  if (RemoteOps* remote = device.remote()) return remote->run(op, inputs, attrs, out);
   TraceDetails details;
   TraceEvent e = begin_op(op, key, p, &details);
   absl::InlinedVector<Tensor, 4> copies;
@@ -134,6 +137,9 @@ absl::StatusOr<Tensor> execute_source_traced(OpId op, DType dtype, const Shape& 
   MT_ASSIGN_OR_RETURN(OutputMeta out, infer_output(op, absl::MakeConstSpan(&meta, 1), attrs));
   Device& device = rt->device(p.device);
   if (ctx.log_placement()) log_op(op, dtype, p, device, {});
+  if (RemoteOps* remote = device.remote()) {
+    return remote->run_source(op, dtype, shape, host_data, attrs);
+  }
   TensorArg arg{host_data, &shape, dtype};
   TraceDetails details;
   TraceEvent e = begin_op(op, dtype, p, &details);

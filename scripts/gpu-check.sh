@@ -2,7 +2,8 @@
 # The GPU check, in two halves:
 #   scripts/gpu-check.sh bundle   (here) builds for sm_90 and fills .gpu/ with the test,
 #                                  example and benchmark binaries plus the shared libraries
-#                                  the GPU machine lacks (absl, benchmark);
+#                                  the GPU machine lacks (absl, benchmark, and gRPC,
+#                                  protobuf and their dependencies for distributed/);
 #   bash .gpu/gpu-run.sh          (there, through the device tool with carry [".gpu"]) runs
 #                                  the tests, compute-sanitizer memcheck over the GPU tests,
 #                                  the examples, the benchmarks and the Python package
@@ -38,9 +39,13 @@ case "${1:-bundle}" in
     build=build/gpu-sm90
     find "$build"/tests "$build"/examples "$build"/bench -maxdepth 1 -type f -perm -u+x \
       -exec cp -t .gpu/bin/ {} +
+    # distributed/ (when gRPC was found): the task server and the two-process example.
+    for p in mt-server remote_guide_example; do
+      if [ -x "$build/distributed/$p" ]; then cp "$build/distributed/$p" .gpu/bin/; fi
+    done
     strip --strip-unneeded .gpu/bin/*
     for b in .gpu/bin/*; do
-      ldd "$b" | awk '/=> \/lib\/x86_64-linux-gnu\/lib(absl|benchmark|gtest|gmock)/{print $3}'
+      ldd "$b" | awk '/=> \/lib\/x86_64-linux-gnu\/lib(absl|benchmark|gtest|gmock|grpc|gpr|protobuf|upb|address_sorting|re2|cares)/{print $3}'
     done | sort -u | xargs -r -I{} cp -L {} .gpu/lib/
     # oneDNN's sgemm, a second MatMul peer for the cpubench step (bench/peer/).
     scripts/install-deps.sh libdnnl-dev
@@ -48,6 +53,11 @@ case "${1:-bundle}" in
       -ldnnl -lbenchmark -lpthread
     ldd .gpu/bin/dnnl_sgemm_probe | awk '/=> \/lib\/x86_64-linux-gnu\/lib(dnnl|gomp)/{print $3}' |
       xargs -r -I{} cp -L {} .gpu/lib/
+    # gRPC's OpenSSL and zlib: used there only when the machine has none (gpu-run.sh).
+    mkdir -p .gpu/lib-fallback
+    for b in .gpu/bin/*; do
+      ldd "$b" | awk '/=> \/lib\/x86_64-linux-gnu\/lib(ssl|crypto|z)\.so/{print $3}'
+    done | sort -u | xargs -r -I{} cp -L {} .gpu/lib-fallback/
     python_wheel "$build"  # its absl libraries join .gpu/lib before the packing
     # The statically linked programs and libraries pass the device tool's 64 MiB limit: they
     # travel packed, and gpu-run.sh unpacks them.

@@ -1,15 +1,23 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine from the repository root (see scripts/gpu-check.sh). Optional
-# arguments: the steps to run (tests sanitizer racecheck examples benchmarks cpubench
-# python); default all.
+# arguments: the steps to run (tests sanitizer racecheck examples distributed benchmarks
+# cpubench python); default all.
 set -uo pipefail
 export LD_LIBRARY_PATH="$PWD/.gpu/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
 if [ -f .gpu/bin.tar.xz ] && [ ! -d .gpu/bin ]; then xz -dc .gpu/bin.tar.xz | tar -C .gpu -xf -; fi
+# gRPC needs libssl.so.3, libcrypto.so.3 and libz.so.1: the bundled ones only if missing.
+for lib in libssl.so.3 libcrypto.so.3 libz.so.1; do
+  if ! ldconfig -p | grep -qF "$lib"; then
+    export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$PWD/.gpu/lib-fallback"
+    break
+  fi
+done
+[ -x .gpu/bin/mt-server ] && ldd .gpu/bin/mt-server | grep -F "not found"
 # Logs go to one folder, packed into $OUT/gpu-logs.tgz at the end (the device tool
 # brings back at most 8 files).
 out=/tmp/mt-gpu-logs
 rm -rf "$out" && mkdir -p "$out"
-steps="${*:-tests sanitizer racecheck examples benchmarks cpubench python}"
+steps="${*:-tests sanitizer racecheck examples distributed benchmarks cpubench python}"
 summary=()
 # Each result is printed at once too, so that a run cut short still shows what it reached.
 record() {
@@ -72,7 +80,7 @@ for step in $steps; do
       done ;;
     examples)
       for e in .gpu/bin/*; do
-        case "$e" in *_test|*_benchmark|*_probe) continue ;; esac
+        case "$e" in *_test|*_benchmark|*_probe|*/mt-server) continue ;; esac
         name=$(basename "$e")
         args=()
         # trace_placement writes trace.json and report.html into the folder it is given.
@@ -111,6 +119,20 @@ for step in $steps; do
         .gpu/bin/dnnl_sgemm_probe --threads="$t" --benchmark_min_time=0.3 >"$out/dnnl-$t.log" 2>&1
         record "dnnl_sgemm_probe threads=$t" "rc=$? $(grep -oE 'BM_MatMulF32/[0-9]+.*GFLOP/s=[0-9.]+' "$out/dnnl-$t.log" | sed -E 's/ +.*GFLOP/ GFLOP/' | tr '\n' ' ')"
       done ;;
+    distributed)
+      # A remote task's GPU used from a client process: two mt-server tasks forked by the
+      # example, MatMul on task 1's GPU, TensorFlow's placement lines.
+      e=.gpu/bin/remote_guide_example
+      if [ -x "$e" ]; then
+        "$e" /job:worker/task:1/device:GPU:0 >"$out/distributed-gpu.log" 2>&1
+        rc=$?
+        cat "$out/distributed-gpu.log"
+        want='Executing op MatMul in device /job:worker/replica:0/task:1/device:GPU:0'
+        grep -qF "$want" "$out/distributed-gpu.log" && found=yes || found=no
+        record "distributed remote GPU matmul" "rc=$rc log-line=$found"
+      else
+        record "distributed remote GPU matmul" "not built (no gRPC)"
+      fi ;;
     benchmarks)
       for b in .gpu/bin/*_benchmark; do
         name=$(basename "$b")

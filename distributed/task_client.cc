@@ -1,0 +1,141 @@
+#include "distributed/task_client.h"
+
+#include <chrono>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "core/status.h"
+#include "distributed/cluster_spec.h"
+
+namespace mt::distributed::internal {
+namespace {
+
+std::shared_ptr<grpc::Channel> make_channel(const std::string& address,
+                                            const config::ConnectOptions& options) {
+  grpc::ChannelArguments args;
+  int max = static_cast<int>(options.max_message_bytes);
+  args.SetMaxReceiveMessageSize(max);
+  args.SetMaxSendMessageSize(max);
+  // A restarted task is found again quickly (gRPC's default backoff grows to 120 s).
+  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
+  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
+  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
+  std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials();
+  if (!options.tls.root_cert_pem.empty()) {
+    grpc::SslCredentialsOptions ssl;
+    ssl.pem_root_certs = options.tls.root_cert_pem;
+    credentials = grpc::SslCredentials(ssl);
+  }
+  return grpc::CreateCustomChannel(address, credentials, args);
+}
+
+}  // namespace
+
+TaskClient::TaskClient(std::string job, int task, std::string address,
+                       const config::ConnectOptions& options)
+    : job_(std::move(job)),
+      task_(task),
+      address_(std::move(address)),
+      name_(task_name(job_, task_)),
+      options_(options),
+      channel_(make_channel(address_, options_)),
+      stub_(proto::Worker::NewStub(channel_)) {}
+
+std::unique_ptr<grpc::ClientContext> TaskClient::context(int64_t timeout_ms,
+                                                         bool wait_for_ready) const {
+  auto context = std::make_unique<grpc::ClientContext>();
+  context->set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(timeout_ms));
+  context->set_wait_for_ready(wait_for_ready);
+  return context;
+}
+
+absl::Status TaskClient::to_status(const grpc::Status& status, const char* op,
+                                   int64_t timeout_ms) const {
+  if (status.ok()) return absl::OkStatus();
+  std::string who = absl::StrCat("[", op, "] task ", name_, " at ", address_);
+  switch (status.error_code()) {
+    case grpc::StatusCode::UNAVAILABLE:
+      return absl::UnavailableError(
+          absl::StrCat(who, " is unavailable: ", status.error_message()));
+    case grpc::StatusCode::DEADLINE_EXCEEDED:
+      return absl::DeadlineExceededError(
+          absl::StrCat(who, " did not answer within ", timeout_ms, " ms"));
+    case grpc::StatusCode::RESOURCE_EXHAUSTED:
+      return absl::ResourceExhaustedError(absl::StrCat(who, ": ", status.error_message()));
+    default:  // the task's own error, which names the op already
+      return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
+                          status.error_message());
+  }
+}
+
+absl::StatusOr<proto::GetDevicesResponse> TaskClient::get_devices() {
+  proto::GetDevicesResponse response;
+  auto ctx = context(options_.connect_timeout_ms, /*wait_for_ready=*/true);
+  grpc::Status status = stub_->GetDevices(ctx.get(), proto::GetDevicesRequest(), &response);
+  if (status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
+    // Waiting for the task to come up: not answering in time means it is not there.
+    return absl::UnavailableError(
+        absl::StrCat("[experimental_connect_to_cluster] task ", name_, " at ", address_,
+                     " is unavailable: no answer within ", options_.connect_timeout_ms, " ms"));
+  }
+  if (!status.ok()) {
+    return to_status(status, "experimental_connect_to_cluster", options_.connect_timeout_ms);
+  }
+  return response;
+}
+
+absl::StatusOr<proto::RunOpResponse> TaskClient::run_op(const proto::RunOpRequest& request,
+                                                        const char* op) {
+  proto::RunOpResponse response;
+  auto ctx = context(options_.rpc_timeout_ms, false);
+  grpc::Status status = stub_->RunOp(ctx.get(), request, &response);
+  if (!status.ok()) return to_status(status, op, options_.rpc_timeout_ms);
+  return response;
+}
+
+absl::Status TaskClient::fetch(uint64_t handle, void* dst, size_t bytes) {
+  MT_RETURN_IF_ERROR(check_size(bytes, "Fetch"));
+  proto::FetchRequest request;
+  request.set_handle(handle);
+  proto::FetchResponse response;
+  auto ctx = context(options_.rpc_timeout_ms, false);
+  grpc::Status status = stub_->Fetch(ctx.get(), request, &response);
+  if (!status.ok()) return to_status(status, "Fetch", options_.rpc_timeout_ms);
+  const std::string& data = response.value().data();
+  if (data.size() != bytes) {
+    return absl::DataLossError(absl::StrCat("[Fetch] task ", name_, " sent ", data.size(),
+                                            " bytes for a tensor of ", bytes, " bytes"));
+  }
+  std::memcpy(dst, data.data(), bytes);
+  return absl::OkStatus();
+}
+
+void TaskClient::release(uint64_t handle) {
+  proto::DeleteRequest request;
+  request.add_handles(handle);
+  proto::DeleteResponse response;
+  auto ctx = context(options_.rpc_timeout_ms, false);
+  (void)stub_->Delete(ctx.get(), request, &response);  // best effort, see the header
+}
+
+absl::StatusOr<MemoryStats> TaskClient::memory_info(int device) {
+  proto::MemoryInfoRequest request;
+  request.set_device(device);
+  proto::MemoryInfoResponse r;
+  auto ctx = context(options_.rpc_timeout_ms, false);
+  grpc::Status status = stub_->GetMemoryInfo(ctx.get(), request, &r);
+  if (!status.ok()) return to_status(status, "get_memory_info", options_.rpc_timeout_ms);
+  return MemoryStats{r.bytes_in_use(),   r.peak_bytes_in_use(),  r.bytes_reserved(),
+                     r.bytes_limit(),    r.num_allocs(),         r.largest_free_block(),
+                     r.fragmentation()};
+}
+
+absl::Status TaskClient::check_size(size_t bytes, const char* op) const {
+  if (static_cast<int64_t>(bytes) <= options_.max_message_bytes) return absl::OkStatus();
+  return absl::ResourceExhaustedError(absl::StrCat(
+      "[", op, "] a tensor of ", bytes, " bytes exceeds the message limit of ",
+      options_.max_message_bytes, " bytes for task ", name_,
+      " (ConnectOptions::max_message_bytes)"));
+}
+
+}  // namespace mt::distributed::internal

@@ -1,0 +1,66 @@
+#include "distributed/tensor_codec.h"
+
+#include "absl/strings/str_cat.h"
+#include "core/status.h"
+
+namespace mt::distributed::internal {
+
+absl::Status encode_tensor(const mt::internal::TensorImpl& t, proto::TensorValue* out) {
+  out->set_dtype(static_cast<int>(t.dtype));
+  for (int64_t d : t.shape.dims()) out->add_dims(d);
+  std::string* data = out->mutable_data();
+  data->resize(t.bytes());
+  if (t.bytes() == 0) return absl::OkStatus();
+  return t.device->copy_to_host(data->data(), t.data, t.bytes());
+}
+
+absl::StatusOr<DType> decode_dtype(int dtype, const char* what) {
+  if (dtype < 0 || dtype >= kNumDTypes) {
+    return absl::InvalidArgumentError(absl::StrCat(what, " has unknown dtype ", dtype));
+  }
+  return static_cast<DType>(dtype);
+}
+
+absl::StatusOr<DecodedValue> decode_value(const proto::TensorValue& value, const char* what,
+                                          bool with_bytes) {
+  MT_ASSIGN_OR_RETURN(DType dtype, decode_dtype(value.dtype(), what));
+  std::vector<int64_t> dims(value.dims().begin(), value.dims().end());
+  absl::StatusOr<Shape> shape = Shape::make(dims);
+  if (!shape.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(what, ": ", shape.status().message()));
+  }
+  size_t expected =
+      with_bytes ? static_cast<size_t>(shape->num_elements()) * dtype_size(dtype) : 0;
+  if (value.data().size() != expected) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, " declares shape ", shape->to_string(), " of ", dtype_name(dtype), " (", expected,
+        " bytes) but carries ", value.data().size(), " bytes"));
+  }
+  return DecodedValue{dtype, *std::move(shape)};
+}
+
+void encode_attrs(const OpAttrs& attrs, proto::Attrs* out) {
+  out->set_transpose_a(attrs.transpose_a);
+  out->set_transpose_b(attrs.transpose_b);
+  for (int64_t axis : attrs.axes) out->add_axes(axis);
+  out->set_reduce_all(attrs.reduce_all);
+  out->set_keep_dims(attrs.keep_dims);
+  out->set_dst_dtype(static_cast<int>(attrs.dst_dtype));
+  out->set_value_f(attrs.value.f);
+  out->set_value_i(attrs.value.i);
+  out->set_value_b(attrs.value.b);
+}
+
+absl::StatusOr<OpAttrs> decode_attrs(const proto::Attrs& in) {
+  OpAttrs attrs;
+  attrs.transpose_a = in.transpose_a();
+  attrs.transpose_b = in.transpose_b();
+  attrs.axes.assign(in.axes().begin(), in.axes().end());
+  attrs.reduce_all = in.reduce_all();
+  attrs.keep_dims = in.keep_dims();
+  MT_ASSIGN_OR_RETURN(attrs.dst_dtype, decode_dtype(in.dst_dtype(), "attribute dst_dtype"));
+  attrs.value = Scalar{in.value_f(), in.value_i(), in.value_b()};
+  return attrs;
+}
+
+}  // namespace mt::distributed::internal

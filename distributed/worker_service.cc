@@ -1,0 +1,189 @@
+#include "distributed/worker_service.h"
+
+#include <random>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "core/status.h"
+#include "distributed/tensor_codec.h"
+#include "runtime/context.h"
+#include "runtime/device_scope.h"
+#include "runtime/execute.h"
+#include "runtime/remote.h"
+#include "runtime/tensor_impl.h"
+
+namespace mt::distributed::internal {
+namespace {
+
+using mt::internal::Context;
+using mt::internal::Device;
+using mt::internal::Runtime;
+
+// Returns device `index` of this process, or InvalidArgument.
+absl::StatusOr<Device*> local_device(const Runtime& rt, int index, const char* op) {
+  if (index < 0 || index >= rt.num_devices() || rt.device(index).remote() != nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("[", op, "] this task has no device with index ", index));
+  }
+  return &rt.device(index);
+}
+
+bool is_source(OpId op) { return op == OpId::kEagerConst || op == OpId::kFill; }
+
+}  // namespace
+
+grpc::Status to_grpc(const absl::Status& status) {
+  if (status.ok()) return grpc::Status::OK;
+  return grpc::Status(static_cast<grpc::StatusCode>(status.code()),
+                      std::string(status.message()));
+}
+
+WorkerService::WorkerService(int64_t max_message_bytes) : max_message_bytes_(max_message_bytes) {
+  MT_CHECK(register_cpu_kernels(registry_).ok());
+  MT_CHECK(register_cuda_kernels(registry_).ok());
+  // Handles start at a random point, so that a restarted task does not take handles of
+  // its previous life for its own.
+  next_handle_ = (std::random_device()() | uint64_t{1}) << 32;
+}
+
+grpc::Status WorkerService::GetDevices(grpc::ServerContext*, const proto::GetDevicesRequest*,
+                                       proto::GetDevicesResponse* response) {
+  absl::StatusOr<Runtime*> rt = Context::get().runtime();
+  if (!rt.ok()) return to_grpc(rt.status());
+  response->set_num_ops(kNumOps);
+  response->set_num_dtypes(kNumDTypes);
+  for (int i = 0; i < (*rt)->num_devices(); ++i) {
+    Device& d = (*rt)->device(i);
+    if (d.remote() != nullptr) continue;  // a task exports only its own devices
+    proto::DeviceAttrs* attrs = response->add_devices();
+    attrs->set_type(static_cast<int>(d.type()));
+    attrs->set_id(d.id());
+    std::string kernels(kNumOps * kNumDeviceTypes * kNumDTypes, '\0');
+    size_t k = 0;
+    for (int op = 0; op < kNumOps; ++op) {
+      for (int type = 0; type < kNumDeviceTypes; ++type) {
+        for (int dtype = 0; dtype < kNumDTypes; ++dtype) {
+          kernels[k++] = registry_.find(static_cast<OpId>(op), static_cast<DeviceType>(type),
+                                        static_cast<DType>(dtype)) != nullptr;
+        }
+      }
+    }
+    attrs->set_kernels(std::move(kernels));
+  }
+  return grpc::Status::OK;
+}
+
+absl::StatusOr<Tensor> WorkerService::find(uint64_t handle, const char* op) {
+  mt::internal::MutexLock lock(&mu_);
+  auto it = tensors_.find(handle);
+  if (it == tensors_.end()) {
+    return absl::NotFoundError(absl::StrCat("[", op, "] tensor handle ", handle,
+                                            " is not on this task (freed, or the task restarted)"));
+  }
+  return it->second;
+}
+
+uint64_t WorkerService::keep(Tensor t) {
+  mt::internal::MutexLock lock(&mu_);
+  uint64_t handle = next_handle_++;
+  tensors_.emplace(handle, std::move(t));
+  return handle;
+}
+
+absl::StatusOr<Tensor> WorkerService::run_op(const proto::RunOpRequest& request) {
+  MT_ASSIGN_OR_RETURN(Runtime * rt, Context::get().runtime());
+  if (request.op() < 0 || request.op() >= kNumOps) {
+    return absl::InvalidArgumentError(absl::StrCat("[RunOp] unknown op ", request.op()));
+  }
+  OpId op = static_cast<OpId>(request.op());
+  MT_RETURN_IF_ERROR(local_device(*rt, request.device(), op_name(op)).status());
+  MT_ASSIGN_OR_RETURN(OpAttrs attrs, decode_attrs(request.attrs()));
+  DeviceScope scope(rt->placer().device_spec(request.device()));
+  if (is_source(op)) {
+    std::string what = absl::StrCat("[", op_name(op), "] the source value");
+    bool with_bytes = op == OpId::kEagerConst;  // Fill's value is an attribute
+    MT_ASSIGN_OR_RETURN(DecodedValue v, decode_value(request.source(), what.c_str(), with_bytes));
+    const void* data = with_bytes ? request.source().data().data() : nullptr;
+    return mt::internal::execute_source(op, v.dtype, v.shape, data, attrs);
+  }
+  std::vector<Tensor> inputs;
+  for (int i = 0; i < request.inputs_size(); ++i) {
+    const proto::Input& in = request.inputs(i);
+    if (in.has_value()) {
+      std::string what = absl::StrCat("[", op_name(op), "] input ", i);
+      MT_ASSIGN_OR_RETURN(DecodedValue v, decode_value(in.value(), what.c_str()));
+      MT_ASSIGN_OR_RETURN(Tensor t, mt::internal::execute_source(OpId::kEagerConst, v.dtype,
+                                                                 v.shape, in.value().data().data(),
+                                                                 OpAttrs()));
+      inputs.push_back(std::move(t));
+    } else {
+      MT_ASSIGN_OR_RETURN(Tensor t, find(in.handle(), op_name(op)));
+      inputs.push_back(std::move(t));
+    }
+  }
+  std::vector<const Tensor*> pointers;
+  for (const Tensor& t : inputs) pointers.push_back(&t);
+  return mt::internal::execute(op, pointers, attrs);
+}
+
+grpc::Status WorkerService::RunOp(grpc::ServerContext*, const proto::RunOpRequest* request,
+                                  proto::RunOpResponse* response) {
+  absl::StatusOr<Tensor> result = run_op(*request);
+  if (!result.ok()) return to_grpc(result.status());
+  response->set_dtype(static_cast<int>(result->dtype()));
+  for (int64_t d : result->shape().dims()) response->add_dims(d);
+  response->set_handle(keep(*std::move(result)));
+  return grpc::Status::OK;
+}
+
+grpc::Status WorkerService::Fetch(grpc::ServerContext*, const proto::FetchRequest* request,
+                                  proto::FetchResponse* response) {
+  absl::StatusOr<Tensor> t = find(request->handle(), "Fetch");
+  if (!t.ok()) return to_grpc(t.status());
+  const mt::internal::TensorImpl& impl = *t->impl();
+  if (static_cast<int64_t>(impl.bytes()) > max_message_bytes_) {
+    return to_grpc(absl::ResourceExhaustedError(
+        absl::StrCat("[Fetch] the tensor has ", impl.bytes(),
+                     " bytes, more than the task's message limit of ", max_message_bytes_)));
+  }
+  return to_grpc(encode_tensor(impl, response->mutable_value()));
+}
+
+grpc::Status WorkerService::Delete(grpc::ServerContext*, const proto::DeleteRequest* request,
+                                   proto::DeleteResponse*) {
+  std::vector<Tensor> dropped;  // freed outside the lock
+  mt::internal::MutexLock lock(&mu_);
+  for (uint64_t handle : request->handles()) {
+    auto it = tensors_.find(handle);
+    if (it == tensors_.end()) continue;  // already gone: deleting twice is harmless
+    dropped.push_back(std::move(it->second));
+    tensors_.erase(it);
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status WorkerService::GetMemoryInfo(grpc::ServerContext*,
+                                          const proto::MemoryInfoRequest* request,
+                                          proto::MemoryInfoResponse* response) {
+  absl::StatusOr<Runtime*> rt = Context::get().runtime();
+  if (!rt.ok()) return to_grpc(rt.status());
+  absl::StatusOr<Device*> device = local_device(**rt, request->device(), "GetMemoryInfo");
+  if (!device.ok()) return to_grpc(device.status());
+  MemoryStats s = (*device)->allocator().stats();
+  response->set_bytes_in_use(s.bytes_in_use);
+  response->set_peak_bytes_in_use(s.peak_bytes_in_use);
+  response->set_bytes_reserved(s.bytes_reserved);
+  response->set_bytes_limit(s.bytes_limit);
+  response->set_num_allocs(s.num_allocs);
+  response->set_largest_free_block(s.largest_free_block);
+  response->set_fragmentation(s.fragmentation);
+  return grpc::Status::OK;
+}
+
+void WorkerService::clear() {
+  absl::flat_hash_map<uint64_t, Tensor> dropped;
+  mt::internal::MutexLock lock(&mu_);
+  dropped.swap(tensors_);
+}
+
+}  // namespace mt::distributed::internal

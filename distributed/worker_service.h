@@ -1,0 +1,53 @@
+#pragma once
+// WorkerService: the gRPC side of a task (internal). It runs ops on this process's logical
+// devices and keeps their results, by handle, until the client deletes them
+// (Note [Remote tensors] in distributed/remote_device.h).
+//
+// Thread safety: gRPC calls the handlers from its own threads, concurrently.
+
+#include <cstdint>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "core/mutex.h"
+#include "distributed/worker.grpc.pb.h"
+#include "kernels/kernel_registry.h"
+#include "runtime/tensor.h"
+
+namespace mt::distributed::internal {
+
+class WorkerService final : public proto::Worker::Service {
+ public:
+  // Fetch refuses tensors larger than `max_message_bytes`.
+  explicit WorkerService(int64_t max_message_bytes);
+
+  grpc::Status GetDevices(grpc::ServerContext*, const proto::GetDevicesRequest*,
+                          proto::GetDevicesResponse* response) override;
+  grpc::Status RunOp(grpc::ServerContext*, const proto::RunOpRequest* request,
+                     proto::RunOpResponse* response) override;
+  grpc::Status Fetch(grpc::ServerContext*, const proto::FetchRequest* request,
+                     proto::FetchResponse* response) override;
+  grpc::Status Delete(grpc::ServerContext*, const proto::DeleteRequest* request,
+                      proto::DeleteResponse*) override;
+  grpc::Status GetMemoryInfo(grpc::ServerContext*, const proto::MemoryInfoRequest* request,
+                             proto::MemoryInfoResponse* response) override;
+
+  // Drops every tensor still held (the server is stopping).
+  void clear();
+
+ private:
+  absl::StatusOr<Tensor> run_op(const proto::RunOpRequest& request);
+  absl::StatusOr<Tensor> find(uint64_t handle, const char* op);
+  uint64_t keep(Tensor t);
+
+  int64_t max_message_bytes_;
+  KernelRegistry registry_;  // the kernels this process has, as its runtime registers them
+  mt::internal::Mutex mu_;
+  uint64_t next_handle_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<uint64_t, Tensor> tensors_ ABSL_GUARDED_BY(mu_);
+};
+
+// Returns `status` as a grpc::Status with the same code and message.
+grpc::Status to_grpc(const absl::Status& status);
+
+}  // namespace mt::distributed::internal

@@ -1,0 +1,230 @@
+// Failures are errors, never hangs: killed and unreachable tasks, bad cluster specs,
+// message limits, and malformed requests to a task.
+#include <grpcpp/grpcpp.h>
+
+#include <chrono>
+#include <thread>
+
+#include "distributed/worker.grpc.pb.h"
+#include "gmock/gmock.h"
+#include "tests/distributed/distributed_fixture.h"
+
+namespace mt {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::expect_error;
+using testing::WorkerProcess;
+
+class FailuresTest : public testing::RuntimeTest {
+ protected:
+  static config::ConnectOptions quick() {
+    config::ConnectOptions options;
+    options.rpc_timeout_ms = 5'000;
+    options.connect_timeout_ms = 5'000;
+    return options;
+  }
+};
+
+TEST_F(FailuresTest, KilledWorkerIsUnavailableAndComesBack) {
+  distributed::ClusterSpec spec = testing::loopback_workers(1);
+  std::string task = "/job:worker/replica:0/task:0";
+  WorkerProcess worker;
+  worker.start(spec, 0);
+  config::experimental_connect_to_cluster(spec, "localhost", 0, quick());
+  Tensor before;
+  {
+    DeviceScope scope(task);
+    before = constant({1.f, 2.f});
+  }
+  worker.kill();
+  Tensor local = constant({3.f});
+  {
+    DeviceScope scope(task);
+    Error e = expect_error([&] { before + before; });
+    EXPECT_EQ(e.code(), absl::StatusCode::kUnavailable);
+    EXPECT_THAT(e.what(), HasSubstr("[AddV2] task " + task + " at " + spec["worker"][0] +
+                                    " is unavailable"));
+  }
+  EXPECT_EQ((local + local).to_vector<float>(), std::vector<float>{6.f});  // local work goes on
+  worker.start(spec, 0);  // same address; gRPC reconnects within its 1 s backoff
+  DeviceScope scope(task);
+  std::vector<float> sum;
+  for (int i = 0; i < 50 && sum.empty(); ++i) {
+    try {
+      sum = (constant({5.f}) + constant({1.f})).to_vector<float>();
+    } catch (const Error& e) {
+      ASSERT_EQ(e.code(), absl::StatusCode::kUnavailable) << e.what();
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
+  EXPECT_EQ(sum, std::vector<float>{6.f});
+  Error lost = expect_error([&] { before + before; });  // its tensors died with the task
+  EXPECT_EQ(lost.code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(lost.what(), HasSubstr("is not on this task (freed, or the task restarted)"));
+}
+
+TEST_F(FailuresTest, UnreachableTaskIsUnavailableAtConnect) {
+  distributed::ClusterSpec spec = testing::loopback_workers(1);  // nothing listens there
+  config::ConnectOptions options = quick();
+  options.connect_timeout_ms = 300;
+  Error e = expect_error([&] { config::experimental_connect_to_cluster(spec, "localhost", 0, options); });
+  EXPECT_EQ(e.code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(e.what(), HasSubstr("task /job:worker/replica:0/task:0 at " + spec["worker"][0] +
+                                  " is unavailable: no answer within 300 ms"));
+}
+
+struct BadSpec {
+  const char* name;
+  distributed::ClusterSpec spec;
+  const char* job;
+  int task;
+  const char* message;
+};
+
+TEST_F(FailuresTest, BadClusterSpecsAreInvalidArgument) {
+  const BadSpec cases[] = {
+      {"no job", {}, "localhost", 0, "invalid cluster spec: it has no job"},
+      {"empty job", {{"worker", {}}}, "localhost", 0, "job 'worker' has no task"},
+      {"bad job name", {{"1w", {"127.0.0.1:1"}}}, "localhost", 0, "job name '1w' is not"},
+      {"empty address", {{"worker", {""}}}, "localhost", 0, "task 0 of job 'worker' has an empty address"},
+      {"no port", {{"worker", {"127.0.0.1"}}}, "localhost", 0, "has address '127.0.0.1', not host:port"},
+      {"duplicate", {{"worker", {"127.0.0.1:7", "127.0.0.1:7"}}}, "localhost", 0,
+       "task 1 of job 'worker' repeats address '127.0.0.1:7'"},
+      {"duplicate across jobs", {{"ps", {"127.0.0.1:7"}}, {"worker", {"127.0.0.1:7"}}}, "localhost",
+       0, "repeats address '127.0.0.1:7'"},
+      {"task outside job", {{"worker", {"127.0.0.1:7"}}}, "worker", 1,
+       "task index 1 is outside job 'worker', which has 1 tasks"},
+      {"negative task", {{"worker", {"127.0.0.1:7"}}}, "worker", -1, "task index -1 is outside"},
+      {"task of absent job", {{"worker", {"127.0.0.1:7"}}}, "chief", 2,
+       "job 'chief' is not in the cluster spec"},
+  };
+  for (const BadSpec& c : cases) {
+    SCOPED_TRACE(c.name);
+    Error e = expect_error([&] { config::experimental_connect_to_cluster(c.spec, c.job, c.task, quick()); });
+    EXPECT_EQ(e.code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(e.what(), HasSubstr("[experimental_connect_to_cluster]"));
+    EXPECT_THAT(e.what(), HasSubstr(c.message));
+    Error s = expect_error([&] { distributed::Server(c.spec, c.job, c.task); });
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  }
+}
+
+TEST_F(FailuresTest, BadConnectOptionsAreInvalidArgument) {
+  config::ConnectOptions options;
+  options.rpc_timeout_ms = 0;
+  Error e = expect_error([&] {
+    config::experimental_connect_to_cluster({{"worker", {"127.0.0.1:7"}}}, "localhost", 0, options);
+  });
+  EXPECT_EQ(e.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(e.what(), HasSubstr("timeouts must be positive"));
+  options = config::ConnectOptions();
+  options.max_message_bytes = 0;
+  e = expect_error([&] {
+    config::experimental_connect_to_cluster({{"worker", {"127.0.0.1:7"}}}, "localhost", 0, options);
+  });
+  EXPECT_THAT(e.what(), HasSubstr("max_message_bytes must be in [1, 2^31), got 0"));
+}
+
+TEST_F(FailuresTest, TensorsOverTheClientLimitAreRefused) {
+  distributed::ClusterSpec spec = testing::loopback_workers(1);
+  WorkerProcess worker;
+  worker.start(spec, 0);
+  config::ConnectOptions options = quick();
+  options.max_message_bytes = 1000;
+  config::experimental_connect_to_cluster(spec, "localhost", 0, options);
+  DeviceScope scope("/job:worker/task:0");
+  Error e = expect_error([] { zeros({1000}) + constant(std::vector<float>(1000, 1.f), {1000}); });
+  EXPECT_EQ(e.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(e.what(), HasSubstr("[_EagerConst] a tensor of 4000 bytes exceeds the message "
+                                  "limit of 1000 bytes for task /job:worker/replica:0/task:0"));
+}
+
+TEST_F(FailuresTest, MessagesOverTheServerLimitAreRefused) {
+  distributed::ClusterSpec spec = testing::loopback_workers(1);
+  WorkerProcess worker;
+  worker.start(spec, 0, {"--max_message_mb", "1"});
+  config::experimental_connect_to_cluster(spec, "localhost", 0, quick());
+  DeviceScope scope("/job:worker/task:0");
+  Error e = expect_error([] { constant(std::vector<float>(1 << 19, 1.f), {1 << 19}); });  // 2 MiB
+  EXPECT_EQ(e.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(e.what(), HasSubstr("[_EagerConst] task /job:worker/replica:0/task:0 at " +
+                                  spec["worker"][0]));
+  Tensor big = zeros({1 << 19});  // made there, too big to come back
+  Error fetch = expect_error([&] { big.to_vector<float>(); });
+  EXPECT_EQ(fetch.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(fetch.what(), HasSubstr("more than the task's message limit of 1048576"));
+}
+
+TEST_F(FailuresTest, ServerOnABusyAddressIsUnavailable) {
+  distributed::ClusterSpec spec = testing::loopback_workers(1);
+  WorkerProcess worker;
+  worker.start(spec, 0);
+  Error e = expect_error([&] { distributed::Server(spec, "worker", 0); });
+  EXPECT_EQ(e.code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(e.what(), HasSubstr("[Server] cannot listen on " + spec["worker"][0]));
+}
+
+// Requests no client of ours sends, straight to a task's service.
+class WorkerServiceTest : public FailuresTest {
+ protected:
+  void SetUp() override {
+    FailuresTest::SetUp();
+    spec_ = testing::loopback_workers(1);
+    server_ = std::make_unique<distributed::Server>(spec_, "worker", 0);
+    stub_ = distributed::proto::Worker::NewStub(
+        grpc::CreateChannel(spec_["worker"][0], grpc::InsecureChannelCredentials()));
+  }
+  void TearDown() override {
+    server_.reset();
+    FailuresTest::TearDown();
+  }
+  grpc::Status run(const distributed::proto::RunOpRequest& request) {
+    grpc::ClientContext ctx;
+    ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+    distributed::proto::RunOpResponse response;
+    return stub_->RunOp(&ctx, request, &response);
+  }
+
+  distributed::ClusterSpec spec_;
+  std::unique_ptr<distributed::Server> server_;
+  std::unique_ptr<distributed::proto::Worker::Stub> stub_;
+};
+
+TEST_F(WorkerServiceTest, RefusesBytesThatDisagreeWithTheShape) {
+  distributed::proto::RunOpRequest request;
+  request.set_op(static_cast<int>(OpId::kEagerConst));
+  request.mutable_source()->add_dims(2);
+  request.mutable_source()->add_dims(2);
+  request.mutable_source()->set_data(std::string(12, '\0'));
+  grpc::Status s = run(request);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(s.error_message(), HasSubstr("[_EagerConst] the source value declares shape "
+                                           "(2, 2) of float32 (16 bytes) but carries 12 bytes"));
+}
+
+TEST_F(WorkerServiceTest, RefusesMalformedRequests) {
+  distributed::proto::RunOpRequest request;
+  request.set_op(1000);
+  EXPECT_THAT(run(request).error_message(), HasSubstr("[RunOp] unknown op 1000"));
+  request.set_op(static_cast<int>(OpId::kIdentity));
+  request.set_device(7);
+  EXPECT_THAT(run(request).error_message(), HasSubstr("this task has no device with index 7"));
+  request.set_device(0);
+  request.add_inputs()->set_handle(12345);
+  grpc::Status s = run(request);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_THAT(s.error_message(), HasSubstr("[Identity] tensor handle 12345 is not on this task"));
+  request.mutable_inputs(0)->mutable_value()->set_dtype(99);
+  EXPECT_THAT(run(request).error_message(), HasSubstr("[Identity] input 0 has unknown dtype 99"));
+  request.mutable_inputs(0)->mutable_value()->set_dtype(0);
+  request.mutable_inputs(0)->mutable_value()->add_dims(-1);
+  EXPECT_EQ(run(request).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  request.clear_inputs();
+  request.set_op(static_cast<int>(OpId::kFill));
+  request.mutable_source()->set_data("x");
+  EXPECT_THAT(run(request).error_message(), HasSubstr("[Fill] the source value"));
+}
+
+}  // namespace
+}  // namespace mt
