@@ -240,7 +240,14 @@ void BFCAllocator::take_completed(std::vector<Pending>* done) {
 // overshoot what was ever in use. Every block a caller holds is a chunk the arena has out,
 // so the arena's high-water mark of bytes out (kept exactly under mu_, never above the
 // limit) bounds both figures.
+// Note [Completed pending frees]: a block passed to deallocate_after whose use has completed
+// is freed here, before counting, so that the figures hit zero the moment the last tensor is
+// gone rather than at the next allocation. Freeing it changes what stats() reports, nothing
+// a caller could otherwise observe, hence the const_cast.
 MemoryStats BFCAllocator::stats() const {
+  if (num_pending_.load(std::memory_order_relaxed) != 0) {
+    const_cast<BFCAllocator*>(this)->poll_pending(/*wait=*/true);
+  }
   const int64_t in_use = shards_.raise_peak();  // one sum of the shards
   const int64_t bound = arena_high_.load(std::memory_order_relaxed);
   MemoryStats s;
@@ -258,6 +265,7 @@ MemoryStats BFCAllocator::stats() const {
 }
 
 void BFCAllocator::reset_peak() {
+  if (num_pending_.load(std::memory_order_relaxed) != 0) poll_pending(/*wait=*/true);
   MutexLock lock(&mu_);
   shards_.reset_peak();
   arena_high_.store(arena_.reserved_bytes() - arena_.free_bytes(), std::memory_order_relaxed);

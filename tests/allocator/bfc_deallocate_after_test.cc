@@ -114,5 +114,25 @@ TEST(BFCDeallocateAfterTest, ReleaseUnusedFreesCompletedBlocksFirst) {
   EXPECT_EQ(event.releases, 1);
 }
 
+TEST(BFCDeallocateAfterTest, StatsCountACompletedPendingFreeAsFreed) {
+  auto pool = make_pool();
+  FakeEvent event;
+  pool->deallocate_after(pool->allocate(256), event.use());
+  EXPECT_EQ(pool->stats().bytes_in_use, 256);
+  event.done = true;
+  EXPECT_EQ(pool->stats().bytes_in_use, 0);  // at once, not at the next allocation
+  EXPECT_EQ(event.releases, 1);
+}
+
+TEST(BFCDeallocateAfterTest, ResetPeakFreesCompletedBlocksFirst) {
+  auto pool = make_pool();
+  FakeEvent event;
+  pool->deallocate_after(pool->allocate(4096), event.use());
+  event.done = true;
+  pool->reset_peak();
+  EXPECT_EQ(event.releases, 1);
+  EXPECT_EQ(pool->stats().peak_bytes_in_use, 0);
+}
+
 }  // namespace
 }  // namespace mt

@@ -1,5 +1,7 @@
 // The eager path on real GPUs. Every test skips itself when no GPU is visible.
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <sstream>
 
 #include "tests/runtime/runtime_fixture.h"
@@ -84,6 +86,40 @@ TEST_F(GpuEagerTest, CastFallsBackToCpuAndIntMatmulToo) {
   EXPECT_EQ(m.to_vector<int32_t>(), (std::vector<int32_t>{11}));
 }
 
+TEST_F(GpuEagerTest, HostPoolIsBackToZeroTheMomentTheLastTensorGoes) {
+  {
+    Tensor host;
+    {
+      DeviceScope cpu("/CPU:0");
+      host = constant({1.f, 2.f, 3.f});  // pinned: its copy to the GPU frees it later
+    }
+    DeviceScope gpu("/GPU:0");
+    Tensor on_gpu = identity(host);
+    EXPECT_EQ(on_gpu.to_vector<float>(), (std::vector<float>{1, 2, 3}));  // the copy is done
+  }
+  EXPECT_EQ(config::get_memory_info("CPU:0").current, 0);  // no allocation polled it
+  EXPECT_EQ(config::get_memory_info("GPU:0").current, 0);
+}
+
+TEST_F(GpuEagerTest, CastOfNanAndInfinitiesOnAGpuAgreesWithTheCpu) {
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  const std::vector<float> values = {NAN, kInf, -kInf, 1e10f, -2.5f};
+  const std::vector<int32_t> expected = {0, std::numeric_limits<int32_t>::max(),
+                                         std::numeric_limits<int32_t>::min(),
+                                         std::numeric_limits<int32_t>::max(), -2};
+  Tensor on_cpu;
+  {
+    DeviceScope cpu("/CPU:0");
+    on_cpu = cast(constant(values), DType::kInt32);
+  }
+  DeviceScope gpu("/GPU:0");
+  Tensor x = constant(values);
+  ASSERT_EQ(x.device(), kGpu0);
+  EXPECT_EQ(cast(x, DType::kInt32).to_vector<int32_t>(), expected);
+  EXPECT_EQ(on_cpu.to_vector<int32_t>(), expected);
+  EXPECT_EQ(cast(x, DType::kInt64).to_vector<int64_t>()[0], 0);  // NaN: 0 (docs/bad-input.md)
+}
+
 TEST_F(GpuEagerTest, TwoVirtualGpusOnOneCardAreFullDevices) {
   config::set_logical_device_configuration(gpus_[0], {{1024}, {1024}});
   std::vector<LogicalDevice> logical = config::list_logical_devices("GPU");
@@ -94,7 +130,7 @@ TEST_F(GpuEagerTest, TwoVirtualGpusOnOneCardAreFullDevices) {
     Tensor a = constant({{1.f, 2.f, 3.f}, {4.f, 5.f, 6.f}});
     Tensor b = constant({{1.f, 2.f}, {3.f, 4.f}, {5.f, 6.f}});
     c.push_back(matmul(a, b));
-    EXPECT_EQ(c.back().device(), logical[i].name);
+    EXPECT_EQ(c.back().device(), i == 0 ? kGpu0 : kGpu1);  // the full name of /device:GPU:i
   }
   EXPECT_EQ(config::get_memory_info("GPU:0").limit, 1024 * kMiB);
   EXPECT_EQ(config::get_memory_info("GPU:1").limit, 1024 * kMiB);
