@@ -158,7 +158,10 @@ std::vector<LogicalDevice> list_logical_devices(std::string_view device_type) {
   for (int i = 0; i < rt->num_devices(); ++i) {
     const internal::Device& d = rt->device(i);
     std::string type = device_type_name(d.type());
-    if (type_matches(device_type, type)) out.push_back(LogicalDevice{d.name(), type});
+    // TensorFlow 2's LogicalDevice.name is the short "/device:CPU:0"; scopes take either.
+    if (type_matches(device_type, type)) {
+      out.push_back(LogicalDevice{absl::StrCat("/device:", type, ":", d.id()), type});
+    }
   }
   return out;
 }

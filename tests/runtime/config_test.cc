@@ -26,7 +26,7 @@ TEST_F(ConfigTest, ListsLogicalDevicesAfterSplit) {
   split_cpu(4);
   std::vector<LogicalDevice> devices = config::list_logical_devices("CPU");
   ASSERT_EQ(devices.size(), 4u);
-  EXPECT_EQ(devices[3].name, cpu(3));
+  EXPECT_EQ(devices[3].name, "/device:CPU:3");  // TensorFlow 2's LogicalDevice.name
   EXPECT_EQ(devices[3].device_type, "CPU");
   EXPECT_TRUE(config::list_logical_devices("GPU").empty());
 }

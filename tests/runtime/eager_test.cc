@@ -88,7 +88,7 @@ TEST_F(EagerTest, ManualReplicationAddsOnCpu) {
     Tensor a = constant({{1.f, 2.f, 3.f}, {4.f, 5.f, 6.f}});
     Tensor b = constant({{1.f, 2.f}, {3.f, 4.f}, {5.f, 6.f}});
     c.push_back(matmul(a, b));
-    EXPECT_EQ(c.back().device(), d.name);
+    EXPECT_EQ(c.back().device(), "/job:localhost/replica:0/task:0" + d.name);
   }
   DeviceScope on_cpu("/CPU:0");
   Tensor sum = add_n(c);

@@ -421,7 +421,9 @@ class StressTest : public testing::RuntimeTest {};
 TEST_F(StressTest, SixteenThreadsOfRandomOpsUnderNestedScopesLoseNothing) {
   split_cpu(kCpus);
   std::vector<std::string> names;
-  for (const LogicalDevice& d : config::list_logical_devices()) names.push_back(d.name);
+  for (const LogicalDevice& d : config::list_logical_devices()) {
+    names.push_back("/job:localhost/replica:0/task:0" + d.name);  // as errors name them
+  }
   const std::string available = absl::StrJoin(names, ", ");
   const int n = iterations();
   Board board;
