@@ -84,11 +84,11 @@ absl::Status parse_device(std::string_view name, size_t begin, size_t end, Devic
   if (colon > end) colon = end;
   std::string_view type = name.substr(begin, colon - begin);
   if (type != "*" && !is_identifier(type)) return malformed(name, begin, kType);
-  if (colon == end) return malformed(name, end, "':' and a device id or '*'");
   if (type != "*") {
     const char* legacy = legacy_type(type);
     spec->type = legacy != nullptr ? std::string(legacy) : std::string(type);
   }
+  if (colon == end) return absl::OkStatus();  // "/device:CPU": any CPU, as TensorFlow
   return parse_index(name, colon + 1, end, "a device id", &spec->id);
 }
 
@@ -160,7 +160,7 @@ bool field_matches(const std::optional<T>& pattern, const std::optional<T>& valu
 
 absl::StatusOr<DeviceSpec> parse_device_name(std::string_view name) {
   DeviceSpec spec;
-  if (name.empty()) return spec;
+  if (name.empty() || name == "/") return spec;  // "/" is an empty request, as in TensorFlow
   if (name[0] != '/') {
     MT_RETURN_IF_ERROR(parse_local(name, &spec));
     return spec;

@@ -3,9 +3,9 @@
 //
 // Grammar (components in any order, each optional, each at most once; "/device:" and the
 // legacy form both name the device, so only one of them may appear):
-//   name      := "" | component+ | local
+//   name      := "" | "/" | component+ | local              "" and "/": an empty request
 //   component := "/job:" (JOB | "*") | "/replica:" (N | "*") | "/task:" (N | "*")
-//              | "/device:" (TYPE | "*") ":" (N | "*")
+//              | "/device:" (TYPE | "*") [":" (N | "*")]  "/device:CPU": any CPU
 //              | "/" LEGACY [":" (N | "*")]               legacy: "/cpu:0", "/GPU:1", "/GPU"
 //   local     := LEGACY [":" (N | "*")]                    "GPU:1", "gpu:1", "GPU"
 //   JOB, TYPE := [A-Za-z][A-Za-z0-9_]*   N := decimal >= 0 that fits in int

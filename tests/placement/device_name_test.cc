@@ -27,6 +27,7 @@ void PrintTo(const ParseCase& c, std::ostream* os) { *os << "'" << c.name << "'"
 const std::vector<ParseCase>& parse_cases() {
   static const auto* cases = new std::vector<ParseCase>{
       {"Empty", "", {}},
+      {"LoneSlash", "/", {}},  // an empty request, as TensorFlow's C++ and Python parsers
       {"FullName",
        "/job:localhost/replica:0/task:0/device:GPU:1",
        {.job = "localhost", .replica = 0, .task = 0, .type = "GPU", .id = 1}},
@@ -46,6 +47,9 @@ const std::vector<ParseCase>& parse_cases() {
       {"DeviceLowerCaseGpu", "/device:gpu:1", {.type = "GPU", .id = 1}},
       {"DeviceMixedCaseCpu", "/device:Cpu:0", {.type = "CPU", .id = 0}},
       {"DeviceWildcardId", "/device:GPU:*", {.type = "GPU"}},
+      {"DeviceWithoutId", "/device:CPU", {.type = "CPU"}},  // any CPU, as TensorFlow's C++
+      {"DeviceWildcardTypeWithoutId", "/device:*", {}},
+      {"DeviceWithoutIdAfterJob", "/job:localhost/device:GPU", {.job = "localhost", .type = "GPU"}},
       {"DeviceWildcardType", "/device:*:1", {.id = 1}},
       {"DeviceAllWildcards", "/device:*:*", {}},
       {"DeviceTpu", "/device:TPU:0", {.type = "TPU", .id = 0}},
@@ -146,8 +150,7 @@ const std::vector<ErrorCase>& error_cases() {
       error_case("MissingType", "/device:", kType),
       error_case("TypeWithDash", "/device:G-PU:0", kType),
       error_case("TypeStartingWithDigit", "/device:1GPU:0", kType),
-      error_case("DeviceMissingId", "/device:GPU",
-                 "expected ':' and a device id or '*' after '/device:GPU'"),
+      error_case("DeviceEmptyId", "/device:GPU:", id + " after '/device:GPU:'"),
       error_case("EmptyJob", "/job:", kJob),
       error_case("JobStartingWithDigit", "/job:1a", kJob),
       error_case("JobWithDash", "/job:a-b", kJob),
@@ -163,7 +166,7 @@ const std::vector<ErrorCase>& error_cases() {
       error_case("DuplicateTask", "/task:0/task:0",
                  "expected at most one '/task:' component after '/task:0'"),
       error_case("TrailingSlash", "/job:a/", component + " after '/job:a'"),
-      error_case("LoneSlash", "/", component + " at the start"),
+      error_case("SlashBeforeAComponent", "//job:a", component + " at the start"),
       error_case("DoubleSlash", "//", component + " at the start"),
       error_case("DoubleSlashInside", "/job:a//device:GPU:0", component + " after '/job:a'"),
       error_case("Garbage", "garbage", kLocal),

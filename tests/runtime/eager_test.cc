@@ -59,6 +59,17 @@ TEST_F(EagerTest, OpsRunWhereTheScopeAsks) {
                    }));
 }
 
+TEST_F(EagerTest, LoneSlashAndATypeWithoutAnIdAreScopesAsInTensorFlow) {
+  split_cpu(2);
+  DeviceScope outer("/CPU:1");
+  {
+    DeviceScope slash("/");  // an empty request: the enclosing /CPU:1 still holds
+    EXPECT_EQ(constant(1.f).device(), cpu(1));
+  }
+  DeviceScope any_cpu("/device:CPU");  // same type: the enclosing id is kept
+  EXPECT_EQ(constant(1.f).device(), cpu(1));
+}
+
 TEST_F(EagerTest, CopiesInputsFromOtherLogicalCpus) {
   split_cpu(4);
   Tensor a, b;
