@@ -27,7 +27,11 @@ void set_log_device_placement(bool enable);
 bool get_log_device_placement();
 
 // Sends each log line (without its newline) to `sink` instead of stderr; an empty function
-// restores stderr. The sink may be called from any thread, one line at a time.
+// restores stderr. The sink may be called from any thread, one line at a time, and holds no
+// lock of the runtime's: it may run ops, read get_memory_info or call set_log_sink. Ops the
+// sink runs on its own thread are not logged. A sink that throws does not fail the op: its
+// line goes to stderr with what it threw, "... [the log sink threw: <what>]". A sink must
+// not wait for another thread that logs (lines are delivered one at a time).
 void set_log_sink(std::function<void(std::string_view line)> sink);
 
 // Appends the reason of each placement to its log line (off by default; the lines then keep
