@@ -22,9 +22,14 @@ struct GpuInfo {
   int cc_minor = 0;
 };
 
-// Lists the GPUs. No GPU or no driver gives an empty list and one informational line on
-// stderr, never an error.
+// Lists the GPUs. No GPU or no driver gives an empty list, never an error, and the first
+// time in the process one line on stderr (no_gpu_message).
 std::vector<GpuInfo> discover_gpus();
+
+// Returns the line discover_gpus prints when it finds no GPU (CUDA builds only):
+// `driver_version` as cudaDriverGetVersion reports it (0: no driver installed), `error`
+// cudaGetDeviceCount's failure or nullptr when it found no device.
+std::string no_gpu_message(int driver_version, const char* error);
 
 struct GpuDeviceOptions {
   int logical_id = 0;  // GPU:<logical_id>

@@ -3,7 +3,9 @@
 
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <cstdio>
+#include <string>
 
 #include "absl/strings/str_cat.h"
 #include "allocator/pools.h"
@@ -30,13 +32,27 @@ int64_t default_limit(const GpuMemoryInfo& info) {
 
 }  // namespace
 
+std::string no_gpu_message(int driver_version, const char* error) {
+  if (driver_version == 0) {
+    return "minitensor: could not find an NVIDIA driver on this machine; ops run on the CPU";
+  }
+  return absl::StrCat("minitensor: no GPU visible (", error != nullptr ? error : "no CUDA device",
+                      "); ops run on the CPU");
+}
+
 std::vector<GpuInfo> discover_gpus() {
   int count = 0;
   cudaError_t error = cudaGetDeviceCount(&count);
   if (error != cudaSuccess || count == 0) {
     cudaGetLastError();
-    std::fprintf(stderr, "minitensor: no GPU visible (%s); ops run on the CPU\n",
-                 error != cudaSuccess ? cudaGetErrorString(error) : "no CUDA device");
+    int driver_version = 0;  // stays 0 when no driver is installed
+    cudaDriverGetVersion(&driver_version);
+    static std::atomic<bool> reported{false};  // once per process, as TensorFlow
+    if (!reported.exchange(true)) {
+      const std::string line = no_gpu_message(
+          driver_version, error != cudaSuccess ? cudaGetErrorString(error) : nullptr);
+      std::fprintf(stderr, "%s\n", line.c_str());
+    }
     return {};
   }
   std::vector<GpuInfo> gpus;
