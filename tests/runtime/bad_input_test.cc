@@ -377,6 +377,17 @@ TEST_F(BadInputTest, CastRejectsAnInvalidDtype) {
          "[Cast] invalid destination dtype 9");
 }
 
+TEST_F(BadInputTest, CastOfNanAndInfinitiesToIntegersSaturates) {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  Tensor x = constant(std::vector<double>{NAN, kInf, -kInf, 1e300, -1e300, -2.5}, {6});
+  EXPECT_EQ(cast(x, DType::kInt32).to_vector<int32_t>(),
+            (std::vector<int32_t>{0, INT32_MAX, INT32_MIN, INT32_MAX, INT32_MIN, -2}));
+  EXPECT_EQ(cast(x, DType::kInt64).to_vector<int64_t>(),
+            (std::vector<int64_t>{0, INT64_MAX, INT64_MIN, INT64_MAX, INT64_MIN, -2}));
+  EXPECT_EQ(cast(x, DType::kBool).to_vector<bool>(),
+            (std::vector<bool>{true, true, true, true, true, true}));
+}
+
 // --- constants -------------------------------------------------------------------------
 
 TEST_F(BadInputTest, RaggedNestedListIsRejected) {

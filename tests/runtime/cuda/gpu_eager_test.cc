@@ -1,7 +1,5 @@
 // The eager path on real GPUs. Every test skips itself when no GPU is visible.
 #include <algorithm>
-#include <cmath>
-#include <limits>
 #include <sstream>
 
 #include "tests/runtime/runtime_fixture.h"
@@ -99,25 +97,6 @@ TEST_F(GpuEagerTest, HostPoolIsBackToZeroTheMomentTheLastTensorGoes) {
   }
   EXPECT_EQ(config::get_memory_info("CPU:0").current, 0);  // no allocation polled it
   EXPECT_EQ(config::get_memory_info("GPU:0").current, 0);
-}
-
-TEST_F(GpuEagerTest, CastOfNanAndInfinitiesOnAGpuAgreesWithTheCpu) {
-  constexpr float kInf = std::numeric_limits<float>::infinity();
-  const std::vector<float> values = {NAN, kInf, -kInf, 1e10f, -2.5f};
-  const std::vector<int32_t> expected = {0, std::numeric_limits<int32_t>::max(),
-                                         std::numeric_limits<int32_t>::min(),
-                                         std::numeric_limits<int32_t>::max(), -2};
-  Tensor on_cpu;
-  {
-    DeviceScope cpu("/CPU:0");
-    on_cpu = cast(constant(values), DType::kInt32);
-  }
-  DeviceScope gpu("/GPU:0");
-  Tensor x = constant(values);
-  ASSERT_EQ(x.device(), kGpu0);
-  EXPECT_EQ(cast(x, DType::kInt32).to_vector<int32_t>(), expected);
-  EXPECT_EQ(on_cpu.to_vector<int32_t>(), expected);
-  EXPECT_EQ(cast(x, DType::kInt64).to_vector<int64_t>()[0], 0);  // NaN: 0 (docs/bad-input.md)
 }
 
 TEST_F(GpuEagerTest, TwoVirtualGpusOnOneCardAreFullDevices) {
