@@ -11,7 +11,7 @@
 
 int main() {
   const char* env = std::getenv("TF_FORCE_GPU_ALLOW_GROWTH");
-  std::cout << "TF_FORCE_GPU_ALLOW_GROWTH" << (env ? "=" + std::string(env) : " is unset") << "\n";
+  std::cout << "TF_FORCE_GPU_ALLOW_GROWTH" << (env ? "=" : " is unset") << (env ? env : "") << "\n";
   std::vector<mt::PhysicalDevice> gpus = mt::config::list_physical_devices("GPU");
   if (say_if_no_gpu(gpus)) return 0;
 

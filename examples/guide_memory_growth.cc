@@ -11,7 +11,7 @@ int main() {
   std::vector<mt::PhysicalDevice> gpus = mt::config::list_physical_devices("GPU");
   if (say_if_no_gpu(gpus)) return 0;
   const char* env = std::getenv("TF_FORCE_GPU_ALLOW_GROWTH");
-  std::cout << "TF_FORCE_GPU_ALLOW_GROWTH" << (env ? "=" + std::string(env) : " is unset") << "\n";
+  std::cout << "TF_FORCE_GPU_ALLOW_GROWTH" << (env ? "=" : " is unset") << (env ? env : "") << "\n";
 
   try {
     // TensorFlow needs memory growth to be the same across GPUs; minitensor does not.

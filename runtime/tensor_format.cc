@@ -130,8 +130,10 @@ std::string float_scalar_str(T x) {
     auto [whole, frac] = positional_parts(d);
     return whole + "." + (frac.empty() ? "0" : frac);
   }
-  std::string text = (d.negative ? "-" : "") + d.digits.substr(0, 1);
-  if (d.digits.size() > 1) text += "." + d.digits.substr(1);
+  // Appends rather than `"-" + std::string`, which GCC 12 flags with a false -Wrestrict.
+  std::string text = d.negative ? "-" : "";
+  text.append(d.digits, 0, 1);
+  if (d.digits.size() > 1) text.append(".").append(d.digits, 1);
   return text + exponent_text(d.exp, 2);
 }
 
@@ -183,7 +185,8 @@ class FloatFormat {
       const Decimal d = rounded_decimal(x, precision_ + 1);
       std::string frac = d.digits.substr(1);
       frac.append(precision_ - frac.size(), '0');
-      const std::string whole = (d.negative ? "-" : "") + d.digits.substr(0, 1);
+      std::string whole = d.negative ? "-" : "";  // appends: see float_scalar_str
+      whole.append(d.digits, 0, 1);
       return pad_left(whole, pad_left_) + "." + frac + exponent_text(d.exp, exp_width_);
     }
     auto [whole, frac] = positional_parts(positional_decimal(x));
@@ -297,7 +300,9 @@ class Layout {
   std::string block(int axis, const std::string& indent, int width) {
     const std::string body =
         axis == shape_.rank() - 1 ? row(axis, indent, width) : rows(axis, indent, width);
-    return "[" + body.substr(indent.size()) + "]";
+    std::string out = "[";  // appends: see float_scalar_str
+    out.append(body, indent.size()).append("]");
+    return out;
   }
 
   // Returns the words of the last axis, wrapped to `width` minus the closing bracket.

@@ -4,6 +4,7 @@
 # With the default and cpu-only presets it then installs the Python package into a venv
 # (build/venv, pip packages from PyPI) from the same build folder, so nothing compiles
 # twice, and runs pytest on the installed package.
+# MT_WERROR=ON in the environment turns compiler warnings into errors (CI does).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 preset="${1:-default}"
@@ -22,7 +23,7 @@ case "$preset" in
     export MT_REQUIRE_CHROMIUM=1 ;;
 esac
 scripts/install-deps.sh "${deps[@]}"
-cmake --preset "$preset" >/dev/null
+cmake --preset "$preset" -DMT_WERROR="${MT_WERROR:-OFF}" >/dev/null
 cmake --build --preset "$preset" -j "$(nproc)"
 ctest --preset "$preset" -j "$(nproc)"
 [ "$python" = 1 ] || exit 0

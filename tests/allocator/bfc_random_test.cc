@@ -40,7 +40,9 @@ class Model {
     const uintptr_t a = reinterpret_cast<uintptr_t>(p);
     ASSERT_EQ(a % 256, 0u);
     auto next = live_.lower_bound(a);
-    if (next != live_.end()) ASSERT_LE(a + size, next->first) << "overlaps the next block";
+    if (next != live_.end()) {
+      ASSERT_LE(a + size, next->first) << "overlaps the next block";
+    }
     if (next != live_.begin()) {
       auto prev = std::prev(next);
       ASSERT_LE(prev->first + prev->second.size, a) << "overlaps the previous block";

@@ -18,7 +18,9 @@ TEST(SizeClassesTest, EveryRequestGetsTheSmallestClassThatHoldsIt) {
     ASSERT_GE(c, 0);
     ASSERT_LT(c, kNumSizeClasses);
     ASSERT_GE(class_bytes(c), static_cast<int64_t>(bytes)) << bytes;
-    if (c > 0) ASSERT_LT(class_bytes(c - 1), static_cast<int64_t>(bytes)) << bytes;
+    if (c > 0) {
+      ASSERT_LT(class_bytes(c - 1), static_cast<int64_t>(bytes)) << bytes;
+    }
   }
   EXPECT_EQ(size_class(kMaxClassBytes), kNumSizeClasses - 1);
 }
