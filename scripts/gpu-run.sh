@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine from the repository root (see scripts/gpu-check.sh). Optional
 # arguments: the steps to run (tests sanitizer racecheck examples distributed benchmarks
-# cpubench python); default all.
+# cpubench python fuzz); default all. `fuzz` runs the differential fuzzer against the CPU
+# for MT_DIFF_FUZZ_SECONDS (default 90) on every GPU, then as long on two logical GPUs of GPU 0.
 set -uo pipefail
 export LD_LIBRARY_PATH="$PWD/.gpu/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
 if [ -f .gpu/bin.tar.xz ] && [ ! -d .gpu/bin ]; then xz -dc .gpu/bin.tar.xz | tar -C .gpu -xf -; fi
@@ -17,7 +18,7 @@ done
 # brings back at most 8 files).
 out=/tmp/mt-gpu-logs
 rm -rf "$out" && mkdir -p "$out"
-steps="${*:-tests sanitizer racecheck examples distributed benchmarks cpubench python}"
+steps="${*:-tests sanitizer racecheck examples distributed benchmarks cpubench python fuzz}"
 summary=()
 # Each result is printed at once too, so that a run cut short still shows what it reached.
 record() {
@@ -63,6 +64,8 @@ for step in $steps; do
         record "$name" "rc=$rc $line skipped=${skipped:-0}"
       done ;;
     sanitizer)
+      # The differential fuzzer's chains are slow under the sanitizers: fewer of them.
+      export MT_DIFF_FUZZ_PROGRAMS=30
       # The test programs that call CUDA; the others never load it.
       filter='*Gpu*:*Cuda*:*GPU*:*Conformance*'
       for t in .gpu/bin/allocator_test .gpu/bin/kernels_test .gpu/bin/runtime_test; do
@@ -133,6 +136,10 @@ for step in $steps; do
       else
         record "distributed remote GPU matmul" "not built (no gRPC)"
       fi ;;
+    fuzz)
+      MT_DIFF_FUZZ_SECONDS="${MT_DIFF_FUZZ_SECONDS:-90}" .gpu/bin/runtime_test \
+        --gtest_filter='GpuDifferentialFuzz*' >"$out/differential-fuzz.log" 2>&1
+      record "differential fuzz" "rc=$? $(grep -a '^\[differential fuzz\]' "$out/differential-fuzz.log" | tr '\n' ' ')" ;;
     benchmarks)
       for b in .gpu/bin/*_benchmark; do
         name=$(basename "$b")

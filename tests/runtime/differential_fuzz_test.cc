@@ -1,0 +1,115 @@
+// The differential fuzzer: random op chains (tests/runtime/op_chain.h) run with every op on
+// each logical device and compared with the same chain on CPU:0, errors by code.
+//
+// In CI: fixed seeds, a few hundred short chains over three logical CPUs. A long run, on
+// the GPU machine say (scripts/gpu-run.sh):
+//   MT_DIFF_FUZZ_SECONDS=300 runtime_test --gtest_filter='DifferentialFuzz*'
+// MT_DIFF_FUZZ_SEED sets the first seed (default 1), MT_DIFF_FUZZ_PROGRAMS the chain count
+// when no duration is given (default 300). Each test prints one line: chains, ops run,
+// errors among them and mismatches, then the first mismatches with their chains.
+#include <chrono>
+#include <cstdlib>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "tests/runtime/op_chain.h"
+#include "tests/runtime/runtime_fixture.h"
+
+namespace mt {
+namespace {
+
+using testing::compare_outcomes;
+using testing::OpChain;
+using testing::Outcome;
+using testing::Tally;
+
+int64_t env_int(const char* name, int64_t fallback) {
+  const char* text = std::getenv(name);
+  return text != nullptr && *text != '\0' ? std::atoll(text) : fallback;
+}
+
+// Runs chains of 12 steps over `devices` (devices[0] the reference) and checks the tally.
+void fuzz(const std::string& label, const std::vector<std::string>& devices) {
+  const int64_t seconds = env_int("MT_DIFF_FUZZ_SECONDS", 0);
+  const int64_t programs = env_int("MT_DIFF_FUZZ_PROGRAMS", 300);
+  const uint64_t first_seed = static_cast<uint64_t>(env_int("MT_DIFF_FUZZ_SEED", 1));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  Tally tally;
+  for (uint64_t seed = first_seed;; ++seed) {
+    if (seconds > 0 ? std::chrono::steady_clock::now() >= deadline
+                    : tally.programs >= programs) {
+      break;
+    }
+    OpChain chain(seed, devices);
+    chain.generate(12, &tally);
+    for (size_t d = 1; d < devices.size(); ++d) chain.replay(devices[d], &tally);
+    ++tally.programs;
+  }
+  std::cout << "[differential fuzz] " << label << ": " << tally.programs << " chains, "
+            << tally.ops << " ops run (" << tally.errors << " of them errors), "
+            << tally.mismatches << " mismatches\n";
+  for (const std::string& report : tally.reports) std::cout << report << "\n";
+  ::testing::Test::RecordProperty("ops", std::to_string(tally.ops));
+  ::testing::Test::RecordProperty("mismatches", std::to_string(tally.mismatches));
+  EXPECT_EQ(tally.mismatches, 0);
+  EXPECT_GT(tally.errors, 0);  // the chains do reach the error paths
+  for (const std::string& device : devices) {
+    EXPECT_EQ(config::get_memory_info(device).current, 0) << device;  // every tensor gone
+  }
+}
+
+class DifferentialFuzzTest : public testing::RuntimeTest {};
+
+TEST_F(DifferentialFuzzTest, LogicalCpusAgreeWithCpu0) {
+  split_cpu(3);
+  fuzz("logical CPUs", {cpu(0), cpu(1), cpu(2)});
+}
+
+TEST_F(DifferentialFuzzTest, ComparisonCatchesCodesShapesAndValues) {
+  Outcome want;
+  want.shape = {2};
+  want.values = {1.0, NAN};
+  want.max_abs = 1;
+  EXPECT_EQ(compare_outcomes(want, want, /*exact=*/true), "");
+  Outcome error = want;
+  error.code = absl::StatusCode::kInvalidArgument;
+  EXPECT_EQ(compare_outcomes(want, error, true), "error code INVALID_ARGUMENT, reference OK");
+  Outcome shape = want;
+  shape.shape = {1, 2};
+  EXPECT_EQ(compare_outcomes(want, shape, true), "got float32 (1, 2), reference float32 (2)");
+  Outcome close = want;
+  close.values[0] = 1.00001;
+  EXPECT_EQ(compare_outcomes(want, close, true), "element 0 is 1.00001, reference 1");
+  EXPECT_EQ(compare_outcomes(want, close, /*exact=*/false), "");  // across device types
+  Outcome nan = want;
+  nan.values[1] = 0;
+  EXPECT_EQ(compare_outcomes(want, nan, false), "element 1 is 0, reference nan");
+}
+
+class GpuDifferentialFuzzTest : public testing::RuntimeTest {
+ protected:
+  bool uses_gpus() const override { return true; }
+};
+
+TEST_F(GpuDifferentialFuzzTest, EveryGpuAgreesWithTheCpu) {
+  if (config::list_physical_devices("GPU").empty()) GTEST_SKIP() << "needs a GPU";
+  std::vector<std::string> devices = {cpu(0)};
+  for (const LogicalDevice& gpu : config::list_logical_devices("GPU")) {
+    devices.push_back("/job:localhost/replica:0/task:0" + gpu.name);
+  }
+  fuzz("CPU:0 against every GPU", devices);
+}
+
+TEST_F(GpuDifferentialFuzzTest, TwoLogicalGpusOfOneCardAgreeWithTheCpu) {
+  std::vector<PhysicalDevice> gpus = config::list_physical_devices("GPU");
+  if (gpus.empty()) GTEST_SKIP() << "needs a GPU";
+  config::set_visible_devices(gpus[0], "GPU");
+  config::set_logical_device_configuration(gpus[0], {{1024}, {1024}});
+  fuzz("CPU:0 against two logical GPUs of GPU 0",
+       {cpu(0), "/job:localhost/replica:0/task:0/device:GPU:0",
+        "/job:localhost/replica:0/task:0/device:GPU:1"});
+}
+
+}  // namespace
+}  // namespace mt

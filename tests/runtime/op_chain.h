@@ -1,0 +1,366 @@
+#pragma once
+// Random op chains for the differential fuzzer (differential_fuzz_test.cc), the way ggml's
+// test-backend-ops checks every backend against the CPU.
+//
+//   OpChain chain(seed, devices);   // devices[0] is the reference, a CPU
+//   chain.generate(12, &tally);     // 12 steps, each run on the reference as it is drawn
+//   chain.replay(devices[2], &tally);  // every op on devices[2]; mismatches go to tally
+//
+// A step is a leaf (a constant of random values, or fill/zeros/ones) created on a random
+// device, or an op (every public op, every dtype) on inputs drawn from earlier results:
+// mostly compatible ones (broadcastable shapes, same dtype), sometimes any, so that errors
+// happen too. Shapes have rank 0 to 3 and dimensions 0, 1 and odd sizes. Integer ops that
+// could overflow (undefined behaviour on the CPU) are replaced by identity, judged from the
+// largest magnitude of the reference inputs. A replay runs each op under a scope naming
+// the device under test, on inputs that it recreates on the same random devices, and
+// compares each step with the reference: the error code, or dtype, shape and values
+// (bitwise on the same device type; a small relative tolerance across types).
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "runtime/minitensor.h"
+#include "tests/runtime/op_chain_steps.h"
+
+namespace mt::testing {
+
+// Counts of one fuzzing session, and a report of each mismatch.
+struct Tally {
+  int64_t programs = 0;
+  int64_t ops = 0;     // ops run on devices under test and on the reference
+  int64_t errors = 0;  // of them, errors (expected ones included)
+  int64_t mismatches = 0;
+  std::vector<std::string> reports;  // the first few
+};
+
+class OpChain {
+ public:
+  OpChain(uint64_t seed, std::vector<std::string> devices)
+      : seed_(seed), rng_(seed), devices_(std::move(devices)) {}
+
+  // Draws `n` steps (more when an op needs fresh operands), running each on the reference.
+  void generate(int n, Tally* tally) {
+    while (static_cast<int>(steps_.size()) < n) add(draw());
+    tally->ops += static_cast<int64_t>(steps_.size());
+    for (const Outcome& o : reference_) tally->errors += o.code != absl::StatusCode::kOk;
+  }
+
+  // Runs every step again with ops on `device` and compares each with the reference.
+  void replay(const std::string& device, Tally* tally) const {
+    std::vector<Tensor> values(steps_.size());
+    for (size_t i = 0; i < steps_.size(); ++i) {
+      Outcome got = run(steps_[i], values, device, &values[i]);
+      ++tally->ops;
+      tally->errors += got.code != absl::StatusCode::kOk;
+      std::string why = compare_outcomes(reference_[i], got, same_type(device));
+      if (why.empty()) continue;
+      ++tally->mismatches;
+      if (tally->reports.size() < 10) {
+        tally->reports.push_back(absl::StrCat("seed ", seed_, ", step ", i, " on ", device, ": ",
+                                              why, "\n", describe(i + 1)));
+      }
+      return;  // later steps would read a different value
+    }
+  }
+
+  // Returns the first `n` steps, one per line.
+  std::string describe(size_t n) const {
+    std::vector<std::string> lines;
+    for (size_t i = 0; i < n && i < steps_.size(); ++i) {
+      const Step& s = steps_[i];
+      lines.push_back(absl::StrCat("  v", i, " = ", step_name(s), "(v",
+                                   absl::StrJoin(s.inputs, ", v"), ") dtype ",
+                                   dtype_name(s.dtype), " shape (", absl::StrJoin(s.shape, ", "),
+                                   ") leaf on ", devices_[s.device],
+                                   s.axes ? absl::StrCat(" axes [", absl::StrJoin(*s.axes, ", "), "]")
+                                          : ""));
+    }
+    return absl::StrJoin(lines, "\n");
+  }
+
+ private:
+  static constexpr double kIntLimit = double{1 << 28};  // integer results stay below this
+
+  bool same_type(const std::string& device) const {
+    return device.find("device:CPU") != std::string::npos;  // the reference is a CPU
+  }
+
+  int uniform(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
+  bool chance(double p) { return std::bernoulli_distribution(p)(rng_); }
+  static bool is_int(DType t) { return t == DType::kInt32 || t == DType::kInt64; }
+
+  void add(const Step& s) {
+    steps_.push_back(s);
+    Tensor out;
+    reference_.push_back(run(s, reference_values_, devices_[0], &out));
+    reference_values_.push_back(out);
+  }
+
+  std::vector<int64_t> random_shape() {
+    static constexpr int64_t kDims[] = {0, 1, 1, 2, 3, 3, 5, 7};
+    std::vector<int64_t> shape(uniform(0, 3));
+    for (int64_t& d : shape) d = kDims[uniform(chance(0.9) ? 1 : 0, 7)];
+    return shape;
+  }
+
+  // A leaf of `dtype` and `shape` with random values, on a random device.
+  Step leaf(DType dtype, std::vector<int64_t> shape) {
+    Step s;
+    s.kind = StepKind::kLeaf;
+    s.dtype = dtype;
+    s.shape = std::move(shape);
+    s.device = uniform(0, static_cast<int>(devices_.size()) - 1);
+    int64_t n = 1;
+    for (int64_t d : s.shape) n *= d;
+    for (int64_t i = 0; i < n; ++i) {
+      double v = uniform(-8, 8) * 0.25;
+      if (is_int(dtype)) v = uniform(-4, 4);
+      if (dtype == DType::kBool) v = uniform(0, 1);
+      if (!is_int(dtype) && dtype != DType::kBool && chance(0.02)) {
+        static constexpr double kSpecial[] = {NAN, INFINITY, -INFINITY};
+        v = kSpecial[uniform(0, 2)];
+      }
+      s.values.push_back(v);
+    }
+    return s;
+  }
+
+  DType random_dtype() { return static_cast<DType>(uniform(0, kNumDTypes - 1)); }
+  int random_value() { return uniform(0, static_cast<int>(steps_.size()) - 1); }
+
+  // Returns the index of a defined result of `dtype` and `shape`, adding a leaf if needed.
+  int operand(DType dtype, const std::vector<int64_t>& shape) {
+    for (int tries = 0; tries < 4 && !steps_.empty(); ++tries) {
+      int i = random_value();
+      const Outcome& o = reference_[i];
+      if (o.code == absl::StatusCode::kOk && o.dtype == dtype && o.shape == shape) return i;
+    }
+    add(leaf(dtype, shape));
+    return static_cast<int>(steps_.size()) - 1;
+  }
+
+  // Returns a defined result, adding a random leaf when there is none yet.
+  int any_defined() {
+    for (int tries = 0; tries < 8 && !steps_.empty(); ++tries) {
+      int i = random_value();
+      if (reference_[i].code == absl::StatusCode::kOk) return i;
+    }
+    add(leaf(random_dtype(), random_shape()));
+    return static_cast<int>(steps_.size()) - 1;
+  }
+
+  // A shape that broadcasts with `shape`: some dimensions set to 1, some leading ones dropped.
+  std::vector<int64_t> broadcastable(const std::vector<int64_t>& shape) {
+    std::vector<int64_t> out(shape.begin() + uniform(0, static_cast<int>(shape.size())),
+                             shape.end());
+    for (int64_t& d : out) d = chance(0.3) ? 1 : d;
+    return out;
+  }
+
+  Step draw();
+  Step draw_binary(int a);
+  Step draw_matmul(int a);
+  Step draw_reduce(int a);
+  double predicted_bound(const Step& s) const;
+
+  Outcome run(const Step& s, const std::vector<Tensor>& values, const std::string& device,
+              Tensor* out) const;
+  static std::string step_name(const Step& s);
+
+  uint64_t seed_;
+  std::mt19937_64 rng_;
+  std::vector<std::string> devices_;
+  std::vector<Step> steps_;
+  std::vector<Outcome> reference_;
+  std::vector<Tensor> reference_values_;
+};
+
+// ---------------------------------------------------------------------------------------
+// Drawing steps.
+
+inline Step OpChain::draw() {
+  if (steps_.size() < 2 || chance(0.12)) {
+    if (chance(0.7)) return leaf(random_dtype(), random_shape());
+    Step s;
+    s.kind = StepKind::kFill;
+    s.variant = uniform(0, 2);
+    s.dtype = random_dtype();
+    s.shape = random_shape();
+    s.values = {static_cast<double>(uniform(-6, 6))};
+    s.device = uniform(0, static_cast<int>(devices_.size()) - 1);
+    return s;
+  }
+  const int a = chance(0.95) ? any_defined() : random_value();  // a failed one, sometimes
+  Step s;
+  switch (uniform(0, 7)) {
+    case 0:
+      s = draw_matmul(a);
+      break;
+    case 1: {
+      s.kind = StepKind::kAddN;
+      const DType dtype = reference_[a].dtype;  // copies: operand() may grow reference_
+      const std::vector<int64_t> shape = reference_[a].shape;
+      s.inputs = {a};
+      for (int k = uniform(0, 3); k > 0; --k) {
+        s.inputs.push_back(chance(0.9) ? operand(dtype, shape) : any_defined());
+      }
+      break;
+    }
+    case 2:
+    case 3:
+      s = draw_binary(a);
+      break;
+    case 4:
+      s.kind = StepKind::kUnary;
+      s.variant = uniform(0, 3);
+      s.inputs = {a};
+      break;
+    case 5:
+      s = draw_reduce(a);
+      break;
+    case 6:
+      s.kind = StepKind::kCast;
+      s.dtype = random_dtype();
+      s.inputs = {a};
+      break;
+    default:
+      s.kind = StepKind::kIdentity;
+      s.inputs = {a};
+  }
+  // An integer result that could overflow is undefined behaviour on the CPU: not drawn.
+  if (predicted_bound(s) >= kIntLimit) {
+    s = Step();
+    s.kind = StepKind::kIdentity;
+    s.inputs = {a};
+  }
+  return s;
+}
+
+inline Step OpChain::draw_binary(int a) {
+  Step s;
+  s.kind = StepKind::kBinary;
+  s.variant = uniform(0, 3);
+  const DType dtype = reference_[a].dtype;  // copies: operand() may grow reference_
+  const std::vector<int64_t> shape = reference_[a].shape;
+  int b = chance(0.85) ? operand(dtype, broadcastable(shape)) : any_defined();
+  s.inputs = chance(0.5) ? std::vector<int>{a, b} : std::vector<int>{b, a};
+  return s;
+}
+
+inline Step OpChain::draw_matmul(int a) {
+  Step s;
+  s.kind = StepKind::kMatMul;
+  s.flag_a = chance(0.25);
+  s.flag_b = chance(0.25);
+  const DType dtype = reference_[a].dtype;  // copies: operand() may grow reference_
+  const std::vector<int64_t> shape = reference_[a].shape;
+  int b;
+  if (shape.size() == 2 && chance(0.9)) {
+    const int64_t k = shape[s.flag_a ? 0 : 1];
+    const int64_t n = std::vector<int64_t>{1, 2, 3, 5}[uniform(0, 3)];
+    b = operand(dtype, s.flag_b ? std::vector<int64_t>{n, k} : std::vector<int64_t>{k, n});
+  } else {
+    b = any_defined();
+  }
+  s.inputs = {a, b};
+  return s;
+}
+
+inline Step OpChain::draw_reduce(int a) {
+  Step s;
+  s.kind = StepKind::kReduce;
+  s.variant = uniform(0, 2);
+  s.flag_a = chance(0.3);  // keep_dims
+  s.inputs = {a};
+  const int rank = static_cast<int>(reference_[a].shape.size());
+  if (chance(0.3)) return s;  // every axis
+  s.axes.emplace();
+  for (int d = -rank - 1; d <= rank; ++d) {
+    const bool valid = d >= -rank && d < rank;
+    if (chance(valid ? 0.4 : 0.03)) s.axes->push_back(d);  // out of range or twice: errors
+  }
+  return s;
+}
+
+// The largest magnitude an integer result of `s` may reach, from the reference inputs; 0
+// for a result that is not an integer or cannot grow.
+inline double OpChain::predicted_bound(const Step& s) const {
+  if (s.inputs.empty()) return 0;
+  const Outcome& x = reference_[s.inputs[0]];
+  if (x.code != absl::StatusCode::kOk || !is_int(x.dtype)) return 0;
+  auto bound = [&](int i) { return reference_[i].max_abs; };
+  switch (s.kind) {
+    case StepKind::kMatMul:
+      return bound(s.inputs[0]) * bound(s.inputs[1]) * 8;  // k <= 7
+    case StepKind::kAddN: {
+      double sum = 0;
+      for (int i : s.inputs) sum += bound(i);
+      return sum;
+    }
+    case StepKind::kBinary:
+      return s.variant == 2 ? bound(s.inputs[0]) * bound(s.inputs[1])
+                            : bound(s.inputs[0]) + bound(s.inputs[1]);
+    case StepKind::kReduce:
+      return bound(s.inputs[0]) * std::max<double>(1, static_cast<double>(x.values.size()));
+    default:
+      return bound(s.inputs[0]);
+  }
+}
+
+inline Outcome OpChain::run(const Step& s, const std::vector<Tensor>& values,
+                            const std::string& device, Tensor* out) const {
+  Outcome o;
+  try {
+    if (s.kind == StepKind::kLeaf || s.kind == StepKind::kFill) {
+      DeviceScope scope(devices_[s.device]);
+      *out = make_source(s);
+    } else {
+      std::vector<Tensor> in;
+      for (int i : s.inputs) in.push_back(values[i]);  // a failed step's is empty
+      DeviceScope scope(device);
+      *out = run_op(s, in);
+    }
+    o = read_outcome(*out);
+  } catch (const Error& e) {
+    o.code = e.code();
+    *out = Tensor();
+  }
+  return o;
+}
+
+inline std::string OpChain::step_name(const Step& s) {
+  static const char* const kBinary[] = {"add", "sub", "mul", "div"};
+  static const char* const kUnary[] = {"neg", "abs", "exp", "relu"};
+  static const char* const kReduce[] = {"reduce_sum", "reduce_mean", "reduce_max"};
+  static const char* const kFill[] = {"fill", "zeros", "ones"};
+  switch (s.kind) {
+    case StepKind::kLeaf:
+      return "constant";
+    case StepKind::kFill:
+      return kFill[s.variant];
+    case StepKind::kMatMul:
+      return absl::StrCat("matmul", s.flag_a ? "_ta" : "", s.flag_b ? "_tb" : "");
+    case StepKind::kAddN:
+      return "add_n";
+    case StepKind::kBinary:
+      return kBinary[s.variant];
+    case StepKind::kUnary:
+      return kUnary[s.variant];
+    case StepKind::kReduce:
+      return absl::StrCat(kReduce[s.variant], s.flag_a ? "_keep_dims" : "");
+    case StepKind::kCast:
+      return "cast";
+    default:
+      return "identity";
+  }
+}
+
+}  // namespace mt::testing

@@ -1,0 +1,153 @@
+#pragma once
+// The steps of a random op chain (op_chain.h) and what each gave: running one on given
+// inputs, reading its result back, comparing two results.
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "runtime/minitensor.h"
+
+namespace mt::testing {
+
+// What a step gave: an error code, or a tensor read back as doubles.
+struct Outcome {
+  absl::StatusCode code = absl::StatusCode::kOk;
+  DType dtype = DType::kFloat32;
+  std::vector<int64_t> shape;
+  std::vector<double> values;
+  double max_abs = 0;  // over the finite values; +inf when any is not finite
+};
+
+std::string compare_outcomes(const Outcome& want, const Outcome& got, bool exact);
+
+enum class StepKind { kLeaf, kFill, kMatMul, kAddN, kBinary, kUnary, kReduce, kCast, kIdentity };
+
+struct Step {
+  StepKind kind = StepKind::kLeaf;
+  int variant = 0;  // which binary (add sub mul div), unary (neg abs exp relu), reduction
+                    // (sum mean max) or fill (fill zeros ones)
+  std::vector<int> inputs;  // indices of earlier steps
+  DType dtype = DType::kFloat32;  // a leaf's dtype, or Cast's destination
+  std::vector<int64_t> shape;     // a leaf's shape
+  std::vector<double> values;     // a constant's values, or fill's value
+  int device = 0;                 // the device a leaf is created on
+  bool flag_a = false, flag_b = false;  // transpose_a/b, or keep_dims
+  std::optional<std::vector<int64_t>> axes;  // unset: every axis
+};
+
+template <typename T>
+Tensor make_leaf(const Step& s) {
+  std::vector<T> values(s.values.begin(), s.values.end());
+  return constant(values, s.shape);
+}
+
+template <typename T>
+void read_values(const Tensor& t, Outcome* o) {
+  for (T v : t.to_vector<T>()) o->values.push_back(static_cast<double>(v));
+}
+
+inline Tensor run_op(const Step& s, const std::vector<Tensor>& in) {
+  switch (s.kind) {
+    case StepKind::kMatMul:
+      return matmul(in[0], in[1], s.flag_a, s.flag_b);
+    case StepKind::kAddN:
+      return add_n(in);
+    case StepKind::kBinary: {
+      using Fn = Tensor (*)(const Tensor&, const Tensor&);
+      static constexpr Fn kFns[] = {add, sub, mul, div};
+      return kFns[s.variant](in[0], in[1]);
+    }
+    case StepKind::kUnary: {
+      using Fn = Tensor (*)(const Tensor&);
+      static constexpr Fn kFns[] = {neg, abs, exp, relu};
+      return kFns[s.variant](in[0]);
+    }
+    case StepKind::kReduce: {
+      using Fn = Tensor (*)(const Tensor&, const Axes&, bool);
+      static constexpr Fn kFns[] = {reduce_sum, reduce_mean, reduce_max};
+      const Axes axes = s.axes ? Axes(absl::MakeConstSpan(*s.axes)) : Axes();
+      return kFns[s.variant](in[0], axes, s.flag_a);
+    }
+    case StepKind::kCast:
+      return cast(in[0], s.dtype);
+    default:
+      return identity(in[0]);
+  }
+}
+
+inline Tensor make_source(const Step& s) {
+  if (s.kind == StepKind::kFill) {
+    if (s.variant == 1) return zeros(s.shape, s.dtype);
+    if (s.variant == 2) return ones(s.shape, s.dtype);
+    return fill(s.shape, s.values[0], s.dtype);
+  }
+  switch (s.dtype) {
+    case DType::kFloat32:
+      return make_leaf<float>(s);
+    case DType::kFloat64:
+      return make_leaf<double>(s);
+    case DType::kInt32:
+      return make_leaf<int32_t>(s);
+    case DType::kInt64:
+      return make_leaf<int64_t>(s);
+    default:
+      return make_leaf<bool>(s);
+  }
+}
+
+// Reads `t` back: dtype, shape, values as doubles and their largest finite magnitude.
+inline Outcome read_outcome(const Tensor& t) {
+  Outcome o;
+  o.dtype = t.dtype();
+  o.shape.assign(t.shape().dims().begin(), t.shape().dims().end());
+  switch (o.dtype) {
+    case DType::kFloat32:
+      read_values<float>(t, &o);
+      break;
+    case DType::kFloat64:
+      read_values<double>(t, &o);
+      break;
+    case DType::kInt32:
+      read_values<int32_t>(t, &o);
+      break;
+    case DType::kInt64:
+      read_values<int64_t>(t, &o);
+      break;
+    default:
+      read_values<bool>(t, &o);
+  }
+  for (double v : o.values) o.max_abs = std::max(o.max_abs, std::isfinite(v) ? std::fabs(v) : INFINITY);
+  return o;
+}
+
+// Returns why `got` differs from `want`, or "" when it does not: the error code, the dtype
+// and shape, then the values (NaN equals NaN; without `exact`, within a relative tolerance).
+inline std::string compare_outcomes(const Outcome& want, const Outcome& got, bool exact) {
+  if (want.code != got.code) {
+    return absl::StrCat("error code ", absl::StatusCodeToString(got.code), ", reference ",
+                        absl::StatusCodeToString(want.code));
+  }
+  if (want.dtype != got.dtype || want.shape != got.shape) {
+    return absl::StrCat("got ", dtype_name(got.dtype), " (", absl::StrJoin(got.shape, ", "),
+                        "), reference ", dtype_name(want.dtype), " (",
+                        absl::StrJoin(want.shape, ", "), ")");
+  }
+  const double tolerance = exact ? 0 : (want.dtype == DType::kFloat32 ? 1e-4 : 1e-10);
+  const double scale = 1 + (std::isfinite(want.max_abs) ? want.max_abs : 0);
+  for (size_t i = 0; i < want.values.size(); ++i) {
+    const double w = want.values[i], g = got.values[i];
+    if (std::isnan(w) && std::isnan(g)) continue;
+    if (w == g || std::fabs(w - g) <= tolerance * scale) continue;
+    return absl::StrCat("element ", i, " is ", g, ", reference ", w);
+  }
+  return "";
+}
+
+}  // namespace mt::testing
