@@ -1,6 +1,7 @@
 #include <cstdlib>
 
 #include "allocator/sub_allocator.h"
+#include "core/fault_injection.h"
 
 namespace mt {
 namespace {
@@ -13,6 +14,7 @@ class HostSubAllocator final : public SubAllocator {
     // aligned_alloc wants a multiple of the alignment; pools only ask for such sizes.
     const size_t rounded = (bytes + kAlignment - 1) & ~(kAlignment - 1);
     if (rounded < bytes) return nullptr;
+    if (internal::should_fail(internal::FaultSite::kHostAlloc)) return nullptr;  // tests only
     return std::aligned_alloc(kAlignment, rounded);
   }
 

@@ -7,6 +7,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "allocator/sub_allocator.h"
+#include "core/fault_injection.h"
 #include "core/status.h"
 
 namespace mt {
@@ -63,6 +64,7 @@ class CudaSubAllocator final : public SubAllocator {
   void* alloc(size_t bytes) override {
     ScopedDevice device(gpu_);
     void* ptr = nullptr;
+    if (internal::should_fail(internal::FaultSite::kCudaMalloc)) return nullptr;  // tests only
     if (!device.ok() || cudaMalloc(&ptr, bytes) != cudaSuccess) {
       cudaGetLastError();  // an out-of-memory error is not sticky; clear it
       return nullptr;
@@ -83,6 +85,7 @@ class PinnedHostSubAllocator final : public SubAllocator {
  public:
   void* alloc(size_t bytes) override {
     void* ptr = nullptr;
+    if (internal::should_fail(internal::FaultSite::kPinnedAlloc)) return nullptr;  // tests only
     if (cudaHostAlloc(&ptr, bytes, cudaHostAllocPortable) != cudaSuccess) {
       cudaGetLastError();
       return nullptr;

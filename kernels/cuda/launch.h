@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "core/fault_injection.h"
 #include "kernels/cuda/cuda_kernels.h"
 
 namespace mt::cuda {
@@ -31,6 +32,9 @@ inline int sm_count(const GpuState& state) { return state.num_sms > 0 ? state.nu
 template <typename... Params, typename... Args>
 absl::Status launch(OpId op, const GpuState& state, dim3 grid, dim3 block,
                     void (*kernel)(Params...), Args&&... args) {
+  if (internal::should_fail(internal::FaultSite::kKernelLaunch)) {  // tests only
+    return cuda_status(op, "cudaLaunchKernel", cudaErrorLaunchOutOfResources);
+  }
   kernel<<<grid, block, 0, state.stream>>>(static_cast<Args&&>(args)...);
   return check_launch(op);
 }

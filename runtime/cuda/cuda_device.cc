@@ -3,12 +3,21 @@
 #include <cstring>
 
 #include "allocator/pools.h"
+#include "core/fault_injection.h"
 #include "core/status.h"
 
 namespace mt::internal {
 namespace {
 
 using cuda::cuda_check;
+
+// Returns cudaMemcpyAsync's result, or cudaErrorInvalidValue without copying when a test
+// injects a fault (core/fault_injection.h).
+cudaError_t memcpy_async(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind,
+                         cudaStream_t stream) {
+  if (should_fail(FaultSite::kCudaCopy)) return cudaErrorInvalidValue;
+  return cudaMemcpyAsync(dst, src, bytes, kind, stream);
+}
 
 // Note [Pinned staging]
 // A copy from pageable host memory makes CUDA synchronise the stream first. Copies up to
@@ -82,11 +91,11 @@ absl::Status CudaDevice::copy_from_host(void* dst, const void* src, size_t bytes
   void* block = staging != nullptr ? staging->allocate(bytes) : nullptr;
   if (block == nullptr) {
     return cuda_check("cudaMemcpyAsync",
-                      cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream()));
+                      memcpy_async(dst, src, bytes, cudaMemcpyHostToDevice, stream()));
   }
   std::memcpy(block, src, bytes);
   absl::Status status = cuda_check(
-      "cudaMemcpyAsync", cudaMemcpyAsync(dst, block, bytes, cudaMemcpyHostToDevice, stream()));
+      "cudaMemcpyAsync", memcpy_async(dst, block, bytes, cudaMemcpyHostToDevice, stream()));
   absl::StatusOr<PendingUse> use =
       status.ok() ? use_after(stream()) : absl::StatusOr<PendingUse>(status);
   if (!use.ok() || use->handle == nullptr) {
@@ -101,7 +110,7 @@ absl::Status CudaDevice::copy_to_host(void* dst, const void* src, size_t bytes) 
   cuda::ScopedDevice scoped(state_.physical_device);
   MT_RETURN_IF_ERROR(scoped.status());
   MT_RETURN_IF_ERROR(cuda_check(
-      "cudaMemcpyAsync", cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream())));
+      "cudaMemcpyAsync", memcpy_async(dst, src, bytes, cudaMemcpyDeviceToHost, stream())));
   // Wait for exactly this copy (and what precedes it), not for work enqueued after it.
   MT_ASSIGN_OR_RETURN(cuda::Event done, cuda::Event::create(cudaEventDisableTiming));
   MT_RETURN_IF_ERROR(cuda_check("cudaEventRecord", cudaEventRecord(done.get(), stream())));
@@ -127,7 +136,7 @@ absl::StatusOr<PendingUse> CudaDevice::copy_from_device(void* dst, Device& from,
   cuda::ScopedDevice scoped(state_.physical_device);
   MT_RETURN_IF_ERROR(scoped.status());
   MT_RETURN_IF_ERROR(cuda_check(
-      "cudaMemcpyAsync", cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream())));
+      "cudaMemcpyAsync", memcpy_async(dst, src, bytes, cudaMemcpyHostToDevice, stream())));
   return use_after(stream());
 }
 
@@ -140,7 +149,7 @@ absl::Status CudaDevice::copy_to_gpu(CudaDevice& to, void* dst, const void* src,
   MT_RETURN_IF_ERROR(scoped.status());
   if (to.physical_id() == physical_id()) {
     MT_RETURN_IF_ERROR(cuda_check(
-        "cudaMemcpyAsync", cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream())));
+        "cudaMemcpyAsync", memcpy_async(dst, src, bytes, cudaMemcpyDeviceToDevice, stream())));
   } else {
     MT_RETURN_IF_ERROR(cuda_check(
         "cudaMemcpyPeerAsync",
