@@ -1,9 +1,11 @@
 // OOM storm: threads allocate past a limited logical CPU at once. Each failure must be a
 // ResourceExhausted with TensorFlow's OOM message, no tensor that was handed out may lose
 // its values, nothing may deadlock, and afterwards the pool must be back to exactly zero
-// bytes in use and serve the requests that failed.
+// bytes in use and serve the requests that failed. A second storm runs while the host
+// sub-allocator refuses regions at random (core/fault_injection.h).
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <latch>
 #include <mutex>
@@ -13,6 +15,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "core/fault_injection.h"
 #include "tests/runtime/runtime_fixture.h"
 
 namespace mt {
@@ -134,6 +137,53 @@ TEST_F(OomStormTest, ThreadsAllocatingPastALimitedPoolFailCleanlyAndLoseNothing)
     EXPECT_GT(config::get_memory_info("CPU:1").current, 0);
   }
   EXPECT_EQ(config::get_memory_info("CPU:1").current, 0);
+}
+
+TEST_F(OomStormTest, AStormWhileTheDriverRefusesAtRandomFailsCleanlyAndLosesNothing) {
+  split_cpu(2, kLimitMb);
+  Tensor source;
+  {
+    DeviceScope on_cpu0("/CPU:0");
+    source = fill({65536}, 7);
+  }
+  Tally tally;
+  std::latch start(kThreads);
+  std::atomic<bool> done{false};
+  int64_t injected = 0;
+  using internal::FaultSite;
+  int64_t armed = 4;
+  internal::inject_fault(FaultSite::kHostAlloc, 1, armed);  // the pool's first regions
+  std::thread faults([&] {  // re-arms faults once the last ones fired; frees regions
+    std::mt19937 rng(99);
+    while (!done.load()) {
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+      config::release_unused_memory("CPU:1");
+      if (internal::faults_injected(FaultSite::kHostAlloc) < armed) continue;
+      injected += armed;
+      internal::clear_faults();
+      armed = std::uniform_int_distribution<int>(1, 8)(rng);
+      internal::inject_fault(FaultSite::kHostAlloc, std::uniform_int_distribution<int>(1, 3)(rng),
+                             armed);
+    }
+    injected += internal::faults_injected(FaultSite::kHostAlloc);
+    internal::clear_faults();
+  });
+  {
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&, t] { storm(t + 1, source, start, tally); });
+    }
+    for (std::thread& t : threads) t.join();
+  }
+  done = true;
+  faults.join();
+  RecordProperty("faults_injected", static_cast<int>(injected));
+  EXPECT_TRUE(tally.wrong.empty()) << tally.wrong.front();
+  EXPECT_GT(injected, 0);
+  EXPECT_EQ(config::get_memory_info("CPU:1").current, 0);
+  EXPECT_LE(config::get_memory_info("CPU:1").reserved, kLimit);
+  DeviceScope on_cpu1("/CPU:1");
+  EXPECT_EQ(fill({262144}, 3).to_vector<float>().back(), 3);  // a quarter of the pool: fits
 }
 
 TEST_F(OomStormTest, ThePoolFillsToItsLimitAgainAfterTheStorm) {
