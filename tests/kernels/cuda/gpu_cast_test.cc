@@ -1,6 +1,6 @@
 // Cast of NaN and infinities to integers gives the same on a GPU input as on the CPU: it
 // saturates and maps NaN to 0 (docs/bad-input.md, Note [Float to integer casts] in
-// kernels/cpu/data_kernels.cc). Skips itself without a GPU.
+// kernels/cpu/isa/cast_loops.cc). Skips itself without a GPU.
 #include <cmath>
 #include <cstdint>
 #include <limits>
