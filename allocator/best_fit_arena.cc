@@ -82,7 +82,7 @@ bool BestFitArena::grow(int64_t bytes) {
   regions_.push_back({base, size, id});
   reserved_ += size;
   insert_free(id);
-  if (allow_growth_) next_region_bytes_ = std::min(next_region_bytes_, kMaxBytes) * 2;
+  if (allow_growth_) next_region_bytes_ = std::min(next_region_bytes_, kMaxBytes / 2) * 2;
   return true;
 }
 
