@@ -117,7 +117,7 @@ absl::StatusOr<HostTensor> run_gpu(TestGpu& gpu, OpId op, const std::vector<Host
 
 struct Case {  // one call to check: input shapes and attributes
   std::vector<Shape> shapes;
-  OpAttrs attrs;
+  OpAttrs attrs = OpAttrs();  // explicit, so that GCC 12 takes {.shapes = ...} under -Wextra
 };
 
 std::string describe(OpId op, DType dtype, const Case& c) {

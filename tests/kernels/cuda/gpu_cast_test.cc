@@ -29,10 +29,10 @@ TEST_F(GpuCastTest, NanAndInfinitiesOnAGpuCastAsOnTheCpu) {
   Tensor on_cpu;
   {
     DeviceScope cpu("/CPU:0");
-    on_cpu = cast(constant(values), DType::kInt32);
+    on_cpu = cast(constant(values, {5}), DType::kInt32);
   }
   DeviceScope gpu("/GPU:0");
-  Tensor x = constant(values);
+  Tensor x = constant(values, {5});
   ASSERT_EQ(x.device(), "/job:localhost/replica:0/task:0/device:GPU:0");
   EXPECT_EQ(cast(x, DType::kInt32).to_vector<int32_t>(), expected);
   EXPECT_EQ(on_cpu.to_vector<int32_t>(), expected);
