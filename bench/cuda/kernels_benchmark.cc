@@ -83,7 +83,7 @@ double median(std::vector<double> v) {
 }
 
 // Returns a device buffer of `n` random floats in [-1, 1) (never zeros: they time faster).
-DeviceBuffer random_floats(BenchGpu& gpu, size_t n) {
+DeviceBuffer random_floats(BenchGpu& /*gpu*/, size_t n) {
   std::vector<float> host(n);
   std::mt19937 rng(42);
   std::uniform_real_distribution<float> dist(-1, 1);
