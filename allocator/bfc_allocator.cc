@@ -280,6 +280,9 @@ int64_t BFCAllocator::release_unused() {
 }
 
 std::vector<RegionInfo> BFCAllocator::regions() const {
+  if (num_pending_.load(std::memory_order_relaxed) != 0) {  // Note [Completed pending frees]
+    const_cast<BFCAllocator*>(this)->poll_pending(/*wait=*/true);
+  }
   MutexLock lock(&mu_);
   std::vector<RegionInfo> out = arena_.regions();
   absl::flat_hash_set<uintptr_t> central;

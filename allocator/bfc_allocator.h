@@ -35,7 +35,7 @@
 // pool past limit_bytes, checked before the sub-allocator is called. When the sub-allocator refuses
 // a region, the pool asks again for 10% less, down to the request itself, before failing.
 //
-// stats(), reset_peak() and release_unused() first free the blocks whose deallocate_after
+// stats(), regions(), reset_peak() and release_unused() first free the blocks whose deallocate_after
 // use has completed (Note [Completed pending frees] in bfc_allocator.cc).
 //
 // Out of memory, allocate() empties every thread's cache and the central lists back into

@@ -134,5 +134,16 @@ TEST(BFCDeallocateAfterTest, ResetPeakFreesCompletedBlocksFirst) {
   EXPECT_EQ(pool->stats().peak_bytes_in_use, 0);
 }
 
+TEST(BFCDeallocateAfterTest, RegionsShowACompletedPendingFreeAsNotInUse) {
+  auto pool = make_pool();
+  FakeEvent event;
+  pool->deallocate_after(pool->allocate(4 * MiB), event.use());
+  event.done = true;
+  for (const RegionInfo& region : pool->regions()) {
+    for (const ChunkInfo& chunk : region.chunks) EXPECT_NE(chunk.state, ChunkInfo::State::kInUse);
+  }
+  EXPECT_EQ(event.releases, 1);
+}
+
 }  // namespace
 }  // namespace mt
