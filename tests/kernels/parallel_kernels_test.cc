@@ -261,7 +261,9 @@ void expect_matmul_matches(int64_t m, int64_t n, int64_t k, bool ta, bool tb) {
   ASSERT_EQ(results.size(), 3u);
   const std::vector<T> va = a.values<T>(), vb = b.values<T>();
   for (const HostTensor& result : results) {
-    if constexpr (std::is_integral_v<T>) EXPECT_TRUE(same_bytes(result, results[0]));
+    if constexpr (std::is_integral_v<T>) {
+      EXPECT_TRUE(same_bytes(result, results[0]));
+    }
     expect_product(as_doubles(result), va, vb, m, n, k, ta, tb);
   }
 }
