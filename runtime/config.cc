@@ -154,14 +154,20 @@ std::vector<PhysicalDevice> get_visible_devices(std::string_view device_type) {
 
 std::vector<LogicalDevice> list_logical_devices(std::string_view device_type) {
   internal::Runtime* rt = runtime_or_throw();
+  // TensorFlow 2 names devices "/device:CPU:0" in a single process, and by their full names
+  // once remote tasks are connected.
+  constexpr std::string_view kLocal = "/job:localhost/replica:0/task:0";
+  bool cluster = false;
+  for (int i = 0; i < rt->num_devices(); ++i) {
+    cluster = cluster || std::string_view(rt->device(i).name()).substr(0, kLocal.size()) != kLocal;
+  }
   std::vector<LogicalDevice> out;
   for (int i = 0; i < rt->num_devices(); ++i) {
     const internal::Device& d = rt->device(i);
     std::string type = device_type_name(d.type());
-    // TensorFlow 2's LogicalDevice.name is the short "/device:CPU:0"; scopes take either.
-    if (type_matches(device_type, type)) {
-      out.push_back(LogicalDevice{absl::StrCat("/device:", type, ":", d.id()), type});
-    }
+    if (!type_matches(device_type, type)) continue;
+    out.push_back(LogicalDevice{cluster ? d.name() : absl::StrCat("/device:", type, ":", d.id()),
+                                type});
   }
   return out;
 }

@@ -30,7 +30,8 @@ struct PhysicalDevice {
   friend bool operator==(const PhysicalDevice&, const PhysicalDevice&) = default;
 };
 
-// A device ops run on: name "/device:GPU:0", as TensorFlow 2 names it. DeviceScope and
+// A device ops run on: name "/device:GPU:0", as TensorFlow 2 names it (the full name once
+// remote tasks are connected). DeviceScope and
 // get_memory_info take it; Tensor::device() gives the full "/job:localhost/.../device:GPU:0".
 struct LogicalDevice {
   std::string name;
