@@ -82,6 +82,12 @@ TEST_F(DifferentialFuzzTest, ComparisonCatchesCodesShapesAndValues) {
   close.values[0] = 1.00001;
   EXPECT_EQ(compare_outcomes(want, close, true), "element 0 is 1.00001, reference 1");
   EXPECT_EQ(compare_outcomes(want, close, /*exact=*/false), "");  // across device types
+  Outcome wide = want;  // float64 values one float32 rounding apart (exp(-1) on two devices)
+  wide.dtype = DType::kFloat64;
+  Outcome narrow = wide;
+  narrow.values[0] = 1 + 0x1p-23;
+  EXPECT_EQ(compare_outcomes(wide, narrow, false), "element 0 is 1, reference 1");
+  EXPECT_EQ(compare_outcomes(wide, narrow, false, /*float32_upstream=*/true), "");
   Outcome nan = want;
   nan.values[1] = 0;
   EXPECT_EQ(compare_outcomes(want, nan, false), "element 1 is 0, reference nan");

@@ -56,11 +56,14 @@ class OpChain {
   // Runs every step again with ops on `device` and compares each with the reference.
   void replay(const std::string& device, Tally* tally) const {
     std::vector<Tensor> values(steps_.size());
+    std::vector<bool> float32(steps_.size());  // float32 values flow into step i
     for (size_t i = 0; i < steps_.size(); ++i) {
+      float32[i] = steps_[i].dtype == DType::kFloat32;
+      for (int in : steps_[i].inputs) float32[i] = float32[i] || float32[in];
       Outcome got = run(steps_[i], values, device, &values[i]);
       ++tally->ops;
       tally->errors += got.code != absl::StatusCode::kOk;
-      std::string why = compare_outcomes(reference_[i], got, same_type(device));
+      std::string why = compare_outcomes(reference_[i], got, same_type(device), float32[i]);
       if (why.empty()) continue;
       ++tally->mismatches;
       if (tally->reports.size() < 10) {
