@@ -18,8 +18,13 @@ done
 # brings back at most 8 files).
 out=/tmp/mt-gpu-logs
 rm -rf "$out" && mkdir -p "$out"
-steps="${*:-tests sanitizer racecheck examples distributed benchmarks cpubench python fuzz}"
+steps="${*:-tests faults sanitizer racecheck examples distributed benchmarks cpubench python fuzz}"
 summary=()
+# GpuFaultInjectionTest hung on an H100 (2026-11-23, not yet understood): the other steps
+# leave it out, and the `faults` step runs each of its tests alone under a time limit.
+hangs='GpuFaultInjectionTest.*'
+# Runs a test program with a time limit (a hang is recorded as rc=124, not waited for).
+limit() { timeout --kill-after=5 "${MT_TEST_TIMEOUT:-240}" "$@"; }
 # Each result is printed at once too, so that a run cut short still shows what it reached.
 record() {
   summary+=("$(printf '%-34s %s' "$1" "$2")")
@@ -56,29 +61,35 @@ for step in $steps; do
     tests)
       for t in .gpu/bin/*_test; do
         name=$(basename "$t")
-        "$t" --gtest_brief=1 >"$out/$name.log" 2>&1
+        limit "$t" --gtest_brief=1 --gtest_filter="-$hangs" >"$out/$name.log" 2>&1
         rc=$?
         line=$(grep -E '^\[  (PASSED|FAILED)  \]|tests? ran' "$out/$name.log" | tr '\n' ' ')
         # gtest's summary line: "[  SKIPPED ] 3 tests." (absent when none skipped).
         skipped=$(sed -n 's/^\[  SKIPPED \] \([0-9]*\) tests\?\.$/\1/p' "$out/$name.log")
         record "$name" "rc=$rc $line skipped=${skipped:-0}"
       done ;;
+    faults)
+      for test in $(.gpu/bin/runtime_test --gtest_list_tests --gtest_filter="$hangs" |
+                    awk '/^[^ ]/{suite=$1} /^  /{print suite $1}'); do
+        MT_TEST_TIMEOUT=30 limit .gpu/bin/runtime_test --gtest_filter="$test" >"$out/fault-$test.log" 2>&1
+        record "$test" "rc=$? $(grep -E '^\[  (PASSED|FAILED|SKIPPED)' "$out/fault-$test.log" | head -1)"
+      done ;;
     sanitizer)
       # The differential fuzzer's chains are slow under the sanitizers: fewer of them.
       export MT_DIFF_FUZZ_PROGRAMS=30
       # The test programs that call CUDA; the others never load it.
-      filter='*Gpu*:*Cuda*:*GPU*:*Conformance*'
+      filter="*Gpu*:*Cuda*:*GPU*:*Conformance*:-$hangs"
       for t in .gpu/bin/allocator_test .gpu/bin/kernels_test .gpu/bin/runtime_test; do
         name=$(basename "$t")
-        compute-sanitizer --tool memcheck --error-exitcode 9 "$t" --gtest_brief=1 \
+        limit compute-sanitizer --tool memcheck --error-exitcode 9 "$t" --gtest_brief=1 \
           --gtest_filter="$filter" >"$out/memcheck-$name.log" 2>&1
         record "memcheck $name" "rc=$? $(grep -E 'ERROR SUMMARY' "$out/memcheck-$name.log" | tail -1)"
       done ;;
     racecheck)
       for t in .gpu/bin/kernels_test .gpu/bin/runtime_test; do
         name=$(basename "$t")
-        compute-sanitizer --tool racecheck --error-exitcode 9 "$t" --gtest_brief=1 \
-          --gtest_filter='*Gpu*:*Conformance*' >"$out/racecheck-$name.log" 2>&1
+        limit compute-sanitizer --tool racecheck --error-exitcode 9 "$t" --gtest_brief=1 \
+          --gtest_filter="*Gpu*:*Conformance*:-$hangs" >"$out/racecheck-$name.log" 2>&1
         record "racecheck $name" "rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/racecheck-$name.log" | tail -1)"
       done ;;
     examples)
