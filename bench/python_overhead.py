@@ -66,10 +66,11 @@ def main():
     args = parser.parse_args()
 
     rows = []
+    # The adds run inside the scope too: outside it a GPU would take them (and copy a, b).
     with mt.device("/CPU:0"):
         a, b = mt.constant([1.0]), mt.constant([2.0])
-    rows.append(("python mt.add, CPU", per_call_us(lambda: mt.add(a, b), args.seconds)))
-    rows.append(("python a + b, CPU", per_call_us(lambda: a + b, args.seconds)))
+        rows.append(("python mt.add, CPU", per_call_us(lambda: mt.add(a, b), args.seconds)))
+        rows.append(("python a + b, CPU", per_call_us(lambda: a + b, args.seconds)))
     gpu = bool(mt.config.list_physical_devices("GPU"))
     if gpu:
         with mt.device("/GPU:0"):

@@ -12,7 +12,7 @@ def test_lists_devices_with_tensorflows_names():
     assert cpus[0].name == "/physical_device:CPU:0" and cpus[0].device_type == "CPU"
     assert repr(cpus[0]) == "PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU')"
     logical = mt.config.list_logical_devices("CPU")
-    assert logical[0].name == "/job:localhost/replica:0/task:0/device:CPU:0"
+    assert logical[0].name == "/device:CPU:0"  # TensorFlow 2's LogicalDevice.name
     assert mt.config.list_physical_devices() == mt.config.list_physical_devices("CPU") + \
         mt.config.list_physical_devices("GPU")
 
