@@ -149,7 +149,9 @@ inline std::string compare_outcomes(const Outcome& want, const Outcome& got, boo
   for (size_t i = 0; i < want.values.size(); ++i) {
     const double w = want.values[i], g = got.values[i];
     if (std::isnan(w) && std::isnan(g)) continue;
-    if (w == g || std::fabs(w - g) <= tolerance * scale) continue;
+    // Relative to the element too: with an inf elsewhere, max_abs gives no scale.
+    const double local = std::isfinite(w) ? std::max(scale, 1 + std::fabs(w)) : scale;
+    if (w == g || std::fabs(w - g) <= tolerance * local) continue;
     return absl::StrCat("element ", i, " is ", g, ", reference ", w);
   }
   return "";
