@@ -251,9 +251,10 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
   PhysicalDevice cpu = config::list_physical_devices("CPU")[0];
   config::set_logical_device_configuration(
       cpu, std::vector<LogicalDeviceConfiguration>(mt::fuzz::kCpus, {.memory_limit_mb = 16}));
+  // The unknown-device message lists full names; LogicalDevice.name is the short form.
   for (const LogicalDevice& d : config::list_logical_devices()) {
     std::string& names = fuzz::available();
-    names += (names.empty() ? "" : ", ") + d.name;
+    names += (names.empty() ? "" : ", ") + ("/job:localhost/replica:0/task:0" + d.name);
   }
   debugging::set_log_sink([](std::string_view line) { fuzz::last_log_line() = std::string(line); });
   debugging::set_log_device_placement(true);
