@@ -35,8 +35,8 @@
 // pool past limit_bytes, checked before the sub-allocator is called. When the sub-allocator refuses
 // a region, the pool asks again for 10% less, down to the request itself, before failing.
 //
-// stats(), regions(), reset_peak() and release_unused() first free the blocks whose deallocate_after
-// use has completed (Note [Completed pending frees] in bfc_allocator.cc).
+// stats(), regions(), reset_peak() and release_unused() first free the blocks whose
+// deallocate_after use has completed (Note [Completed pending frees] in bfc_allocator.cc).
 //
 // Out of memory, allocate() empties every thread's cache and the central lists back into
 // the arena, polls blocks awaiting deallocate_after, and retries once before returning

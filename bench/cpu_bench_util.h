@@ -13,8 +13,8 @@
 
 namespace mt::bench {
 
-inline constexpr int64_t kBigElements = int64_t{16} << 20;    // reduce_sum, exp, cast: 16M
-inline constexpr int64_t kAddNElements = int64_t{1} << 20;    // add_n: 8 x 1M
+inline constexpr int64_t kBigElements = int64_t{16} << 20;  // reduce_sum, exp, cast: 16M
+inline constexpr int64_t kAddNElements = int64_t{1} << 20;  // add_n: 8 x 1M
 inline constexpr int kAddNInputs = 8;
 inline constexpr int64_t kBroadcastRows = 4096, kBroadcastCols = 4096;  // [4096,4096]+[4096]
 

@@ -82,8 +82,8 @@ absl::Status check_options(const config::ConnectOptions& o) {
     return absl::InvalidArgumentError(absl::StrCat(kConnect, "timeouts must be positive"));
   }
   if (o.max_message_bytes <= 0 || o.max_message_bytes > INT32_MAX) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(kConnect, "max_message_bytes must be in [1, 2^31), got ", o.max_message_bytes));
+    return absl::InvalidArgumentError(absl::StrCat(
+        kConnect, "max_message_bytes must be in [1, 2^31), got ", o.max_message_bytes));
   }
   return absl::OkStatus();
 }
@@ -95,7 +95,8 @@ absl::Status connect(const ClusterSpec& spec, std::string_view job_name, int tas
   bool member = spec.count(std::string(job_name)) > 0;
   if (member || task_index != 0) {
     absl::StatusOr<std::string> own = task_address(spec, job_name, task_index);
-    if (!own.ok()) return absl::InvalidArgumentError(absl::StrCat(kConnect, own.status().message()));
+    if (!own.ok())
+      return absl::InvalidArgumentError(absl::StrCat(kConnect, own.status().message()));
   }
   std::vector<RemoteTask> tasks;
   for (const auto& [job, addresses] : spec) {

@@ -7,8 +7,8 @@
 // keeps the results there until it reads them:
 //
 //   // worker processes: mt-server --cluster worker=127.0.0.1:2222,127.0.0.1:2223 --task 1
-//   mt::config::experimental_connect_to_cluster({{"worker", {"127.0.0.1:2222", "127.0.0.1:2223"}}});
-//   mt::Tensor y;
+//   mt::config::experimental_connect_to_cluster({{"worker", {"127.0.0.1:2222",
+//   "127.0.0.1:2223"}}}); mt::Tensor y;
 //   {
 //     mt::DeviceScope scope("/job:worker/task:1");
 //     y = mt::matmul(a, b);      // runs on /job:worker/replica:0/task:1/device:CPU:0
@@ -77,10 +77,10 @@ int pick_unused_loopback_port();
 namespace mt::config {
 
 struct ConnectOptions {
-  int64_t rpc_timeout_ms = 30'000;      // deadline of every call to a task
-  int64_t connect_timeout_ms = 30'000;  // how long connect waits for each task to answer
+  int64_t rpc_timeout_ms = 30'000;                 // deadline of every call to a task
+  int64_t connect_timeout_ms = 30'000;             // how long connect waits for each task to answer
   int64_t max_message_bytes = int64_t{256} << 20;  // larger tensors are refused
-  distributed::TlsOptions tls;  // root_cert_pem set: connect with TLS
+  distributed::TlsOptions tls;                     // root_cert_pem set: connect with TLS
 };
 
 // Connects this process to `cluster` as task `task_index` of `job_name` (a job absent from
@@ -91,7 +91,7 @@ struct ConnectOptions {
 // task index outside its job), Unavailable when a task does not answer in time,
 // FailedPrecondition after initialisation.
 void experimental_connect_to_cluster(const distributed::ClusterSpec& cluster,
-                                     std::string_view job_name = "localhost",
-                                     int task_index = 0, const ConnectOptions& options = {});
+                                     std::string_view job_name = "localhost", int task_index = 0,
+                                     const ConnectOptions& options = {});
 
 }  // namespace mt::config

@@ -48,10 +48,9 @@ absl::Status not_remote_copy() {
 RemoteDevice::RemoteDevice(std::shared_ptr<TaskClient> client, int remote_index, DeviceType type,
                            int id)
     : Device(type, id, absl::StrCat(client->name(), "/device:", device_type_name(type), ":", id),
-             std::make_unique<RemoteAllocator>(
-                 client, remote_index,
-                 absl::StrCat(client->job(), "_", client->task(), "_", device_type_name(type),
-                              "_", id))),
+             std::make_unique<RemoteAllocator>(client, remote_index,
+                                               absl::StrCat(client->job(), "_", client->task(), "_",
+                                                            device_type_name(type), "_", id))),
       client_(std::move(client)),
       remote_index_(remote_index) {}
 

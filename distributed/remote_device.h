@@ -28,10 +28,10 @@ class RemoteDevice final : public mt::internal::Device, public mt::internal::Rem
 
   mt::internal::RemoteOps* remote() override { return this; }
 
-  absl::StatusOr<Tensor> run(OpId op, absl::Span<const Tensor* const> inputs,
-                             const OpAttrs& attrs, const OutputMeta& out) override;
-  absl::StatusOr<Tensor> run_source(OpId op, DType dtype, const Shape& shape,
-                                    const void* host_data, const OpAttrs& attrs) override;
+  absl::StatusOr<Tensor> run(OpId op, absl::Span<const Tensor* const> inputs, const OpAttrs& attrs,
+                             const OutputMeta& out) override;
+  absl::StatusOr<Tensor> run_source(OpId op, DType dtype, const Shape& shape, const void* host_data,
+                                    const OpAttrs& attrs) override;
   absl::StatusOr<Tensor> copy_in(const Tensor& t) override;
 
   // Fetches remote tensor `src` (a handle) into host memory.

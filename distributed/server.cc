@@ -34,9 +34,8 @@ std::shared_ptr<grpc::ServerCredentials> server_credentials(const TlsOptions& tl
 
 absl::Status check_options(const ServerOptions& options) {
   if (options.max_message_bytes <= 0 || options.max_message_bytes > INT32_MAX) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("[Server] max_message_bytes must be in [1, 2^31), got ",
-                     options.max_message_bytes));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "[Server] max_message_bytes must be in [1, 2^31), got ", options.max_message_bytes));
   }
   if (options.tls.server_cert_pem.empty() != options.tls.server_key_pem.empty()) {
     return absl::InvalidArgumentError("[Server] TLS needs both a certificate and its key");
@@ -53,8 +52,8 @@ Server::Server(const ClusterSpec& cluster, std::string_view job_name, int task_i
   mt::internal::throw_if_error(check_options(options));
   absl::StatusOr<std::string> address = internal::task_address(cluster, job_name, task_index);
   if (!address.ok()) {
-    mt::internal::throw_error(absl::InvalidArgumentError(
-        absl::StrCat("[Server] ", address.status().message())));
+    mt::internal::throw_error(
+        absl::InvalidArgumentError(absl::StrCat("[Server] ", address.status().message())));
   }
   state_->address = *address;
   int max = static_cast<int>(options.max_message_bytes);

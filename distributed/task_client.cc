@@ -55,8 +55,7 @@ absl::Status TaskClient::to_status(const grpc::Status& status, const char* op,
   std::string who = absl::StrCat("[", op, "] task ", name_, " at ", address_);
   switch (status.error_code()) {
     case grpc::StatusCode::UNAVAILABLE:
-      return absl::UnavailableError(
-          absl::StrCat(who, " is unavailable: ", status.error_message()));
+      return absl::UnavailableError(absl::StrCat(who, " is unavailable: ", status.error_message()));
     case grpc::StatusCode::DEADLINE_EXCEEDED:
       return absl::DeadlineExceededError(
           absl::StrCat(who, " did not answer within ", timeout_ms, " ms"));
@@ -125,17 +124,16 @@ absl::StatusOr<MemoryStats> TaskClient::memory_info(int device) {
   auto ctx = context(options_.rpc_timeout_ms, false);
   grpc::Status status = stub_->GetMemoryInfo(ctx.get(), request, &r);
   if (!status.ok()) return to_status(status, "get_memory_info", options_.rpc_timeout_ms);
-  return MemoryStats{r.bytes_in_use(),   r.peak_bytes_in_use(),  r.bytes_reserved(),
-                     r.bytes_limit(),    r.num_allocs(),         r.largest_free_block(),
-                     r.fragmentation()};
+  return MemoryStats{r.bytes_in_use(), r.peak_bytes_in_use(),  r.bytes_reserved(), r.bytes_limit(),
+                     r.num_allocs(),   r.largest_free_block(), r.fragmentation()};
 }
 
 absl::Status TaskClient::check_size(size_t bytes, const char* op) const {
   if (static_cast<int64_t>(bytes) <= options_.max_message_bytes) return absl::OkStatus();
-  return absl::ResourceExhaustedError(absl::StrCat(
-      "[", op, "] a tensor of ", bytes, " bytes exceeds the message limit of ",
-      options_.max_message_bytes, " bytes for task ", name_,
-      " (ConnectOptions::max_message_bytes)"));
+  return absl::ResourceExhaustedError(absl::StrCat("[", op, "] a tensor of ", bytes,
+                                                   " bytes exceeds the message limit of ",
+                                                   options_.max_message_bytes, " bytes for task ",
+                                                   name_, " (ConnectOptions::max_message_bytes)"));
 }
 
 }  // namespace mt::distributed::internal

@@ -7,11 +7,11 @@
 //
 // Thread safety: every method may be called from any thread.
 
+#include <grpcpp/grpcpp.h>
+
 #include <cstdint>
 #include <memory>
 #include <string>
-
-#include <grpcpp/grpcpp.h>
 
 #include "absl/status/statusor.h"
 #include "allocator/allocator.h"

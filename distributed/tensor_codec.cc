@@ -29,12 +29,11 @@ absl::StatusOr<DecodedValue> decode_value(const proto::TensorValue& value, const
   if (!shape.ok()) {
     return absl::InvalidArgumentError(absl::StrCat(what, ": ", shape.status().message()));
   }
-  size_t expected =
-      with_bytes ? static_cast<size_t>(shape->num_elements()) * dtype_size(dtype) : 0;
+  size_t expected = with_bytes ? static_cast<size_t>(shape->num_elements()) * dtype_size(dtype) : 0;
   if (value.data().size() != expected) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        what, " declares shape ", shape->to_string(), " of ", dtype_name(dtype), " (", expected,
-        " bytes) but carries ", value.data().size(), " bytes"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, " declares shape ", shape->to_string(), " of ", dtype_name(dtype), " (",
+                     expected, " bytes) but carries ", value.data().size(), " bytes"));
   }
   return DecodedValue{dtype, *std::move(shape)};
 }

@@ -34,8 +34,7 @@ bool is_source(OpId op) { return op == OpId::kEagerConst || op == OpId::kFill; }
 
 grpc::Status to_grpc(const absl::Status& status) {
   if (status.ok()) return grpc::Status::OK;
-  return grpc::Status(static_cast<grpc::StatusCode>(status.code()),
-                      std::string(status.message()));
+  return grpc::Status(static_cast<grpc::StatusCode>(status.code()), std::string(status.message()));
 }
 
 WorkerService::WorkerService(int64_t max_message_bytes) : max_message_bytes_(max_message_bytes) {
@@ -112,9 +111,9 @@ absl::StatusOr<Tensor> WorkerService::run_op(const proto::RunOpRequest& request)
     if (in.has_value()) {
       std::string what = absl::StrCat("[", op_name(op), "] input ", i);
       MT_ASSIGN_OR_RETURN(DecodedValue v, decode_value(in.value(), what.c_str()));
-      MT_ASSIGN_OR_RETURN(Tensor t, mt::internal::execute_source(OpId::kEagerConst, v.dtype,
-                                                                 v.shape, in.value().data().data(),
-                                                                 OpAttrs()));
+      MT_ASSIGN_OR_RETURN(Tensor t,
+                          mt::internal::execute_source(OpId::kEagerConst, v.dtype, v.shape,
+                                                       in.value().data().data(), OpAttrs()));
       inputs.push_back(std::move(t));
     } else {
       MT_ASSIGN_OR_RETURN(Tensor t, find(in.handle(), op_name(op)));

@@ -35,7 +35,7 @@ namespace mt {
 // its job and task and brings that task's kernel registry.
 struct DeviceInfo {
   DeviceType type;
-  int id;                                  // logical id within its type: GPU:1 has id 1
+  int id;                                         // logical id within its type: GPU:1 has id 1
   std::optional<std::string> job = std::nullopt;  // unset: this process, job localhost
   int task = 0;
   const KernelRegistry* registry = nullptr;  // unset: the Placer's registry

@@ -166,8 +166,8 @@ std::vector<LogicalDevice> list_logical_devices(std::string_view device_type) {
     const internal::Device& d = rt->device(i);
     std::string type = device_type_name(d.type());
     if (!type_matches(device_type, type)) continue;
-    out.push_back(LogicalDevice{cluster ? d.name() : absl::StrCat("/device:", type, ":", d.id()),
-                                type});
+    out.push_back(
+        LogicalDevice{cluster ? d.name() : absl::StrCat("/device:", type, ":", d.id()), type});
   }
   return out;
 }

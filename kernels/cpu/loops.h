@@ -69,12 +69,12 @@ const CpuLoops& cpu_loops();
 const CpuLoops* cpu_loops_for(int isa_level);
 
 // Each level's isa/*.cc files fill their part of its table.
-#define MT_DECLARE_ISA_FILLERS(ns)                \
-  namespace ns {                                  \
-  void fill_elementwise_loops(CpuLoops& loops);   \
-  void fill_reduce_loops(CpuLoops& loops);        \
-  void fill_cast_loops(CpuLoops& loops);          \
-  void fill_gemm_loops(CpuLoops& loops);          \
+#define MT_DECLARE_ISA_FILLERS(ns)              \
+  namespace ns {                                \
+  void fill_elementwise_loops(CpuLoops& loops); \
+  void fill_reduce_loops(CpuLoops& loops);      \
+  void fill_cast_loops(CpuLoops& loops);        \
+  void fill_gemm_loops(CpuLoops& loops);        \
   }
 MT_DECLARE_ISA_FILLERS(isa_baseline)
 MT_DECLARE_ISA_FILLERS(isa_avx2)

@@ -116,7 +116,8 @@ void reduce_into(const Reducer& r, const Layout& layout, const char* in, char* o
     int64_t out_rest = 1;
     for (int k = 1; k < rank; ++k) out_rest *= layout.reduced[k] ? 1 : layout.dims[k];
     if (rank == 2 && rest >= 2 * kBlock) {  // few long runs: split each run instead
-      for (int64_t i = 0; i < d0; ++i) reduce_run(r, in + i * rest * r.elem, rest, out + i * r.elem);
+      for (int64_t i = 0; i < d0; ++i)
+        reduce_run(r, in + i * rest * r.elem, rest, out + i * r.elem);
       return;
     }
     parallel_for(d0, (kGrain + rest - 1) / rest, [&](int64_t begin, int64_t end) {

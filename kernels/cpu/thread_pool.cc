@@ -21,8 +21,8 @@ namespace {
 int hardware_threads() { return std::max(1u, std::thread::hardware_concurrency()); }
 
 struct PoolState {
-  std::mutex mu;                        // serialises rebuilding the pool
-  std::atomic<int> threads{0};          // 0 until first use or set_intra_op_threads
+  std::mutex mu;                            // serialises rebuilding the pool
+  std::atomic<int> threads{0};              // 0 until first use or set_intra_op_threads
   std::unique_ptr<Eigen::ThreadPool> pool;  // null with one thread
   std::atomic<Eigen::ThreadPool*> current{nullptr};
 };

@@ -71,9 +71,12 @@ void bind_configuration(nb::module_& m) {
         nb::arg("device"));
   m.def("set_memory_growth", &config::set_memory_growth, nb::arg("device"), nb::arg("enable"));
   m.def("get_memory_growth", &config::get_memory_growth, nb::arg("device"));
-  m.def("set_per_process_gpu_memory_fraction", [](std::optional<double> fraction) {
-    config::set_gpu_options(GPUOptions{.per_process_gpu_memory_fraction = fraction});
-  }, nb::arg("fraction"));
+  m.def(
+      "set_per_process_gpu_memory_fraction",
+      [](std::optional<double> fraction) {
+        config::set_gpu_options(GPUOptions{.per_process_gpu_memory_fraction = fraction});
+      },
+      nb::arg("fraction"));
   m.def("set_soft_device_placement", &config::set_soft_device_placement, nb::arg("enabled"));
   m.def("get_soft_device_placement", &config::get_soft_device_placement);
   m.def("enable_tensor_float_32_execution", &config::enable_tensor_float_32_execution,

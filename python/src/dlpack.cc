@@ -40,10 +40,10 @@ nb::object dlpack(const Tensor& t, nb::kwargs kwargs) {
   }
   nb::capsule owner(new Tensor(t), [](void* p) noexcept { delete static_cast<Tensor*>(p); });
   std::vector<size_t> shape(impl.shape.dims().begin(), impl.shape.dims().end());
-  nb::dlpack::dtype dtype = visit_dtype(
-      impl.dtype, [](auto tag) { return nb::dtype<typename decltype(tag)::type>(); });
+  nb::dlpack::dtype dtype =
+      visit_dtype(impl.dtype, [](auto tag) { return nb::dtype<typename decltype(tag)::type>(); });
   nb::ndarray<nb::array_api> view(impl.data, shape.size(), shape.data(), owner, nullptr, dtype,
-                     dlpack_device_type(impl), impl.device->hardware_ordinal());
+                                  dlpack_device_type(impl), impl.device->hardware_ordinal());
   // nanobind's ndarray object implements the protocol, versions and stream argument included.
   return nb::cast(view).attr("__dlpack__")(**kwargs);
 }

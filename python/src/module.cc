@@ -11,22 +11,38 @@ namespace {
 // Returns the name of the minitensor.errors class for `code`, TensorFlow's.
 const char* error_class(absl::StatusCode code) {
   switch (code) {
-    case absl::StatusCode::kCancelled: return "CancelledError";
-    case absl::StatusCode::kInvalidArgument: return "InvalidArgumentError";
-    case absl::StatusCode::kDeadlineExceeded: return "DeadlineExceededError";
-    case absl::StatusCode::kNotFound: return "NotFoundError";
-    case absl::StatusCode::kAlreadyExists: return "AlreadyExistsError";
-    case absl::StatusCode::kPermissionDenied: return "PermissionDeniedError";
-    case absl::StatusCode::kResourceExhausted: return "ResourceExhaustedError";
-    case absl::StatusCode::kFailedPrecondition: return "FailedPreconditionError";
-    case absl::StatusCode::kAborted: return "AbortedError";
-    case absl::StatusCode::kOutOfRange: return "OutOfRangeError";
-    case absl::StatusCode::kUnimplemented: return "UnimplementedError";
-    case absl::StatusCode::kInternal: return "InternalError";
-    case absl::StatusCode::kUnavailable: return "UnavailableError";
-    case absl::StatusCode::kDataLoss: return "DataLossError";
-    case absl::StatusCode::kUnauthenticated: return "UnauthenticatedError";
-    default: return "UnknownError";
+    case absl::StatusCode::kCancelled:
+      return "CancelledError";
+    case absl::StatusCode::kInvalidArgument:
+      return "InvalidArgumentError";
+    case absl::StatusCode::kDeadlineExceeded:
+      return "DeadlineExceededError";
+    case absl::StatusCode::kNotFound:
+      return "NotFoundError";
+    case absl::StatusCode::kAlreadyExists:
+      return "AlreadyExistsError";
+    case absl::StatusCode::kPermissionDenied:
+      return "PermissionDeniedError";
+    case absl::StatusCode::kResourceExhausted:
+      return "ResourceExhaustedError";
+    case absl::StatusCode::kFailedPrecondition:
+      return "FailedPreconditionError";
+    case absl::StatusCode::kAborted:
+      return "AbortedError";
+    case absl::StatusCode::kOutOfRange:
+      return "OutOfRangeError";
+    case absl::StatusCode::kUnimplemented:
+      return "UnimplementedError";
+    case absl::StatusCode::kInternal:
+      return "InternalError";
+    case absl::StatusCode::kUnavailable:
+      return "UnavailableError";
+    case absl::StatusCode::kDataLoss:
+      return "DataLossError";
+    case absl::StatusCode::kUnauthenticated:
+      return "UnauthenticatedError";
+    default:
+      return "UnknownError";
   }
 }
 

@@ -82,7 +82,8 @@ using BinaryOp = Tensor (*)(const Tensor&, const Tensor&);
 // Adds `name` (a Tensor operand or any value convert() takes) and its reflected form.
 template <BinaryOp op>
 void def_operator(nb::class_<Tensor>& cls, const char* name, const char* reflected) {
-  cls.def(name, [](const Tensor& a, const Tensor& b) { return op(a, b); }, Release())
+  cls.def(
+         name, [](const Tensor& a, const Tensor& b) { return op(a, b); }, Release())
       .def(name, [](const Tensor& a, nb::handle b) { return op(a, convert(b, a)); })
       .def(reflected, [](const Tensor& b, nb::handle a) { return op(convert(a, b), b); });
 }
@@ -119,19 +120,23 @@ void bind_tensor_class(nb::module_& m) {
   def_operator<&sub>(cls, "__sub__", "__rsub__");
   def_operator<&mul>(cls, "__mul__", "__rmul__");
   def_operator<&div>(cls, "__truediv__", "__rtruediv__");
-  cls.def("__neg__", [](const Tensor& x) { return neg(x); }, Release())
-      .def("__abs__", [](const Tensor& x) { return abs(x); }, Release());
+  cls.def(
+         "__neg__", [](const Tensor& x) { return neg(x); }, Release())
+      .def(
+          "__abs__", [](const Tensor& x) { return abs(x); }, Release());
 }
 
 void bind_ops(nb::module_& m) {
   m.def("constant_from_array", &constant_from_array, nb::arg("array"), nb::arg("dtype"));
-  m.def("fill", [](std::vector<int64_t> dims, double value, DType dtype) {
-    return fill(dims, value, dtype);
-  }, Release(), nb::arg("dims"), nb::arg("value"), nb::arg("dtype"));
-  m.def("matmul", &matmul, Release(), nb::arg("a"), nb::arg("b"),
-        nb::arg("transpose_a") = false, nb::arg("transpose_b") = false);
-  m.def("add_n", [](std::vector<Tensor> inputs) { return add_n(inputs); }, Release(),
-        nb::arg("inputs"));
+  m.def(
+      "fill",
+      [](std::vector<int64_t> dims, double value, DType dtype) { return fill(dims, value, dtype); },
+      Release(), nb::arg("dims"), nb::arg("value"), nb::arg("dtype"));
+  m.def("matmul", &matmul, Release(), nb::arg("a"), nb::arg("b"), nb::arg("transpose_a") = false,
+        nb::arg("transpose_b") = false);
+  m.def(
+      "add_n", [](std::vector<Tensor> inputs) { return add_n(inputs); }, Release(),
+      nb::arg("inputs"));
   m.def("add", &add, Release(), nb::arg("x"), nb::arg("y"));
   m.def("subtract", &sub, Release(), nb::arg("x"), nb::arg("y"));
   m.def("multiply", &mul, Release(), nb::arg("x"), nb::arg("y"));
@@ -141,11 +146,14 @@ void bind_ops(nb::module_& m) {
   m.def("exp", &exp, Release(), nb::arg("x"));
   m.def("relu", &relu, Release(), nb::arg("features"));
   auto reduction = [&m](const char* name, Tensor (*op)(const Tensor&, const Axes&, bool)) {
-    m.def(name, [op](const Tensor& x, const nb::object& axis, bool keepdims) {
-      Axes axes = to_axes(axis);
-      nb::gil_scoped_release release;
-      return op(x, axes, keepdims);
-    }, nb::arg("input_tensor"), nb::arg("axis") = nb::none(), nb::arg("keepdims") = false);
+    m.def(
+        name,
+        [op](const Tensor& x, const nb::object& axis, bool keepdims) {
+          Axes axes = to_axes(axis);
+          nb::gil_scoped_release release;
+          return op(x, axes, keepdims);
+        },
+        nb::arg("input_tensor"), nb::arg("axis") = nb::none(), nb::arg("keepdims") = false);
   };
   reduction("reduce_sum", &reduce_sum);
   reduction("reduce_mean", &reduce_mean);

@@ -109,8 +109,8 @@ absl::Status CudaDevice::copy_from_host(void* dst, const void* src, size_t bytes
 absl::Status CudaDevice::copy_to_host(void* dst, const void* src, size_t bytes) {
   cuda::ScopedDevice scoped(state_.physical_device);
   MT_RETURN_IF_ERROR(scoped.status());
-  MT_RETURN_IF_ERROR(cuda_check(
-      "cudaMemcpyAsync", memcpy_async(dst, src, bytes, cudaMemcpyDeviceToHost, stream())));
+  MT_RETURN_IF_ERROR(cuda_check("cudaMemcpyAsync",
+                                memcpy_async(dst, src, bytes, cudaMemcpyDeviceToHost, stream())));
   // Wait for exactly this copy (and what precedes it), not for work enqueued after it.
   MT_ASSIGN_OR_RETURN(cuda::Event done, cuda::Event::create(cudaEventDisableTiming));
   MT_RETURN_IF_ERROR(cuda_check("cudaEventRecord", cudaEventRecord(done.get(), stream())));
@@ -135,8 +135,8 @@ absl::StatusOr<PendingUse> CudaDevice::copy_from_device(void* dst, Device& from,
   }
   cuda::ScopedDevice scoped(state_.physical_device);
   MT_RETURN_IF_ERROR(scoped.status());
-  MT_RETURN_IF_ERROR(cuda_check(
-      "cudaMemcpyAsync", memcpy_async(dst, src, bytes, cudaMemcpyHostToDevice, stream())));
+  MT_RETURN_IF_ERROR(cuda_check("cudaMemcpyAsync",
+                                memcpy_async(dst, src, bytes, cudaMemcpyHostToDevice, stream())));
   return use_after(stream());
 }
 

@@ -10,8 +10,8 @@ namespace {
 
 TEST(RemoteExampleTest, PrintsTheDocumentedOutput) {
   std::error_code ec;
-  auto path = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path() /
-              "remote_guide_example";
+  auto path =
+      std::filesystem::read_symlink("/proc/self/exe", ec).parent_path() / "remote_guide_example";
   if (ec || !std::filesystem::exists(path)) path = MT_REMOTE_EXAMPLE_PATH;  // "" when not built
   if (path.empty() || !std::filesystem::exists(path)) GTEST_SKIP() << "no remote_guide_example";
   std::string cmd = "CUDA_VISIBLE_DEVICES= " + path.string();

@@ -12,8 +12,8 @@
 namespace mt {
 namespace {
 
-using ::testing::HasSubstr;
 using testing::expect_error;
+using ::testing::HasSubstr;
 using testing::WorkerProcess;
 
 class FailuresTest : public testing::RuntimeTest {
@@ -43,8 +43,8 @@ TEST_F(FailuresTest, KilledWorkerIsUnavailableAndComesBack) {
     DeviceScope scope(task);
     Error e = expect_error([&] { before + before; });
     EXPECT_EQ(e.code(), absl::StatusCode::kUnavailable);
-    EXPECT_THAT(e.what(), HasSubstr("[AddV2] task " + task + " at " + spec["worker"][0] +
-                                    " is unavailable"));
+    EXPECT_THAT(e.what(),
+                HasSubstr("[AddV2] task " + task + " at " + spec["worker"][0] + " is unavailable"));
   }
   EXPECT_EQ((local + local).to_vector<float>(), std::vector<float>{6.f});  // local work goes on
   worker.start(spec, 0);  // same address; gRPC reconnects within its 1 s backoff
@@ -68,7 +68,8 @@ TEST_F(FailuresTest, UnreachableTaskIsUnavailableAtConnect) {
   distributed::ClusterSpec spec = testing::loopback_workers(1);  // nothing listens there
   config::ConnectOptions options = quick();
   options.connect_timeout_ms = 300;
-  Error e = expect_error([&] { config::experimental_connect_to_cluster(spec, "localhost", 0, options); });
+  Error e =
+      expect_error([&] { config::experimental_connect_to_cluster(spec, "localhost", 0, options); });
   EXPECT_EQ(e.code(), absl::StatusCode::kUnavailable);
   EXPECT_THAT(e.what(), HasSubstr("task /job:worker/replica:0/task:0 at " + spec["worker"][0] +
                                   " is unavailable: no answer within 300 ms"));
@@ -87,21 +88,42 @@ TEST_F(FailuresTest, BadClusterSpecsAreInvalidArgument) {
       {"no job", {}, "localhost", 0, "invalid cluster spec: it has no job"},
       {"empty job", {{"worker", {}}}, "localhost", 0, "job 'worker' has no task"},
       {"bad job name", {{"1w", {"127.0.0.1:1"}}}, "localhost", 0, "job name '1w' is not"},
-      {"empty address", {{"worker", {""}}}, "localhost", 0, "task 0 of job 'worker' has an empty address"},
-      {"no port", {{"worker", {"127.0.0.1"}}}, "localhost", 0, "has address '127.0.0.1', not host:port"},
-      {"duplicate", {{"worker", {"127.0.0.1:7", "127.0.0.1:7"}}}, "localhost", 0,
+      {"empty address",
+       {{"worker", {""}}},
+       "localhost",
+       0,
+       "task 0 of job 'worker' has an empty address"},
+      {"no port",
+       {{"worker", {"127.0.0.1"}}},
+       "localhost",
+       0,
+       "has address '127.0.0.1', not host:port"},
+      {"duplicate",
+       {{"worker", {"127.0.0.1:7", "127.0.0.1:7"}}},
+       "localhost",
+       0,
        "task 1 of job 'worker' repeats address '127.0.0.1:7'"},
-      {"duplicate across jobs", {{"ps", {"127.0.0.1:7"}}, {"worker", {"127.0.0.1:7"}}}, "localhost",
-       0, "repeats address '127.0.0.1:7'"},
-      {"task outside job", {{"worker", {"127.0.0.1:7"}}}, "worker", 1,
+      {"duplicate across jobs",
+       {{"ps", {"127.0.0.1:7"}}, {"worker", {"127.0.0.1:7"}}},
+       "localhost",
+       0,
+       "repeats address '127.0.0.1:7'"},
+      {"task outside job",
+       {{"worker", {"127.0.0.1:7"}}},
+       "worker",
+       1,
        "task index 1 is outside job 'worker', which has 1 tasks"},
       {"negative task", {{"worker", {"127.0.0.1:7"}}}, "worker", -1, "task index -1 is outside"},
-      {"task of absent job", {{"worker", {"127.0.0.1:7"}}}, "chief", 2,
+      {"task of absent job",
+       {{"worker", {"127.0.0.1:7"}}},
+       "chief",
+       2,
        "job 'chief' is not in the cluster spec"},
   };
   for (const BadSpec& c : cases) {
     SCOPED_TRACE(c.name);
-    Error e = expect_error([&] { config::experimental_connect_to_cluster(c.spec, c.job, c.task, quick()); });
+    Error e = expect_error(
+        [&] { config::experimental_connect_to_cluster(c.spec, c.job, c.task, quick()); });
     EXPECT_EQ(e.code(), absl::StatusCode::kInvalidArgument);
     EXPECT_THAT(e.what(), HasSubstr("[experimental_connect_to_cluster]"));
     EXPECT_THAT(e.what(), HasSubstr(c.message));
@@ -148,8 +170,8 @@ TEST_F(FailuresTest, MessagesOverTheServerLimitAreRefused) {
   DeviceScope scope("/job:worker/task:0");
   Error e = expect_error([] { constant(std::vector<float>(1 << 19, 1.f), {1 << 19}); });  // 2 MiB
   EXPECT_EQ(e.code(), absl::StatusCode::kResourceExhausted);
-  EXPECT_THAT(e.what(), HasSubstr("[_EagerConst] task /job:worker/replica:0/task:0 at " +
-                                  spec["worker"][0]));
+  EXPECT_THAT(e.what(),
+              HasSubstr("[_EagerConst] task /job:worker/replica:0/task:0 at " + spec["worker"][0]));
   Tensor big = zeros({1 << 19});  // made there, too big to come back
   Error fetch = expect_error([&] { big.to_vector<float>(); });
   EXPECT_EQ(fetch.code(), absl::StatusCode::kResourceExhausted);

@@ -8,8 +8,8 @@ namespace mt {
 namespace {
 
 using ::testing::ElementsAre;
-using ::testing::HasSubstr;
 using testing::expect_error;
+using ::testing::HasSubstr;
 
 class RemoteEagerTest : public testing::DistributedTest {};
 

@@ -6,8 +6,8 @@
 namespace mt {
 namespace {
 
-using ::testing::ElementsAre;
 using ::testing::Contains;
+using ::testing::ElementsAre;
 
 class RemoteGpuTest : public testing::RuntimeTest {};
 

@@ -12,8 +12,8 @@ namespace mt {
 namespace {
 
 using ::testing::ElementsAre;
-using ::testing::HasSubstr;
 using testing::expect_error;
+using ::testing::HasSubstr;
 
 namespace fs = std::filesystem;
 
@@ -30,15 +30,15 @@ class TlsTest : public testing::RuntimeTest {
     RuntimeTest::SetUp();
     dir_ = fs::temp_directory_path() / ("mt-tls-" + std::to_string(getpid()));
     fs::create_directories(dir_);
-    std::string cmd = "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost "
-                      "-addext subjectAltName=IP:127.0.0.1,DNS:localhost -keyout " +
-                      (dir_ / "key.pem").string() + " -out " + (dir_ / "cert.pem").string() +
-                      " 2>/dev/null";
+    std::string cmd =
+        "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost "
+        "-addext subjectAltName=IP:127.0.0.1,DNS:localhost -keyout " +
+        (dir_ / "key.pem").string() + " -out " + (dir_ / "cert.pem").string() + " 2>/dev/null";
     if (std::system(cmd.c_str()) != 0) GTEST_SKIP() << "openssl could not make a certificate";
     spec_ = testing::loopback_workers(1);
-    worker_.start(spec_, 0,
-                  {"--tls_cert", (dir_ / "cert.pem").string(), "--tls_key",
-                   (dir_ / "key.pem").string()});
+    worker_.start(
+        spec_, 0,
+        {"--tls_cert", (dir_ / "cert.pem").string(), "--tls_key", (dir_ / "key.pem").string()});
   }
   void TearDown() override {
     worker_.kill();
@@ -64,7 +64,8 @@ TEST_F(TlsTest, RunsOpsOverTls) {
 TEST_F(TlsTest, PlaintextClientCannotConnect) {
   config::ConnectOptions options;
   options.connect_timeout_ms = 1'000;
-  Error e = expect_error([&] { config::experimental_connect_to_cluster(spec_, "localhost", 0, options); });
+  Error e = expect_error(
+      [&] { config::experimental_connect_to_cluster(spec_, "localhost", 0, options); });
   EXPECT_EQ(e.code(), absl::StatusCode::kUnavailable);
   EXPECT_THAT(e.what(), HasSubstr("task /job:worker/replica:0/task:0 at " + spec_["worker"][0]));
 }

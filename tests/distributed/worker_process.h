@@ -27,8 +27,7 @@ namespace mt::testing {
 inline distributed::ClusterSpec loopback_workers(int n) {
   distributed::ClusterSpec spec;
   for (int i = 0; i < n; ++i) {
-    spec["worker"].push_back(
-        absl::StrCat("127.0.0.1:", distributed::pick_unused_loopback_port()));
+    spec["worker"].push_back(absl::StrCat("127.0.0.1:", distributed::pick_unused_loopback_port()));
   }
   return spec;
 }
@@ -49,8 +48,8 @@ class WorkerProcess {
   ~WorkerProcess() { kill(); }
 
   // Starts task `task` of job "worker" of `spec`; `extra` flags go to mt-server.
-  void start(const distributed::ClusterSpec& spec, int task,
-             std::vector<std::string> extra = {}, bool gpus = false) {
+  void start(const distributed::ClusterSpec& spec, int task, std::vector<std::string> extra = {},
+             bool gpus = false) {
     std::vector<std::string> args = {mt_server_path(), "--job", "worker", "--task",
                                      std::to_string(task)};
     for (const auto& [job, tasks] : spec) {

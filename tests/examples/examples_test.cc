@@ -74,7 +74,9 @@ fs::path source_dir() {
 }
 
 // Appends rather than `"'" + std::string`, which GCC 12 flags with a false -Wrestrict.
-std::string quoted(const fs::path& path) { return std::string("'").append(path.string()).append("'"); }
+std::string quoted(const fs::path& path) {
+  return std::string("'").append(path.string()).append("'");
+}
 
 std::string read_file(const fs::path& path) {
   std::ifstream in(path);

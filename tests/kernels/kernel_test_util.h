@@ -34,7 +34,9 @@ struct PoolAlignedAllocator {
   PoolAlignedAllocator() = default;
   template <typename U>
   PoolAlignedAllocator(const PoolAlignedAllocator<U>&) {}
-  T* allocate(size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t(256))); }
+  T* allocate(size_t n) {
+    return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t(256)));
+  }
   void deallocate(T* p, size_t) { ::operator delete(p, std::align_val_t(256)); }
   friend bool operator==(const PoolAlignedAllocator&, const PoolAlignedAllocator&) { return true; }
 };

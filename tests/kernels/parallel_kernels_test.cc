@@ -78,13 +78,14 @@ int64_t broadcast_index(const Shape& out, const Shape& in, int64_t i) {
 
 TEST(ParallelKernelsTest, BinaryOpsMatchAPlainLoopWithBroadcasting) {
   const std::vector<std::pair<Shape, Shape>> shapes = {
-      {S({300001}), S({300001})}, {S({517, 263}), S({263})},   {S({517, 1}), S({1, 263})},
+      {S({300001}), S({300001})}, {S({517, 263}), S({263})},    {S({517, 1}), S({1, 263})},
       {S({3, 70001}), S({3, 1})}, {S({4, 5, 6007}), S({5, 1})}, {S({1}), S({200003})}};
   for (const auto& [sa, sb] : shapes) {
     HostTensor a = random_tensor<float>(sa, 1), b = random_tensor<float>(sb, 2, 0.5, 4);
     for (OpId op : {OpId::kAddV2, OpId::kSub, OpId::kMul, OpId::kRealDiv}) {
       HostTensor c = run_at_every_thread_count(op, {a, b});
-      const std::vector<float> va = a.values<float>(), vb = b.values<float>(), vc = c.values<float>();
+      const std::vector<float> va = a.values<float>(), vb = b.values<float>(),
+                               vc = c.values<float>();
       int mismatches = 0;
       for (int64_t i = 0; i < c.shape().num_elements(); ++i) {
         const float x = va[broadcast_index(c.shape(), sa, i)];
@@ -177,7 +178,7 @@ std::vector<double> reference_reduce(const HostTensor& t, int axis, bool max, bo
 
 TEST(ParallelKernelsTest, ReductionsMatchADoubleReferenceForEveryLayout) {
   const std::vector<std::pair<Shape, int>> cases = {
-      {S({1, 1 << 18}), 1}, {S({300, 1000}), 1}, {S({300, 1000}), 0}, {S({20, 30, 700}), 1},
+      {S({1, 1 << 18}), 1}, {S({300, 1000}), 1}, {S({300, 1000}), 0},   {S({20, 30, 700}), 1},
       {S({3, 200000}), 1},  {S({3, 200000}), 0}, {S({40, 9, 1001}), 0}, {S({40, 9, 1001}), 2}};
   for (const auto& [shape, axis] : cases) {
     HostTensor x = random_tensor<float>(shape, 4);
@@ -196,8 +197,8 @@ TEST(ParallelKernelsTest, ReductionsMatchADoubleReferenceForEveryLayout) {
           want[i] /= len;
           tol = tol / len + std::fabs(want[i]) * 0x1p-24;  // the division rounds once more
         }
-        ASSERT_NEAR(got[i], want[i], tol) << op_name(op) << " " << shape.to_string() << " axis "
-                                          << axis << " element " << i;
+        ASSERT_NEAR(got[i], want[i], tol)
+            << op_name(op) << " " << shape.to_string() << " axis " << axis << " element " << i;
       }
     }
   }
@@ -239,7 +240,8 @@ TEST(ParallelKernelsTest, FillAndIdentityWriteEveryElement) {
   OpAttrs attrs;
   attrs.value.f = 2.5;
   std::vector<float> filled =
-      run_at_every_thread_count(OpId::kFill, {HostTensor::meta({1000, 301}, DType::kFloat32)}, attrs)
+      run_at_every_thread_count(OpId::kFill, {HostTensor::meta({1000, 301}, DType::kFloat32)},
+                                attrs)
           .values<float>();
   EXPECT_EQ(std::count(filled.begin(), filled.end(), 2.5f), 301000);
   HostTensor x = random_tensor<int64_t>(S({500001}), 7, -1e12, 1e12);
@@ -283,8 +285,8 @@ void expect_product(const std::vector<double>& got, const std::vector<T>& va,
       const double tol = std::is_floating_point_v<T>
                              ? (std::is_same_v<T, float> ? 1e-6 : 1e-14) * 100 * 100 * k
                              : 0;
-      ASSERT_NEAR(got[i * n + j], expected, tol) << m << "x" << n << "x" << k << " ta=" << ta
-                                                  << " tb=" << tb << " at " << i << "," << j;
+      ASSERT_NEAR(got[i * n + j], expected, tol)
+          << m << "x" << n << "x" << k << " ta=" << ta << " tb=" << tb << " at " << i << "," << j;
     }
   }
 }

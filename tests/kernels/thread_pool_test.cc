@@ -88,7 +88,8 @@ TEST(ThreadPoolTest, RunsNestedLoopsSeriallyInsideAWorker) {
 
 TEST(ThreadPoolTest, ZeroThreadsMeansOnePerHardwareThread) {
   ThreadCount count(0);
-  EXPECT_EQ(intra_op_threads(), static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+  EXPECT_EQ(intra_op_threads(),
+            static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
 }
 
 TEST(CpuIsaTest, NamesTheLevelInUseAndHasATableForEverySupportedLevel) {

@@ -58,7 +58,8 @@ TEST_F(DebuggingTest, SinkMayReadMemoryInfoAndReplaceItself) {
     neg(x);
   }));
   EXPECT_EQ(in_use, 0);  // the first line, before _EagerConst allocated
-  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "Executing op Neg in device " + cpu(0) + "\n");
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(),
+            "Executing op Neg in device " + cpu(0) + "\n");
 }
 
 TEST_F(DebuggingTest, SinkThatThrowsLeavesTheOpToFinishAndItsLineGoesToStderr) {
@@ -70,7 +71,8 @@ TEST_F(DebuggingTest, SinkThatThrowsLeavesTheOpToFinishAndItsLineGoesToStderr) {
   EXPECT_EQ(::testing::internal::GetCapturedStderr(),
             "Executing op _EagerConst in device " + cpu(0) +
                 " [the log sink threw: disk full]\n"
-                "Executing op Neg in device " + cpu(0) + " [the log sink threw: disk full]\n");
+                "Executing op Neg in device " +
+                cpu(0) + " [the log sink threw: disk full]\n");
   debugging::set_log_sink([](std::string_view) { throw 42; });
   ::testing::internal::CaptureStderr();
   constant(1.f);

@@ -37,8 +37,7 @@ void fuzz(const std::string& label, const std::vector<std::string>& devices) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
   Tally tally;
   for (uint64_t seed = first_seed;; ++seed) {
-    if (seconds > 0 ? std::chrono::steady_clock::now() >= deadline
-                    : tally.programs >= programs) {
+    if (seconds > 0 ? std::chrono::steady_clock::now() >= deadline : tally.programs >= programs) {
       break;
     }
     OpChain chain(seed, devices);
@@ -46,9 +45,9 @@ void fuzz(const std::string& label, const std::vector<std::string>& devices) {
     for (size_t d = 1; d < devices.size(); ++d) chain.replay(devices[d], &tally);
     ++tally.programs;
   }
-  std::cout << "[differential fuzz] " << label << ": " << tally.programs << " chains, "
-            << tally.ops << " ops run (" << tally.errors << " of them errors), "
-            << tally.mismatches << " mismatches\n";
+  std::cout << "[differential fuzz] " << label << ": " << tally.programs << " chains, " << tally.ops
+            << " ops run (" << tally.errors << " of them errors), " << tally.mismatches
+            << " mismatches\n";
   for (const std::string& report : tally.reports) std::cout << report << "\n";
   ::testing::Test::RecordProperty("ops", std::to_string(tally.ops));
   ::testing::Test::RecordProperty("mismatches", std::to_string(tally.mismatches));

@@ -2,12 +2,13 @@
 // clear mt::Error or is absorbed by the pool's retry, accounting stays exact, other tensors
 // stay intact and the next op works. The CUDA sites are exercised on a GPU machine by
 // tests/runtime/cuda/gpu_fault_injection_test.cc.
+#include "core/fault_injection.h"
+
 #include <iostream>
 #include <random>
 #include <string>
 #include <vector>
 
-#include "core/fault_injection.h"
 #include "gmock/gmock.h"
 #include "tests/runtime/op_chain.h"
 #include "tests/runtime/runtime_fixture.h"
@@ -19,8 +20,8 @@ using internal::clear_faults;
 using internal::faults_injected;
 using internal::FaultSite;
 using internal::inject_fault;
-using ::testing::StartsWith;
 using testing::expect_error;
+using ::testing::StartsWith;
 
 class FaultInjectionTest : public testing::RuntimeTest {
  protected:

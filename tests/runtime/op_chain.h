@@ -79,12 +79,11 @@ class OpChain {
     std::vector<std::string> lines;
     for (size_t i = 0; i < n && i < steps_.size(); ++i) {
       const Step& s = steps_[i];
-      lines.push_back(absl::StrCat("  v", i, " = ", step_name(s), "(v",
-                                   absl::StrJoin(s.inputs, ", v"), ") dtype ",
-                                   dtype_name(s.dtype), " shape (", absl::StrJoin(s.shape, ", "),
-                                   ") leaf on ", devices_[s.device],
-                                   s.axes ? absl::StrCat(" axes [", absl::StrJoin(*s.axes, ", "), "]")
-                                          : ""));
+      lines.push_back(
+          absl::StrCat("  v", i, " = ", step_name(s), "(v", absl::StrJoin(s.inputs, ", v"),
+                       ") dtype ", dtype_name(s.dtype), " shape (", absl::StrJoin(s.shape, ", "),
+                       ") leaf on ", devices_[s.device],
+                       s.axes ? absl::StrCat(" axes [", absl::StrJoin(*s.axes, ", "), "]") : ""));
     }
     return absl::StrJoin(lines, "\n");
   }

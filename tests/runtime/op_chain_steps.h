@@ -32,14 +32,14 @@ enum class StepKind { kLeaf, kFill, kMatMul, kAddN, kBinary, kUnary, kReduce, kC
 
 struct Step {
   StepKind kind = StepKind::kLeaf;
-  int variant = 0;  // which binary (add sub mul div), unary (neg abs exp relu), reduction
-                    // (sum mean max) or fill (fill zeros ones)
+  int variant = 0;          // which binary (add sub mul div), unary (neg abs exp relu), reduction
+                            // (sum mean max) or fill (fill zeros ones)
   std::vector<int> inputs;  // indices of earlier steps
-  DType dtype = DType::kFloat32;  // a leaf's dtype, or Cast's destination
-  std::vector<int64_t> shape;     // a leaf's shape
-  std::vector<double> values;     // a constant's values, or fill's value
-  int device = 0;                 // the device a leaf is created on
-  bool flag_a = false, flag_b = false;  // transpose_a/b, or keep_dims
+  DType dtype = DType::kFloat32;             // a leaf's dtype, or Cast's destination
+  std::vector<int64_t> shape;                // a leaf's shape
+  std::vector<double> values;                // a constant's values, or fill's value
+  int device = 0;                            // the device a leaf is created on
+  bool flag_a = false, flag_b = false;       // transpose_a/b, or keep_dims
   std::optional<std::vector<int64_t>> axes;  // unset: every axis
 };
 
@@ -124,7 +124,8 @@ inline Outcome read_outcome(const Tensor& t) {
     default:
       read_values<bool>(t, &o);
   }
-  for (double v : o.values) o.max_abs = std::max(o.max_abs, std::isfinite(v) ? std::fabs(v) : INFINITY);
+  for (double v : o.values)
+    o.max_abs = std::max(o.max_abs, std::isfinite(v) ? std::fabs(v) : INFINITY);
   return o;
 }
 

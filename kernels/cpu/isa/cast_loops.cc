@@ -1,8 +1,8 @@
 // Cast loops for one ISA level: every (source, destination) pair of dtypes.
-#include "kernels/cpu/isa/isa_eigen.h"
-
 #include <cmath>
 #include <limits>
+
+#include "kernels/cpu/isa/isa_eigen.h"
 
 namespace mt::cpu::MT_ISA_NS {
 namespace {
@@ -47,8 +47,6 @@ void fill_all(CpuLoops& loops) {
 
 }  // namespace
 
-void fill_cast_loops(CpuLoops& loops) {
-  fill_all<float, double, int32_t, int64_t, bool>(loops);
-}
+void fill_cast_loops(CpuLoops& loops) { fill_all<float, double, int32_t, int64_t, bool>(loops); }
 
 }  // namespace mt::cpu::MT_ISA_NS

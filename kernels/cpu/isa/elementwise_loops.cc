@@ -1,28 +1,36 @@
 // Element-wise loops for one ISA level: the binary ops, the unary ops and AddN. Plain loops
 // the compiler vectorises for the level's flags; Exp uses Eigen's vectorised exp.
-#include "kernels/cpu/isa/isa_eigen.h"
-
 #include <cmath>
 #include <cstring>
+
+#include "kernels/cpu/isa/isa_eigen.h"
 
 namespace mt::cpu::MT_ISA_NS {
 namespace {
 
 struct AddFn {
   template <typename T>
-  T operator()(T a, T b) const { return add_op(a, b); }
+  T operator()(T a, T b) const {
+    return add_op(a, b);
+  }
 };
 struct SubFn {
   template <typename T>
-  T operator()(T a, T b) const { return sub_op(a, b); }
+  T operator()(T a, T b) const {
+    return sub_op(a, b);
+  }
 };
 struct MulFn {
   template <typename T>
-  T operator()(T a, T b) const { return mul_op(a, b); }
+  T operator()(T a, T b) const {
+    return mul_op(a, b);
+  }
 };
 struct DivFn {  // floating types only
   template <typename T>
-  T operator()(T a, T b) const { return a / b; }
+  T operator()(T a, T b) const {
+    return a / b;
+  }
 };
 
 template <typename Fn, typename T>
@@ -51,7 +59,9 @@ T neg_op(T x) {
 
 struct NegFn {
   template <typename T>
-  T operator()(T x) const { return neg_op(x); }
+  T operator()(T x) const {
+    return neg_op(x);
+  }
 };
 struct AbsFn {
   template <typename T>
@@ -62,7 +72,9 @@ struct AbsFn {
 };
 struct ReluFn {  // max(x, 0); NaN passes through
   template <typename T>
-  T operator()(T x) const { return x < T(0) ? T(0) : x; }
+  T operator()(T x) const {
+    return x < T(0) ? T(0) : x;
+  }
 };
 
 template <typename Fn, typename T>

@@ -1,9 +1,9 @@
 // Reduction loops for one ISA level: Sum and Max over a contiguous run (Eigen's vectorised
 // reductions for floats; wrapping loops the compiler vectorises for integers), and the
 // element-wise combine that reductions over outer dimensions use.
-#include "kernels/cpu/isa/isa_eigen.h"
-
 #include <limits>
+
+#include "kernels/cpu/isa/isa_eigen.h"
 
 namespace mt::cpu::MT_ISA_NS {
 namespace {

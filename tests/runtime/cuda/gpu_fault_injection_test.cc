@@ -18,9 +18,9 @@ using internal::clear_faults;
 using internal::faults_injected;
 using internal::FaultSite;
 using internal::inject_fault;
+using testing::expect_error;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
-using testing::expect_error;
 
 constexpr const char* kGpu0 = "/job:localhost/replica:0/task:0/device:GPU:0";
 
@@ -48,7 +48,8 @@ TEST_F(GpuFaultInjectionTest, CudaMallocFailingIsAnOomErrorAndTheNextOpWorks) {
   Error e = expect_error([] { constant({1.f, 2.f}); });
   EXPECT_EQ(e.code(), absl::StatusCode::kResourceExhausted);
   EXPECT_THAT(e.what(), StartsWith(std::string("OOM when allocating tensor with shape[2] and "
-                                               "type float on ") + kGpu0 + " by allocator GPU_0_bfc"));
+                                               "type float on ") +
+                                   kGpu0 + " by allocator GPU_0_bfc"));
   EXPECT_GT(faults_injected(FaultSite::kCudaMalloc), 0);
   EXPECT_EQ(config::get_memory_info("GPU:0").current, 0);
   EXPECT_EQ(config::get_memory_info("GPU:0").reserved, 0);
