@@ -135,6 +135,9 @@ int main(int argc, char** argv) {
   mt::config::set_visible_devices(std::vector<mt::PhysicalDevice>{}, "GPU");
   mt::config::threading::set_intra_op_parallelism_threads(threads);
   benchmark::AddCustomContext("cpu_isa", mt::config::threading::get_cpu_isa());
+  benchmark::AddCustomContext("intra_op_threads_backend",
+                              mt::config::threading::get_intra_op_thread_backend());
+  benchmark::AddCustomContext("float32_gemm", mt::config::threading::get_cpu_float32_gemm());
   benchmark::AddCustomContext("intra_op_threads", std::to_string(threads));
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;

@@ -9,6 +9,8 @@
 #include "core/printable.h"
 #include "core/status.h"
 #include "kernels/cpu/cpu_isa.h"
+#include "kernels/cpu/onednn_gemm.h"
+#include "kernels/cpu/thread_pool.h"
 #include "kernels/kernel_options.h"
 #include "runtime/context.h"
 #include "runtime/error.h"
@@ -277,6 +279,8 @@ int get_intra_op_parallelism_threads() {
 }
 
 const char* get_cpu_isa() { return cpu::cpu_isa_name(cpu::cpu_isa()); }
+const char* get_intra_op_thread_backend() { return cpu::intra_op_thread_backend(); }
+const char* get_cpu_float32_gemm() { return cpu::float32_gemm_name(); }
 
 }  // namespace threading
 }  // namespace mt::config

@@ -122,6 +122,12 @@ int get_intra_op_parallelism_threads();
 // Returns the instruction-set level the CPU kernels run at: "avx512", "avx2" or "baseline"
 // (the best this CPU supports; MT_CPU_ISA=baseline|avx2 in the environment lowers it).
 const char* get_cpu_isa();
+// Returns where the CPU kernels' threads come from: "openmp" (OpenMP's team, the default
+// build) or "eigen" (Eigen's ThreadPool, builds without OpenMP).
+const char* get_intra_op_thread_backend();
+// Returns what runs float32 matmul on the CPU: "onednn <version> (<isa>)" where the build
+// has oneDNN, else "eigen".
+const char* get_cpu_float32_gemm();
 
 }  // namespace threading
 }  // namespace config

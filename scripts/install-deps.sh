@@ -3,7 +3,7 @@
 # preset's clang), when any is missing. Idempotent.
 set -euo pipefail
 packages=(cmake ninja-build g++ libeigen3-dev libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev
-  libgrpc++-dev libprotobuf-dev protobuf-compiler-grpc protobuf-compiler openssl
+  libdnnl-dev libgrpc++-dev libprotobuf-dev protobuf-compiler-grpc protobuf-compiler openssl
   "$@")
 missing=()
 for p in "${packages[@]}"; do

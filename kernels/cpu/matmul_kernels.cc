@@ -1,5 +1,7 @@
-// CPU kernels of MatMul. C is split into a grid of tiles, one per thread, and each tile is
-// one call of the ISA level's GEMM (Eigen's packed product, loops.h).
+// CPU kernels of MatMul. float32 products of some size go to oneDNN's sgemm where the build
+// has it (onednn_gemm.h). Every other product is split into a grid of tiles, one per
+// thread, and each tile is one call of the ISA level's GEMM (Eigen's packed product,
+// loops.h).
 //
 // Note [GEMM tiles]: the grid (gm x gn) uses at most intra_op_threads() tiles and minimises
 // a tile's work plus the cost of packing its panels, tm * tn + 16 * (tm + tn) for a tm x tn
@@ -9,15 +11,20 @@
 // kSerialWork multiply-adds stay on the calling thread.
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/loops.h"
+#include "kernels/cpu/onednn_gemm.h"
 #include "kernels/cpu/thread_pool.h"
 
 namespace mt::cpu {
 namespace {
 
 constexpr int64_t kSerialWork = int64_t{96} * 96 * 96;
+// float32 products from this many multiply-adds go to oneDNN; under it, its call costs more
+// than Eigen's whole product.
+constexpr int64_t kOnednnWork = int64_t{32} * 32 * 32;
 
 struct Grid {
   int64_t rows = 1, cols = 1;  // tiles down and across
@@ -59,9 +66,15 @@ absl::Status matmul_kernel(const KernelContext& ctx) {
     std::memset(g.c, 0, g.m * g.n * sizeof(T));
     return absl::OkStatus();
   }
-  const GemmLoop gemm = cpu_loops().gemm[static_cast<int>(dtype_of<T>())];
   const int threads = intra_op_threads();
-  if (threads == 1 || g.m * g.n * g.k < kSerialWork) {
+  const int64_t work = g.m * g.n * g.k;
+  if constexpr (std::is_same_v<T, float>) {
+    if (work >= kOnednnWork && onednn_sgemm(g, work < kSerialWork ? 1 : threads)) {
+      return absl::OkStatus();
+    }
+  }
+  const GemmLoop gemm = cpu_loops().gemm[static_cast<int>(dtype_of<T>())];
+  if (threads == 1 || work < kSerialWork) {
     gemm(g);
     return absl::OkStatus();
   }

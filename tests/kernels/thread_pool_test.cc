@@ -1,7 +1,12 @@
 #include "kernels/cpu/thread_pool.h"
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -84,6 +89,60 @@ TEST(ThreadPoolTest, RunsNestedLoopsSeriallyInsideAWorker) {
     }
   });
   EXPECT_EQ(total.load(), 4000);
+}
+
+TEST(ThreadPoolTest, CallsRunningAtOnceShareTheThreads) {
+  ThreadCount count(8);
+  std::atomic<bool> first_running{false}, second_started{false};
+  std::thread first([&] {
+    // Every block of this call waits until the second call has begun, so the two overlap.
+    parallel_for(8000, 1, [&](int64_t, int64_t) {
+      first_running.store(true);
+      while (!second_started.load()) std::this_thread::sleep_for(std::chrono::microseconds(50));
+    });
+  });
+  while (!first_running.load()) std::this_thread::sleep_for(std::chrono::microseconds(50));
+  std::mutex mu;
+  std::vector<std::pair<int64_t, int64_t>> second;
+  parallel_for(8000, 1, [&](int64_t begin, int64_t end) {  // its share: 8 threads / 2 calls
+    second_started.store(true);
+    std::lock_guard<std::mutex> lock(mu);
+    second.emplace_back(begin, end);
+  });
+  first.join();
+  std::sort(second.begin(), second.end());
+  ASSERT_FALSE(second.empty());
+  EXPECT_LE(second.size(), 4u);
+  EXPECT_EQ(second.front().first, 0);
+  EXPECT_EQ(second.back().second, 8000);
+  for (size_t i = 1; i < second.size(); ++i) EXPECT_EQ(second[i].first, second[i - 1].second);
+}
+
+TEST(ThreadPoolTest, AForkedChildRunsKernelsOnItsOwnThread) {
+  ThreadCount count(4);
+  ranges(100000, 10);  // the parent's threads exist now
+  const pid_t child = fork();
+  ASSERT_NE(child, -1);
+  if (child == 0) {
+    // Waiting for the parent's workers here would hang; the child's calls run inline.
+    std::set<std::thread::id> threads;
+    const bool inline_only =
+        ranges(100000, 10, &threads).size() == 1 && threads.size() == 1 && intra_op_threads() == 1;
+    _exit(inline_only ? 0 : 1);
+  }
+  int status = 0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (waitpid(child, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      kill(child, SIGKILL);
+      waitpid(child, &status, 0);
+      FAIL() << "the forked child hung in parallel_for";
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  EXPECT_EQ(intra_op_threads(), 4);  // the parent keeps its threads
 }
 
 TEST(ThreadPoolTest, ZeroThreadsMeansOnePerHardwareThread) {
