@@ -27,7 +27,7 @@ python_wheel() {
     -C cmake.define.MT_BUILD_EXAMPLES=ON .
   "$venv/bin/python" -m pip download -q --only-binary=:all: -d .gpu/wheels pytest
   ldd "$1"/python/_minitensor*.so \
-    | awk '/=> \/lib\/x86_64-linux-gnu\/libabsl/{print $3}' | xargs -r -I{} cp -L {} .gpu/lib/
+    | awk '/=> \/lib\/x86_64-linux-gnu\/lib(absl|dnnl)/{print $3}' | xargs -r -I{} cp -L {} .gpu/lib/
 }
 
 case "${1:-bundle}" in
@@ -45,18 +45,13 @@ case "${1:-bundle}" in
     done
     strip --strip-unneeded .gpu/bin/*
     for b in .gpu/bin/*; do
-      ldd "$b" | awk '/=> \/lib\/x86_64-linux-gnu\/lib(absl|benchmark|gtest|gmock|grpc|gpr|protobuf|upb|address_sorting|re2|cares)/{print $3}'
+      ldd "$b" | awk '/=> \/lib\/x86_64-linux-gnu\/lib(absl|benchmark|gtest|gmock|grpc|gpr|protobuf|upb|address_sorting|re2|cares|dnnl)/{print $3}'
     done | sort -u | xargs -r -I{} cp -L {} .gpu/lib/
-    # oneDNN's sgemm, a second MatMul peer for the cpubench step (bench/peer/).
-    scripts/install-deps.sh libdnnl-dev
-    g++ -O2 -std=c++17 -fopenmp -I. bench/peer/dnnl_sgemm_probe.cc -o .gpu/bin/dnnl_sgemm_probe \
-      -ldnnl -lbenchmark -lpthread
-    ldd .gpu/bin/dnnl_sgemm_probe | awk '/=> \/lib\/x86_64-linux-gnu\/lib(dnnl|gomp)/{print $3}' |
-      xargs -r -I{} cp -L {} .gpu/lib/
-    # gRPC's OpenSSL and zlib: used there only when the machine has none (gpu-run.sh).
+    # gRPC's OpenSSL and zlib, and GNU OpenMP: used there only when the machine has none
+    # (gpu-run.sh).
     mkdir -p .gpu/lib-fallback
     for b in .gpu/bin/*; do
-      ldd "$b" | awk '/=> \/lib\/x86_64-linux-gnu\/lib(ssl|crypto|z)\.so/{print $3}'
+      ldd "$b" | awk '/=> \/lib\/x86_64-linux-gnu\/lib(ssl|crypto|z|gomp)\.so/{print $3}'
     done | sort -u | xargs -r -I{} cp -L {} .gpu/lib-fallback/
     python_wheel "$build"  # its absl libraries join .gpu/lib before the packing
     # The statically linked programs and libraries pass the device tool's 64 MiB limit: they
