@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <random>
 #include <string>
@@ -73,6 +74,9 @@ class OpChain {
       return;  // later steps would read a different value
     }
   }
+
+  // Calls `fn` with each step's name and device just before it runs (a watchdog's note).
+  void on_step(std::function<void(const std::string&)> fn) { on_step_ = std::move(fn); }
 
   // Returns the first `n` steps, one per line.
   std::string describe(size_t n) const {
@@ -183,6 +187,7 @@ class OpChain {
   std::vector<Step> steps_;
   std::vector<Outcome> reference_;
   std::vector<Tensor> reference_values_;
+  std::function<void(const std::string&)> on_step_;
 };
 
 // ---------------------------------------------------------------------------------------
@@ -320,8 +325,10 @@ inline double OpChain::predicted_bound(const Step& s) const {
 inline Outcome OpChain::run(const Step& s, const std::vector<Tensor>& values,
                             const std::string& device, Tensor* out) const {
   Outcome o;
+  const bool source = s.kind == StepKind::kLeaf || s.kind == StepKind::kFill;
+  if (on_step_) on_step_(absl::StrCat(step_name(s), " on ", source ? devices_[s.device] : device));
   try {
-    if (s.kind == StepKind::kLeaf || s.kind == StepKind::kFill) {
+    if (source) {
       DeviceScope scope(devices_[s.device]);
       *out = make_source(s);
     } else {
