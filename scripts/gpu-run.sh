@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine from the repository root (see scripts/gpu-check.sh). Optional
-# arguments: the steps to run (tests sanitizer racecheck examples distributed benchmarks
-# cpubench python fuzz); default all. `fuzz` runs the differential fuzzer against the CPU
-# for MT_DIFF_FUZZ_SECONDS (default 90) on every GPU, then as long on two logical GPUs of GPU 0.
+# arguments: the steps to run (tests faults sanitizer racecheck examples distributed
+# benchmarks cpubench python fuzz, and soak cardfill); default all but soak and cardfill.
+# `fuzz` runs the differential fuzzer against the CPU for MT_DIFF_FUZZ_SECONDS (default 90)
+# on every GPU, then as long on two logical GPUs of GPU 0. `soak` runs 16 threads of mixed
+# ops on two logical GPUs for MT_SOAK_SECONDS (default 60). `cardfill` fills GPU 0 from a
+# second process and tries the default pool, growth mode and a fixed limit on what is left.
 set -uo pipefail
 export LD_LIBRARY_PATH="$PWD/.gpu/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
 if [ -f .gpu/bin.tar.xz ] && [ ! -d .gpu/bin ]; then xz -dc .gpu/bin.tar.xz | tar -C .gpu -xf -; fi
@@ -25,6 +28,8 @@ summary=()
 # Note [Growth] in allocator/bfc_allocator.h). The `faults` step runs each of its tests alone
 # under a watchdog that names the last step of a hang; the other steps leave the suite out.
 hangs='GpuFaultInjectionTest.*'
+# The soak and card-fill tests run only in their own steps.
+own_steps='GpuSoakTest.*:GpuCardFillTest.*'
 # Runs a test program with a time limit (a hang is recorded as rc=124, not waited for).
 limit() { timeout --kill-after=5 "${MT_TEST_TIMEOUT:-240}" "$@"; }
 # Each result is printed at once too, so that a run cut short still shows what it reached.
@@ -63,7 +68,7 @@ for step in $steps; do
     tests)
       for t in .gpu/bin/*_test; do
         name=$(basename "$t")
-        limit "$t" --gtest_brief=1 --gtest_filter="-$hangs" >"$out/$name.log" 2>&1
+        limit "$t" --gtest_brief=1 --gtest_filter="-$hangs:$own_steps" >"$out/$name.log" 2>&1
         rc=$?
         line=$(grep -E '^\[  (PASSED|FAILED)  \]|tests? ran' "$out/$name.log" | tr '\n' ' ')
         # gtest's summary line: "[  SKIPPED ] 3 tests." (absent when none skipped).
@@ -79,11 +84,26 @@ for step in $steps; do
       done
       grep -a -A2 '^\[watchdog\]' "$out"/fault-*.log
       record "fault injection GPU" "$(grep -ah '^\[fault injection\] GPU' "$out"/fault-*.log)" ;;
+    soak)
+      # One summary line: threads, seconds, chains, ops and mismatches, each pool's reserved
+      # bytes before -> after, RSS before -> after.
+      secs="${MT_SOAK_SECONDS:-60}"
+      MT_SOAK_SECONDS="$secs" MT_TEST_TIMEOUT=$((${secs%.*} + 50)) limit .gpu/bin/runtime_test \
+        --gtest_filter='GpuSoakTest.*' >"$out/soak.log" 2>&1
+      record "soak GPU" "rc=$? $(grep -aE '^\[  (PASSED|FAILED)' "$out/soak.log" | head -1)"
+      grep -a -A5 '^\[soak\]' "$out/soak.log"
+      record "soak GPU line" "$(grep -a '^\[soak\] GPU' "$out/soak.log")" ;;
+    cardfill)
+      MT_TEST_TIMEOUT=500 limit .gpu/bin/runtime_test \
+        --gtest_filter='GpuCardFillTest.DefaultGrowthAndAFixedLimitFitOrFailWithAClearOom' \
+        >"$out/cardfill.log" 2>&1
+      record "card fill" "rc=$? $(grep -aE '^\[  (PASSED|FAILED|SKIPPED)' "$out/cardfill.log" | head -1)"
+      while IFS= read -r l; do record "card fill line" "$l"; done < <(grep -a '^\[card fill\]' "$out/cardfill.log") ;;
     sanitizer)
       # The differential fuzzer's chains are slow under the sanitizers: fewer of them.
       export MT_DIFF_FUZZ_PROGRAMS=30
       # The test programs that call CUDA; the others never load it.
-      filter="*Gpu*:*Cuda*:*GPU*:*Conformance*:-$hangs"
+      filter="*Gpu*:*Cuda*:*GPU*:*Conformance*:-$hangs:$own_steps"
       for t in .gpu/bin/allocator_test .gpu/bin/kernels_test .gpu/bin/runtime_test; do
         name=$(basename "$t")
         limit compute-sanitizer --tool memcheck --error-exitcode 9 "$t" --gtest_brief=1 \
@@ -94,7 +114,7 @@ for step in $steps; do
       for t in .gpu/bin/kernels_test .gpu/bin/runtime_test; do
         name=$(basename "$t")
         limit compute-sanitizer --tool racecheck --error-exitcode 9 "$t" --gtest_brief=1 \
-          --gtest_filter="*Gpu*:*Conformance*:-$hangs" >"$out/racecheck-$name.log" 2>&1
+          --gtest_filter="*Gpu*:*Conformance*:-$hangs:$own_steps" >"$out/racecheck-$name.log" 2>&1
         record "racecheck $name" "rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/racecheck-$name.log" | tail -1)"
       done ;;
     examples)
