@@ -48,7 +48,9 @@ TEST_F(GpuSoakTest, SixteenThreadsOfMixedOpsOnTwoLogicalGpusLeaveMemoryFlat) {
     const MemoryInfo info = config::get_memory_info(devices[i]);
     EXPECT_EQ(info.current, 0) << devices[i];
     reserved_after.push_back(info.reserved);
-    if (i > 0) EXPECT_EQ(info.reserved, reserved_before[i]) << devices[i];  // fixed-size pools
+    if (i > 0) {  // the GPUs' pools have a fixed size
+      EXPECT_EQ(info.reserved, reserved_before[i]) << devices[i];
+    }
   }
   for (const std::string& d : devices) {
     config::release_unused_memory(d);
