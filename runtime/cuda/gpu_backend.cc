@@ -24,6 +24,8 @@ namespace {
 // keeps 1800 MiB on compute capability 9.x; cuBLAS needs far less here, having no cuDNN.)
 constexpr int64_t kReserveBytes = int64_t{1} << 30;
 constexpr size_t kScratchBytes = size_t{1} << 20;
+// A default pool smaller than this means the card is all but full.
+constexpr int64_t kMinDefaultPoolBytes = int64_t{1} << 20;
 
 int64_t default_limit(const GpuMemoryInfo& info) {
   if (info.free_bytes < 4 * kReserveBytes) return info.free_bytes / 4 * 3;
@@ -77,6 +79,10 @@ absl::StatusOr<std::unique_ptr<Device>> create_gpu_device(const GpuDeviceOptions
   } else {
     MT_ASSIGN_OR_RETURN(GpuMemoryInfo info, query_gpu_memory(options.physical_id));
     limit = default_limit(info);
+    if (limit < kMinDefaultPoolBytes) {  // Note [A card filled by another process]
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "the card has too little memory free for a pool: ", limit, " bytes after the reserve"));
+    }
   }
   MT_ASSIGN_OR_RETURN(std::unique_ptr<Allocator> pool,
                       make_gpu_pool(GpuPoolOptions{options.logical_id, options.physical_id, limit,

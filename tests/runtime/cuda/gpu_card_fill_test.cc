@@ -3,7 +3,9 @@
 // a fresh process (settings freeze at initialisation), minitensor's default pool, growth
 // mode and a fixed limit larger than what remains each run a 64 MiB op and then ask for
 // more than the card has left: every step must either work (right values) or fail with
-// ResourceExhausted naming the GPU and the bytes, never crash or hang. Skips without a GPU.
+// ResourceExhausted naming the GPU and the bytes, never crash or hang. A fourth process
+// first takes all but 1 MiB of what is left itself, then starts the default pool on a card
+// with (almost) nothing free. Skips without a GPU.
 //
 // Each process prints one "[card fill]" line; scripts/gpu-run.sh's `cardfill` step shows them.
 #include <cuda_runtime.h>
@@ -140,6 +142,19 @@ void run_filler() {
   cudaFree(p);
 }
 
+// Leaves about `leave` bytes of GPU 0 free (this process's CUDA context is made first);
+// returns the block it holds, nullptr when it could take nothing.
+void* take_all_but(int64_t leave) {
+  size_t free_bytes = 0, total = 0;
+  if (cudaMemGetInfo(&free_bytes, &total) != cudaSuccess) return nullptr;
+  void* p = nullptr;
+  for (int64_t take = static_cast<int64_t>(free_bytes) - leave; take > 0; take -= 16 * kMiB) {
+    if (cudaMalloc(&p, static_cast<size_t>(take)) == cudaSuccess) return p;
+    cudaGetLastError();
+  }
+  return nullptr;
+}
+
 // Returns what a step's error says about it, and fails the test unless it is a clear OOM.
 std::string judge(const std::string& step, const Error& e) {
   const std::string what = e.what();
@@ -157,6 +172,12 @@ void run_config(const std::string& role) {
   config::set_visible_devices(gpu, "GPU");
   const int64_t free_bytes = env_int("MT_CARD_FILL_FREE");
   std::string label = role;
+  if (role == "full") {
+    ASSERT_NE(take_all_but(kMiB), nullptr) << "could not fill the rest of the card";
+    size_t free_now = 0, total = 0;
+    cudaMemGetInfo(&free_now, &total);
+    label = absl::StrCat("default on a full card (", free_now, " bytes free)");
+  }
   if (role == "growth") config::set_memory_growth(gpu, true);
   if (role == "limit") {
     const int64_t limit_mb = env_int("MT_CARD_FILL_LIMIT_MB");
@@ -227,7 +248,7 @@ TEST(GpuCardFillTest, DefaultGrowthAndAFixedLimitFitOrFailWithAClearOom) {
       << line;
   std::cout << line;
   const int64_t limit_mb = std::min<int64_t>(free_bytes / kMiB + 4096, total / kMiB);
-  for (const char* role : {"default", "growth", "limit"}) {
+  for (const char* role : {"default", "growth", "limit", "full"}) {
     Child c =
         spawn({absl::StrCat(kRoleEnv, "=", role), absl::StrCat("MT_CARD_FILL_FREE=", free_bytes),
                absl::StrCat("MT_CARD_FILL_LIMIT_MB=", limit_mb)});
