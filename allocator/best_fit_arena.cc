@@ -23,7 +23,7 @@ BestFitArena::BestFitArena(SubAllocator* sub, Options options)
     : sub_(sub),
       limit_(usable_limit(options.limit_bytes)),
       allow_growth_(options.allow_growth),
-      next_region_bytes_(round_up(std::max(options.initial_region_bytes, kGranule), kGranule)) {
+      initial_region_bytes_(round_up(std::max(options.initial_region_bytes, kGranule), kGranule)) {
   MT_CHECK(sub_ != nullptr);
   MT_CHECK(limit_ > 0);
 }
@@ -72,7 +72,7 @@ bool BestFitArena::grow(int64_t bytes) {
   if (bytes > headroom && release_free_regions() > 0) headroom = limit_ - reserved_;
   if (bytes > headroom) return false;
   int64_t size = headroom;
-  if (allow_growth_) size = std::max(next_region_bytes_, round_up(bytes, kRegionGranule));
+  if (allow_growth_) size = std::max(planned_region_bytes(), round_up(bytes, kRegionGranule));
   size = std::min(size, headroom);
   void* ptr = alloc_region(bytes, &size);
   if (ptr == nullptr) return false;
@@ -82,8 +82,16 @@ bool BestFitArena::grow(int64_t bytes) {
   regions_.push_back({base, size, id});
   reserved_ += size;
   insert_free(id);
-  if (allow_growth_) next_region_bytes_ = std::min(next_region_bytes_, kMaxBytes / 2) * 2;
   return true;
+}
+
+// The initial size doubled once per region held, at most kMaxBytes (Note [Growth]).
+int64_t BestFitArena::planned_region_bytes() const {
+  int64_t size = initial_region_bytes_;
+  for (size_t i = 0; i < regions_.size() && size < kMaxBytes; ++i) {
+    size = std::min(size, kMaxBytes / 2) * 2;
+  }
+  return size;
 }
 
 // Asks the sub-allocator for `*size` bytes; when it refuses, asks again for 10% less, down

@@ -99,6 +99,7 @@ class BestFitArena {
   static int bin_of(int64_t size);
   ChunkId best_fit(int64_t bytes) const;
   bool grow(int64_t bytes);
+  int64_t planned_region_bytes() const;
   void* alloc_region(int64_t bytes, int64_t* size);
   Block take(ChunkId id, int64_t bytes, bool exact);
   void split(ChunkId id, int64_t bytes);
@@ -112,7 +113,7 @@ class BestFitArena {
   SubAllocator* const sub_;
   const int64_t limit_;
   const bool allow_growth_;
-  int64_t next_region_bytes_;
+  const int64_t initial_region_bytes_;
   int64_t reserved_ = 0;
   int64_t free_bytes_ = 0;
   std::vector<Chunk> chunks_;

@@ -28,12 +28,15 @@
 // blocks (the fast path) are always split to their class size exactly.
 //
 // Note [Growth]
-// With allow_growth, the first region has initial_region_bytes and each new region doubles
-// the last one's planned size; a request larger than the next region gets a region of its
-// own size rounded up to 2 MiB (release_unused does not restart the doubling). Without it,
-// the first allocation reserves the whole limit in one region. Either way a region never takes the
-// pool past limit_bytes, checked before the sub-allocator is called. When the sub-allocator refuses
-// a region, the pool asks again for 10% less, down to the request itself, before failing.
+// With allow_growth, a new region gets initial_region_bytes doubled once for each region the
+// pool holds (2, 4, 8 MiB... by default); a request larger than that gets a region of its
+// own size rounded up to 2 MiB. Regions handed back by release_unused no longer count, so
+// a pool emptied by it starts again at initial_region_bytes: a service that releases
+// memory between bursts never asks the driver for ever larger regions. Without growth,
+// the first allocation reserves the whole limit in one region. Either way a region never
+// takes the pool past limit_bytes, checked before the sub-allocator is called. When the
+// sub-allocator refuses a region, the pool asks again for 10% less, down to the request
+// itself, before failing.
 //
 // stats(), regions(), reset_peak() and release_unused() first free the blocks whose
 // deallocate_after use has completed (Note [Completed pending frees] in bfc_allocator.cc).

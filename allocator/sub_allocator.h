@@ -50,7 +50,8 @@ absl::StatusOr<std::unique_ptr<SubAllocator>> make_cuda_sub_allocator(int physic
 absl::StatusOr<std::unique_ptr<SubAllocator>> make_pinned_host_sub_allocator();
 
 // Returns the free and total memory of `physical_gpu` (cudaMemGetInfo; creates the CUDA
-// context on that GPU if there is none). Fails as make_cuda_sub_allocator does.
+// context on that GPU if there is none). Fails as make_cuda_sub_allocator does, and with
+// ResourceExhausted when the card has too little memory left to create that context.
 absl::StatusOr<GpuMemoryInfo> query_gpu_memory(int physical_gpu);
 
 }  // namespace mt

@@ -39,7 +39,9 @@ struct GpuDeviceOptions {
   bool allow_growth = false;
 };
 
-// Creates a logical GPU: its pool, stream and cuBLAS handle.
+// Creates a logical GPU: its pool, stream and cuBLAS handle. Fails with ResourceExhausted
+// naming the device and the card's free bytes when the card (filled by another process,
+// say) has too little memory for them (Note [A card filled by another process]).
 absl::StatusOr<std::unique_ptr<Device>> make_gpu_device(const GpuDeviceOptions& options);
 
 }  // namespace mt::internal

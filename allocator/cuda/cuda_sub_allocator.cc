@@ -116,8 +116,11 @@ absl::StatusOr<GpuMemoryInfo> query_gpu_memory(int physical_gpu) {
       device.ok() ? cudaMemGetInfo(&free_bytes, &total_bytes) : cudaErrorInvalidDevice;
   if (err != cudaSuccess) {
     cudaGetLastError();
-    return absl::FailedPreconditionError(
-        absl::StrCat("[query_gpu_memory] GPU ", physical_gpu, ": ", cudaGetErrorString(err)));
+    std::string message =
+        absl::StrCat("[query_gpu_memory] GPU ", physical_gpu, ": ", cudaGetErrorString(err));
+    // A card full enough that the CUDA context cannot be created (another process's).
+    if (err == cudaErrorMemoryAllocation) return absl::ResourceExhaustedError(message);
+    return absl::FailedPreconditionError(message);
   }
   return GpuMemoryInfo{static_cast<int64_t>(free_bytes), static_cast<int64_t>(total_bytes)};
 }

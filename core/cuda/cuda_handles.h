@@ -88,9 +88,13 @@ class UniqueHandle {
   H h_ = nullptr;
 };
 
-// Returns Internal "<call> failed: <message>".
-inline absl::Status handle_error(const char* call, const char* message) {
-  return absl::InternalError(absl::StrCat(call, " failed: ", message));
+// Returns "<call> failed: <message>": ResourceExhausted when the call ran out of memory
+// (a card another process fills, say), Internal otherwise.
+inline absl::Status handle_error(const char* call, const char* message,
+                                 bool out_of_memory = false) {
+  std::string text = absl::StrCat(call, " failed: ", message);
+  if (out_of_memory) return absl::ResourceExhaustedError(text);
+  return absl::InternalError(text);
 }
 
 class Stream : public UniqueHandle<cudaStream_t, cudaStreamDestroy> {
@@ -100,7 +104,10 @@ class Stream : public UniqueHandle<cudaStream_t, cudaStreamDestroy> {
   static absl::StatusOr<Stream> create(unsigned flags = cudaStreamNonBlocking) {
     cudaStream_t s = nullptr;
     cudaError_t e = cudaStreamCreateWithFlags(&s, flags);
-    if (e != cudaSuccess) return handle_error("cudaStreamCreateWithFlags", cudaGetErrorString(e));
+    if (e != cudaSuccess) {
+      return handle_error("cudaStreamCreateWithFlags", cudaGetErrorString(e),
+                          e == cudaErrorMemoryAllocation);
+    }
     return Stream(s);
   }
 };
@@ -125,7 +132,10 @@ class CublasHandle : public UniqueHandle<cublasHandle_t, cublasDestroy> {
   static absl::StatusOr<CublasHandle> create(cudaStream_t stream) {
     cublasHandle_t h = nullptr;
     cublasStatus_t s = cublasCreate(&h);
-    if (s != CUBLAS_STATUS_SUCCESS) return handle_error("cublasCreate", cublasGetStatusString(s));
+    if (s != CUBLAS_STATUS_SUCCESS) {
+      return handle_error("cublasCreate", cublasGetStatusString(s),
+                          s == CUBLAS_STATUS_ALLOC_FAILED);
+    }
     CublasHandle handle(h);
     s = cublasSetStream(h, stream);
     if (s != CUBLAS_STATUS_SUCCESS)
@@ -143,7 +153,10 @@ class DeviceBuffer : public UniqueHandle<void*, cudaFree> {
     if (bytes == 0) return DeviceBuffer();
     void* p = nullptr;
     cudaError_t e = cudaMalloc(&p, bytes);
-    if (e != cudaSuccess) return handle_error("cudaMalloc", cudaGetErrorString(e));
+    if (e != cudaSuccess) {
+      cudaGetLastError();  // an out-of-memory error is not sticky; clear it
+      return handle_error("cudaMalloc", cudaGetErrorString(e), e == cudaErrorMemoryAllocation);
+    }
     return DeviceBuffer(p);
   }
 };

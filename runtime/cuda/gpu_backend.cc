@@ -24,6 +24,8 @@ namespace {
 // keeps 1800 MiB on compute capability 9.x; cuBLAS needs far less here, having no cuDNN.)
 constexpr int64_t kReserveBytes = int64_t{1} << 30;
 constexpr size_t kScratchBytes = size_t{1} << 20;
+// A default pool smaller than this means the card is all but full.
+constexpr int64_t kMinDefaultPoolBytes = int64_t{1} << 20;
 
 int64_t default_limit(const GpuMemoryInfo& info) {
   if (info.free_bytes < 4 * kReserveBytes) return info.free_bytes / 4 * 3;
@@ -68,13 +70,19 @@ std::vector<GpuInfo> discover_gpus() {
   return gpus;
 }
 
-absl::StatusOr<std::unique_ptr<Device>> make_gpu_device(const GpuDeviceOptions& options) {
+namespace {
+
+absl::StatusOr<std::unique_ptr<Device>> create_gpu_device(const GpuDeviceOptions& options) {
   int64_t limit = 0;
   if (options.limit_bytes) {
     limit = *options.limit_bytes;
   } else {
     MT_ASSIGN_OR_RETURN(GpuMemoryInfo info, query_gpu_memory(options.physical_id));
     limit = default_limit(info);
+    if (limit < kMinDefaultPoolBytes) {  // Note [A card filled by another process]
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "the card has too little memory free for a pool: ", limit, " bytes after the reserve"));
+    }
   }
   MT_ASSIGN_OR_RETURN(std::unique_ptr<Allocator> pool,
                       make_gpu_pool(GpuPoolOptions{options.logical_id, options.physical_id, limit,
@@ -91,6 +99,27 @@ absl::StatusOr<std::unique_ptr<Device>> make_gpu_device(const GpuDeviceOptions& 
                        cudaDeviceGetAttribute(&handles.num_sms, cudaDevAttrMultiProcessorCount,
                                               options.physical_id)));
   return std::unique_ptr<Device>(new CudaDevice(options, std::move(pool), std::move(handles)));
+}
+
+}  // namespace
+
+// Note [A card filled by another process]
+// When another process holds most of a card, creating the CUDA context, the stream, cuBLAS
+// or the scratch buffer can run out of memory before any tensor exists. That failure stays
+// ResourceExhausted and names the logical device and the card's free bytes, so that the
+// first op reports it plainly; the pool's own shortfalls are OOM errors at allocation.
+absl::StatusOr<std::unique_ptr<Device>> make_gpu_device(const GpuDeviceOptions& options) {
+  absl::StatusOr<std::unique_ptr<Device>> device = create_gpu_device(options);
+  if (device.ok() || device.status().code() != absl::StatusCode::kResourceExhausted) {
+    return device;
+  }
+  absl::StatusOr<GpuMemoryInfo> info = query_gpu_memory(options.physical_id);
+  const std::string free_text =
+      info.ok() ? absl::StrCat(info->free_bytes, " bytes free of ", info->total_bytes)
+                : std::string("free memory unknown");
+  return absl::ResourceExhaustedError(absl::StrCat("OOM when creating ", options.name,
+                                                   " (physical GPU ", options.physical_id, "; ",
+                                                   free_text, "): ", device.status().message()));
 }
 
 }  // namespace mt::internal

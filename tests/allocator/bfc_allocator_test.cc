@@ -242,6 +242,35 @@ TEST(BFCAllocatorTest, ReleaseUnusedReturnsOnlyFullyFreeRegions) {
   pool->deallocate(c);
 }
 
+// A service that frees everything between bursts: each burst's region is as small as the
+// first. (Doubling on would ask the driver for 2 MiB x 2^40 by the 40th burst.)
+TEST(BFCAllocatorTest, ReleaseUnusedRestartsTheDoublingFromTheInitialRegion) {
+  CountingSubAllocator::Log log;
+  auto pool = make_pool(arena_only(BFCAllocator::kUnlimited, true), &log);
+  for (int burst = 0; burst < 40; ++burst) {
+    void* p = pool->allocate(MiB);
+    ASSERT_NE(p, nullptr) << "burst " << burst;
+    pool->deallocate(p);
+    ASSERT_EQ(pool->release_unused(), 2 * MiB) << "burst " << burst;
+  }
+  EXPECT_EQ(log.allocs(), 40);
+  EXPECT_EQ(log.alloc_sizes().back(), 2 * MiB);
+  // With a region still held the next one doubles once; with both held, twice.
+  void* a = pool->allocate(3 * MiB / 2);
+  void* b = pool->allocate(3 * MiB / 2);
+  void* c = pool->allocate(7 * MiB / 2);
+  const std::vector<int64_t> sizes = log.alloc_sizes();
+  EXPECT_THAT(std::vector<int64_t>(sizes.end() - 3, sizes.end()),
+              ElementsAre(2 * MiB, 4 * MiB, 8 * MiB));
+  pool->deallocate(b);
+  EXPECT_EQ(pool->release_unused(), 4 * MiB);  // two regions held: the next is 8 MiB
+  void* d = pool->allocate(7 * MiB);
+  EXPECT_EQ(log.alloc_sizes().back(), 8 * MiB);
+  for (void* p : {a, c, d}) pool->deallocate(p);
+  EXPECT_EQ(pool->release_unused(), 18 * MiB);
+  EXPECT_EQ(log.bytes_held(), 0);
+}
+
 TEST(BFCAllocatorTest, ReportsFragmentationAndTheLargestFreeBlock) {
   CountingSubAllocator::Log log;
   auto pool = make_pool(arena_only(MiB, false), &log);

@@ -98,6 +98,41 @@ TEST_F(DifferentialFuzzTest, ComparisonCatchesCodesShapesAndValues) {
   EXPECT_EQ(compare_outcomes(want, nan, false), "element 1 is 0, reference nan");
 }
 
+// Note [Sign of zero] in op_chain.h: +0 and -0 compare equal, and a float division by a
+// zero that a sum or ReLU produced is not drawn; other divisions by zero are.
+TEST_F(DifferentialFuzzTest, ZerosOfEitherSignAreEqualAndOnlyTheirDivisionIsAvoided) {
+  Outcome plus;
+  plus.shape = {1};
+  plus.values = {0.0};
+  Outcome minus = plus;
+  minus.values = {-0.0};
+  EXPECT_EQ(compare_outcomes(plus, minus, /*exact=*/true), "");
+  Outcome inf = plus, minus_inf = plus;
+  inf.values = {INFINITY};
+  minus_inf.values = {-INFINITY};
+  EXPECT_EQ(compare_outcomes(inf, minus_inf, false), "element 0 is -inf, reference inf");
+
+  testing::Step div;
+  div.kind = testing::StepKind::kBinary;
+  div.variant = 3;
+  div.inputs = {0, 1};
+  Outcome ones = plus;
+  ones.values = {1.0};
+  Outcome has_zero = plus;
+  has_zero.values = {2.0, -0.0};
+  has_zero.shape = {2};
+  const std::vector<Outcome> reference = {ones, has_zero};
+  EXPECT_TRUE(testing::divides_by_loose_zero(div, reference, {false, true}));
+  EXPECT_FALSE(testing::divides_by_loose_zero(div, reference, {true, false}));  // a leaf's zero
+  EXPECT_FALSE(testing::divides_by_loose_zero(div, {has_zero, ones}, {true, true}));
+  std::vector<Outcome> ints = reference;
+  ints[1].dtype = DType::kInt32;
+  EXPECT_FALSE(testing::divides_by_loose_zero(div, ints, {false, true}));
+  testing::Step mul = div;
+  mul.variant = 2;
+  EXPECT_FALSE(testing::divides_by_loose_zero(mul, reference, {false, true}));
+}
+
 class GpuDifferentialFuzzTest : public testing::RuntimeTest {
  protected:
   bool uses_gpus() const override { return true; }

@@ -14,11 +14,13 @@
 // largest magnitude of the reference inputs. A replay runs each op under a scope naming
 // the device under test, on inputs that it recreates on the same random devices, and
 // compares each step with the reference: the error code, or dtype, shape and values
-// (bitwise on the same device type; a small relative tolerance across types).
+// (bitwise on the same device type; a small relative tolerance across types; +0 and -0
+// equal, Note [Sign of zero]).
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <random>
 #include <string>
@@ -31,6 +33,31 @@
 #include "tests/runtime/op_chain_steps.h"
 
 namespace mt::testing {
+
+// Note [Sign of zero]
+// IEEE 754 gives an exact zero sum the sign +0 unless every term is -0, so the sign of a
+// zero from a sum depends on how the sum is formed: a CPU GEMM that starts from its first
+// product gives -0 for (-0) x 1, where cuBLAS, starting from +0, gives +0. MatMul, AddN
+// and the reductions may thus disagree across devices on the sign of a zero, and so may
+// ReLU of -0 (max(-0, +0) is either). The fuzzer compares +0 and -0 as equal. Division is
+// the one op that shows the sign (x / -0 = -inf, x / +0 = +inf, and exp or ReLU of those
+// differ further on), so a floating-point division by a zero whose sign comes from such an
+// op is not drawn, the way integer overflow is not.
+
+// Returns whether `s` divides floats by a zero whose sign devices may disagree on
+// (Note [Sign of zero]): `reference` holds the reference outcome of each step and
+// `loose_zero_sign` whether each one's zeros may have either sign.
+inline bool divides_by_loose_zero(const Step& s, const std::vector<Outcome>& reference,
+                                  const std::vector<bool>& loose_zero_sign) {
+  if (s.kind != StepKind::kBinary || s.variant != 3 || s.inputs.size() != 2) return false;
+  const int divisor = s.inputs[1];
+  const Outcome& d = reference[divisor];
+  if (d.code != absl::StatusCode::kOk || !loose_zero_sign[divisor]) return false;
+  if (d.dtype == DType::kInt32 || d.dtype == DType::kInt64 || d.dtype == DType::kBool) {
+    return false;  // integer zeros have no sign
+  }
+  return std::find(d.values.begin(), d.values.end(), 0.0) != d.values.end();
+}
 
 // Counts of one fuzzing session, and a report of each mismatch.
 struct Tally {
@@ -74,6 +101,9 @@ class OpChain {
     }
   }
 
+  // Calls `fn` with each step's name and device just before it runs (a watchdog's note).
+  void on_step(std::function<void(const std::string&)> fn) { on_step_ = std::move(fn); }
+
   // Returns the first `n` steps, one per line.
   std::string describe(size_t n) const {
     std::vector<std::string> lines;
@@ -100,6 +130,10 @@ class OpChain {
   static bool is_int(DType t) { return t == DType::kInt32 || t == DType::kInt64; }
 
   void add(const Step& s) {
+    bool loose = s.kind == StepKind::kMatMul || s.kind == StepKind::kAddN ||
+                 s.kind == StepKind::kReduce || (s.kind == StepKind::kUnary && s.variant == 3);
+    for (int i : s.inputs) loose = loose || loose_zero_sign_[i];
+    loose_zero_sign_.push_back(loose);  // Note [Sign of zero]
     steps_.push_back(s);
     Tensor out;
     reference_.push_back(run(s, reference_values_, devices_[0], &out));
@@ -183,6 +217,8 @@ class OpChain {
   std::vector<Step> steps_;
   std::vector<Outcome> reference_;
   std::vector<Tensor> reference_values_;
+  std::vector<bool> loose_zero_sign_;  // per step: its zeros may have either sign
+  std::function<void(const std::string&)> on_step_;
 };
 
 // ---------------------------------------------------------------------------------------
@@ -237,8 +273,9 @@ inline Step OpChain::draw() {
       s.kind = StepKind::kIdentity;
       s.inputs = {a};
   }
-  // An integer result that could overflow is undefined behaviour on the CPU: not drawn.
-  if (predicted_bound(s) >= kIntLimit) {
+  // An integer result that could overflow is undefined behaviour on the CPU, and division
+  // by a zero of either sign differs by device (Note [Sign of zero]): neither is drawn.
+  if (predicted_bound(s) >= kIntLimit || divides_by_loose_zero(s, reference_, loose_zero_sign_)) {
     s = Step();
     s.kind = StepKind::kIdentity;
     s.inputs = {a};
@@ -320,8 +357,10 @@ inline double OpChain::predicted_bound(const Step& s) const {
 inline Outcome OpChain::run(const Step& s, const std::vector<Tensor>& values,
                             const std::string& device, Tensor* out) const {
   Outcome o;
+  const bool source = s.kind == StepKind::kLeaf || s.kind == StepKind::kFill;
+  if (on_step_) on_step_(absl::StrCat(step_name(s), " on ", source ? devices_[s.device] : device));
   try {
-    if (s.kind == StepKind::kLeaf || s.kind == StepKind::kFill) {
+    if (source) {
       DeviceScope scope(devices_[s.device]);
       *out = make_source(s);
     } else {
