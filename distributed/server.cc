@@ -11,6 +11,7 @@
 #include "core/status.h"
 #include "distributed/cluster_spec.h"
 #include "distributed/distributed.h"
+#include "distributed/tensor_codec.h"
 #include "distributed/worker_service.h"
 #include "runtime/error.h"
 
@@ -56,15 +57,15 @@ Server::Server(const ClusterSpec& cluster, std::string_view job_name, int task_i
         absl::InvalidArgumentError(absl::StrCat("[Server] ", address.status().message())));
   }
   state_->address = *address;
-  int max = static_cast<int>(options.max_message_bytes);
-  state_->service = std::make_unique<internal::WorkerService>(max);
+  state_->service = std::make_unique<internal::WorkerService>(options.max_message_bytes);
   grpc::ServerBuilder builder;
   int port = 0;
   builder.AddListeningPort(state_->address, server_credentials(options.tls), &port);
   // One server per address: without this gRPC lets a second process share the port.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
-  builder.SetMaxReceiveMessageSize(max);
-  builder.SetMaxSendMessageSize(max);
+  // The service checks tensors against options.max_message_bytes itself.
+  builder.SetMaxReceiveMessageSize(internal::grpc_message_limit(options.max_message_bytes));
+  builder.SetMaxSendMessageSize(internal::grpc_message_limit(options.max_message_bytes));
   builder.RegisterService(state_->service.get());
   state_->server = builder.BuildAndStart();
   if (state_->server == nullptr || port == 0) {

@@ -37,12 +37,14 @@ TEST_F(FailuresTest, KilledWorkerIsUnavailableAndComesBack) {
     DeviceScope scope(task);
     before = constant({1.f, 2.f});
   }
+  before.to_vector<float>();  // ran on the task before it goes
   worker.kill();
   Tensor local = constant({3.f});
   {
     DeviceScope scope(task);
-    Error e = expect_error([&] { before + before; });
-    EXPECT_EQ(e.code(), absl::StatusCode::kUnavailable);
+    // Enqueued: the error comes with the op, or at the read, naming the op either way.
+    Error e = expect_error([&] { (before + before).to_vector<float>(); });
+    EXPECT_EQ(e.code(), absl::StatusCode::kUnavailable) << e.what();
     EXPECT_THAT(e.what(),
                 HasSubstr("[AddV2] task " + task + " at " + spec["worker"][0] + " is unavailable"));
   }
@@ -59,9 +61,30 @@ TEST_F(FailuresTest, KilledWorkerIsUnavailableAndComesBack) {
     }
   }
   EXPECT_EQ(sum, std::vector<float>{6.f});
-  Error lost = expect_error([&] { before + before; });  // its tensors died with the task
+  // Its tensors died with the task.
+  Error lost = expect_error([&] { (before + before).to_vector<float>(); });
   EXPECT_EQ(lost.code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(lost.what(), HasSubstr("[AddV2] tensor handle"));
   EXPECT_THAT(lost.what(), HasSubstr("is not on this task (freed, or the task restarted)"));
+}
+
+TEST_F(FailuresTest, WorkerKilledWithOpsQueuedIsUnavailable) {
+  distributed::ClusterSpec spec = testing::loopback_workers(1);
+  WorkerProcess worker;
+  worker.start(spec, 0);
+  config::experimental_connect_to_cluster(spec, "localhost", 0, quick());
+  DeviceScope scope("/job:worker/task:0");
+  Tensor x = ones({256, 256});
+  Error e = expect_error([&] {
+    for (int i = 0; i < 200; ++i) {
+      x = matmul(x, x);
+      if (i == 20) worker.kill();
+    }
+    x.to_vector<float>();
+  });
+  EXPECT_EQ(e.code(), absl::StatusCode::kUnavailable) << e.what();
+  EXPECT_THAT(e.what(), HasSubstr("task /job:worker/replica:0/task:0 at " + spec["worker"][0] +
+                                  " is unavailable"));
 }
 
 TEST_F(FailuresTest, UnreachableTaskIsUnavailableAtConnect) {
@@ -223,6 +246,47 @@ TEST_F(WorkerServiceTest, RefusesBytesThatDisagreeWithTheShape) {
   EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_THAT(s.error_message(), HasSubstr("[_EagerConst] the source value declares shape "
                                            "(2, 2) of float32 (16 bytes) but carries 12 bytes"));
+}
+
+TEST_F(WorkerServiceTest, RefusesUploadsWhoseBytesDisagreeWithTheShape) {
+  for (size_t carried : {12, 20}) {
+    grpc::ClientContext ctx;
+    ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+    distributed::proto::UploadResponse response;
+    auto writer = stub_->Upload(&ctx, &response);
+    distributed::proto::UploadRequest piece;
+    piece.set_handle(77);
+    piece.mutable_value()->add_dims(2);
+    piece.mutable_value()->add_dims(2);
+    piece.set_data(std::string(8, '\0'));
+    writer->Write(piece);
+    piece.clear_value();
+    piece.set_data(std::string(carried - 8, '\0'));
+    writer->Write(piece);
+    writer->WritesDone();
+    grpc::Status s = writer->Finish();
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    EXPECT_THAT(s.error_message(),
+                HasSubstr("[Upload] the value declares shape (2, 2) of float32 (16 bytes) but "
+                          "carries " +
+                          std::string(carried == 12 ? "12 bytes" : "more than that")));
+  }
+}
+
+TEST_F(WorkerServiceTest, RefusesEnqueuedOpsWithoutAHandle) {
+  grpc::ClientContext ctx;
+  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+  auto stream = stub_->Enqueue(&ctx);
+  distributed::proto::EnqueueRequest request;
+  request.set_seq(1);
+  request.mutable_op()->set_op(static_cast<int>(OpId::kFill));
+  stream->Write(request);
+  stream->WritesDone();
+  distributed::proto::EnqueueResponse response;
+  EXPECT_FALSE(stream->Read(&response));
+  grpc::Status s = stream->Finish();
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(s.error_message(), HasSubstr("[Enqueue] an op needs a handle"));
 }
 
 TEST_F(WorkerServiceTest, RefusesMalformedRequests) {
