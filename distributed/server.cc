@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/status.h"
+#include "distributed/bulk_service.h"
 #include "distributed/cluster_spec.h"
 #include "distributed/distributed.h"
 #include "distributed/tensor_codec.h"
@@ -20,6 +21,7 @@ namespace mt::distributed {
 struct Server::State {
   std::string address;
   std::unique_ptr<internal::WorkerService> service;
+  std::unique_ptr<internal::BulkService> bulk;
   std::unique_ptr<grpc::Server> server;
   std::once_flag stopped;
 };
@@ -66,7 +68,10 @@ Server::Server(const ClusterSpec& cluster, std::string_view job_name, int task_i
   // The service checks tensors against options.max_message_bytes itself.
   builder.SetMaxReceiveMessageSize(internal::grpc_message_limit(options.max_message_bytes));
   builder.SetMaxSendMessageSize(internal::grpc_message_limit(options.max_message_bytes));
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES, internal::kStreamWindowBytes);
   builder.RegisterService(state_->service.get());
+  state_->bulk = std::make_unique<internal::BulkService>(state_->service.get());
+  builder.RegisterService(state_->bulk.get());
   state_->server = builder.BuildAndStart();
   if (state_->server == nullptr || port == 0) {
     mt::internal::throw_error(absl::UnavailableError(

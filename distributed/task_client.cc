@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/status.h"
+#include "distributed/bulk_service.h"
 #include "distributed/cluster_spec.h"
 #include "distributed/tensor_codec.h"
 
@@ -19,6 +20,7 @@ std::shared_ptr<grpc::Channel> make_channel(const std::string& address,
   // Tensors are checked against options.max_message_bytes by check_size and the task.
   args.SetMaxReceiveMessageSize(grpc_message_limit(options.max_message_bytes));
   args.SetMaxSendMessageSize(grpc_message_limit(options.max_message_bytes));
+  args.SetInt(GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES, kStreamWindowBytes);
   // A restarted task is found again quickly (gRPC's default backoff grows to 120 s).
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
@@ -104,45 +106,28 @@ absl::Status TaskClient::enqueue(proto::RunOpRequest* request, const char* op,
 absl::Status TaskClient::upload(uint64_t handle, int device, DType dtype, const Shape& shape,
                                 const void* data, size_t bytes, const char* op) {
   MT_RETURN_IF_ERROR(check_size(bytes, op));
-  proto::UploadResponse response;
-  auto ctx = context(options_.rpc_timeout_ms, false);
-  std::unique_ptr<grpc::ClientWriter<proto::UploadRequest>> writer =
-      stub_->Upload(ctx.get(), &response);
-  proto::UploadRequest piece;
-  piece.set_device(device);
-  piece.set_handle(handle);
-  piece.mutable_value()->set_dtype(static_cast<int>(dtype));
-  for (int64_t d : shape.dims()) piece.mutable_value()->add_dims(d);
+  proto::UploadRequest header;
+  header.set_device(device);
+  header.set_handle(handle);
+  header.mutable_value()->set_dtype(static_cast<int>(dtype));
+  for (int64_t d : shape.dims()) header.mutable_value()->add_dims(d);
+  std::vector<std::string_view> pieces;
   const char* src = static_cast<const char*>(data);
-  size_t offset = 0;
-  do {
-    size_t n = std::min(kChunkBytes, bytes - offset);
-    piece.set_data(src + offset, n);
-    if (!writer->Write(piece)) break;  // the task refused it: Finish says why
-    offset += n;
-    piece.clear_value();
-  } while (offset < bytes);
-  writer->WritesDone();
-  return to_status(writer->Finish(), op, options_.rpc_timeout_ms);
+  for (size_t offset = 0; offset < bytes; offset += kChunkBytes) {
+    pieces.emplace_back(src + offset, std::min(kChunkBytes, bytes - offset));
+  }
+  auto ctx = context(options_.rpc_timeout_ms, false);
+  grpc::Status status = upload_pieces(channel_.get(), ctx.get(), header, pieces);
+  return to_status(status, op, options_.rpc_timeout_ms);
 }
 
 absl::Status TaskClient::fetch(uint64_t handle, void* dst, size_t bytes) {
   MT_RETURN_IF_ERROR(check_size(bytes, "Fetch"));
   MT_RETURN_IF_ERROR(ops_->sync("Fetch"));
-  proto::FetchRequest request;
-  request.set_handle(handle);
   auto ctx = context(options_.rpc_timeout_ms, false);
-  std::unique_ptr<grpc::ClientReader<proto::Chunk>> reader = stub_->FetchChunks(ctx.get(), request);
-  proto::Chunk chunk;
   size_t received = 0;
-  bool overflow = false;
-  while (reader->Read(&chunk)) {
-    const std::string& data = chunk.data();
-    overflow = overflow || data.size() > bytes - received;
-    if (!overflow) std::memcpy(static_cast<char*>(dst) + received, data.data(), data.size());
-    received += data.size();
-  }
-  grpc::Status status = reader->Finish();
+  grpc::Status status =
+      fetch_pieces(channel_.get(), ctx.get(), handle, static_cast<char*>(dst), bytes, &received);
   if (!status.ok()) return to_status(status, "Fetch", options_.rpc_timeout_ms);
   if (received != bytes) {
     return absl::DataLossError(absl::StrCat("[Fetch] task ", name_, " sent ", received,

@@ -21,7 +21,7 @@ namespace mt::distributed::internal {
 // Tensors up to kInlineBytes travel inside an op's message; larger ones in pieces of
 // kChunkBytes (Upload, FetchChunks), so that no message needs a buffer the tensor's size.
 inline constexpr size_t kInlineBytes = size_t{64} << 10;
-inline constexpr size_t kChunkBytes = size_t{1} << 20;
+inline constexpr size_t kChunkBytes = size_t{4} << 20;
 
 // Returns the gRPC message limit for a tensor limit of `max_tensor_bytes`: room for one
 // piece of a large tensor even when tensors are limited below it (the limit on tensors is
@@ -29,6 +29,10 @@ inline constexpr size_t kChunkBytes = size_t{1} << 20;
 inline int grpc_message_limit(int64_t max_tensor_bytes) {
   return static_cast<int>(std::max<int64_t>(max_tensor_bytes, 2 * kChunkBytes));
 }
+
+// HTTP/2 flow-control window of every stream: several pieces in flight, so that sending
+// a large tensor does not wait for the receiver's window updates piece by piece.
+inline constexpr int kStreamWindowBytes = 8 * kChunkBytes;
 
 // Writes `t`'s dtype, dims and bytes (read from its device, remote ones included).
 absl::Status encode_tensor(const mt::internal::TensorImpl& t, proto::TensorValue* out);

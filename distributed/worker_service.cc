@@ -204,46 +204,57 @@ grpc::Status WorkerService::Enqueue(
   return grpc::Status::OK;
 }
 
-absl::StatusOr<Tensor> WorkerService::start_upload(const proto::UploadRequest& first) {
+absl::StatusOr<Tensor> WorkerService::start_upload(const grpc::ByteBuffer& first,
+                                                   uint64_t* handle) {
   MT_ASSIGN_OR_RETURN(Runtime * rt, Context::get().runtime());
-  MT_ASSIGN_OR_RETURN(Device * device, local_device(*rt, first.device(), "Upload"));
-  MT_ASSIGN_OR_RETURN(DecodedValue v, decode_value(first.value(), "[Upload] the value", false));
-  int64_t bytes = v.shape.num_elements() * static_cast<int64_t>(dtype_size(v.dtype));
-  if (bytes > max_message_bytes_) {
+  std::vector<grpc::Slice> slices;
+  std::string bytes;
+  if (first.Dump(&slices).ok()) {
+    for (const grpc::Slice& s : slices)
+      bytes.append(reinterpret_cast<const char*>(s.begin()), s.size());
+  }
+  proto::UploadRequest header;
+  if (!header.ParseFromString(bytes)) {
+    return absl::InvalidArgumentError("[Upload] the first message is not an UploadRequest");
+  }
+  MT_ASSIGN_OR_RETURN(Device * device, local_device(*rt, header.device(), "Upload"));
+  MT_ASSIGN_OR_RETURN(DecodedValue v, decode_value(header.value(), "[Upload] the value", false));
+  int64_t size = v.shape.num_elements() * static_cast<int64_t>(dtype_size(v.dtype));
+  if (size > max_message_bytes_) {
     return absl::ResourceExhaustedError(absl::StrCat(
-        "[Upload] a tensor of ", bytes, " bytes is more than the task's message limit of ",
+        "[Upload] a tensor of ", size, " bytes is more than the task's message limit of ",
         max_message_bytes_, " bytes"));
   }
-  if (first.handle() == 0) return absl::InvalidArgumentError("[Upload] a tensor needs a handle");
+  if (header.handle() == 0) return absl::InvalidArgumentError("[Upload] a tensor needs a handle");
+  *handle = header.handle();
   MT_ASSIGN_OR_RETURN(mt::internal::TensorImpl * impl,
                       mt::internal::allocate_tensor(*device, v.dtype, std::move(v.shape)));
   return Tensor(impl);
 }
 
-grpc::Status WorkerService::Upload(grpc::ServerContext*,
-                                   grpc::ServerReader<proto::UploadRequest>* reader,
-                                   proto::UploadResponse*) {
-  proto::UploadRequest piece;
+grpc::Status WorkerService::receive_upload(grpc::ServerReader<grpc::ByteBuffer>* reader) {
+  grpc::ByteBuffer piece;
   if (!reader->Read(&piece)) return to_grpc(absl::InvalidArgumentError("[Upload] no value"));
-  absl::StatusOr<Tensor> t = start_upload(piece);
+  uint64_t handle = 0;
+  absl::StatusOr<Tensor> t = start_upload(piece, &handle);
   if (!t.ok()) return to_grpc(t.status());
   mt::internal::TensorImpl& impl = *t->impl();
-  uint64_t handle = piece.handle();
+  char* dst = static_cast<char*>(impl.data);
   size_t received = 0;
-  do {
-    const std::string& data = piece.data();
-    if (data.size() > impl.bytes() - received) {
+  std::vector<grpc::Slice> slices;
+  while (reader->Read(&piece)) {
+    if (piece.Length() > impl.bytes() - received) {
       return to_grpc(absl::InvalidArgumentError(absl::StrCat(
           "[Upload] the value declares shape ", impl.shape.to_string(), " of ",
           dtype_name(impl.dtype), " (", impl.bytes(), " bytes) but carries more than that")));
     }
-    if (!data.empty()) {
-      absl::Status s = impl.device->copy_from_host(static_cast<char*>(impl.data) + received,
-                                                   data.data(), data.size());
-      if (!s.ok()) return to_grpc(s);
+    if (!piece.Dump(&slices).ok()) return to_grpc(absl::DataLossError("[Upload] unreadable piece"));
+    for (const grpc::Slice& s : slices) {
+      absl::Status copied = impl.device->copy_from_host(dst + received, s.begin(), s.size());
+      if (!copied.ok()) return to_grpc(copied);
+      received += s.size();
     }
-    received += data.size();
-  } while (reader->Read(&piece));
+  }
   if (received != impl.bytes()) {
     return to_grpc(absl::InvalidArgumentError(absl::StrCat(
         "[Upload] the value declares shape ", impl.shape.to_string(), " of ",
@@ -252,20 +263,24 @@ grpc::Status WorkerService::Upload(grpc::ServerContext*,
   return to_grpc(keep(*std::move(t), handle).status());
 }
 
-grpc::Status WorkerService::FetchChunks(grpc::ServerContext*, const proto::FetchRequest* request,
-                                        grpc::ServerWriter<proto::Chunk>* writer) {
-  absl::StatusOr<Tensor> t = find_to_send(request->handle());
+grpc::Status WorkerService::send_pieces(const proto::FetchRequest& request,
+                                        grpc::ServerWriter<grpc::ByteBuffer>* writer) {
+  absl::StatusOr<Tensor> t = find_to_send(request.handle());
   if (!t.ok()) return to_grpc(t.status());
   const mt::internal::TensorImpl& impl = *t->impl();
   const char* src = static_cast<const char*>(impl.data);
-  proto::Chunk chunk;  // its buffer is reused from piece to piece
+  std::string staging;  // for a device whose memory is not this process's host memory
+  if (impl.device->type() != DeviceType::kCPU && impl.bytes() > 0) {
+    staging.resize(impl.bytes());
+    absl::Status s = impl.device->copy_to_host(staging.data(), impl.data, impl.bytes());
+    if (!s.ok()) return to_grpc(s);
+    src = staging.data();
+  }
+  // The pieces point into the tensor, which `t` holds until the call is over.
   for (size_t offset = 0; offset < impl.bytes(); offset += kChunkBytes) {
     size_t n = std::min(kChunkBytes, impl.bytes() - offset);
-    std::string* data = chunk.mutable_data();
-    data->resize(n);
-    absl::Status s = impl.device->copy_to_host(data->data(), src + offset, n);
-    if (!s.ok()) return to_grpc(s);
-    if (!writer->Write(chunk)) break;  // the client went away
+    grpc::Slice slice(const_cast<char*>(src + offset), n, grpc::Slice::STATIC_SLICE);
+    if (!writer->Write(grpc::ByteBuffer(&slice, 1))) break;  // the client went away
   }
   return grpc::Status::OK;
 }

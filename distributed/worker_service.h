@@ -31,14 +31,15 @@ class WorkerService final : public proto::Worker::Service {
   grpc::Status Enqueue(
       grpc::ServerContext*,
       grpc::ServerReaderWriter<proto::EnqueueResponse, proto::EnqueueRequest>* stream) override;
-  grpc::Status Upload(grpc::ServerContext*, grpc::ServerReader<proto::UploadRequest>* reader,
-                      proto::UploadResponse*) override;
-  grpc::Status FetchChunks(grpc::ServerContext*, const proto::FetchRequest* request,
-                           grpc::ServerWriter<proto::Chunk>* writer) override;
   grpc::Status Delete(grpc::ServerContext*, const proto::DeleteRequest* request,
                       proto::DeleteResponse*) override;
   grpc::Status GetMemoryInfo(grpc::ServerContext*, const proto::MemoryInfoRequest* request,
                              proto::MemoryInfoResponse* response) override;
+
+  // The Bulk service's methods (Note [Tensor bytes on the wire] in bulk_service.h).
+  grpc::Status receive_upload(grpc::ServerReader<grpc::ByteBuffer>* reader);
+  grpc::Status send_pieces(const proto::FetchRequest& request,
+                           grpc::ServerWriter<grpc::ByteBuffer>* writer);
 
   // Drops every tensor still held (the server is stopping).
   void clear();
@@ -52,7 +53,7 @@ class WorkerService final : public proto::Worker::Service {
   // the client chose a handle in use.
   absl::StatusOr<uint64_t> keep(Tensor t, uint64_t handle);
   // Allocates the tensor an Upload's first message describes.
-  absl::StatusOr<Tensor> start_upload(const proto::UploadRequest& first);
+  absl::StatusOr<Tensor> start_upload(const grpc::ByteBuffer& first, uint64_t* handle);
   void drop(absl::Span<const uint64_t> handles);
 
   int64_t max_message_bytes_;

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <thread>
 
+#include "distributed/bulk_service.h"
 #include "distributed/worker.grpc.pb.h"
 #include "gmock/gmock.h"
 #include "tests/distributed/distributed_fixture.h"
@@ -249,22 +250,18 @@ TEST_F(WorkerServiceTest, RefusesBytesThatDisagreeWithTheShape) {
 }
 
 TEST_F(WorkerServiceTest, RefusesUploadsWhoseBytesDisagreeWithTheShape) {
+  auto channel = grpc::CreateChannel(spec_["worker"][0], grpc::InsecureChannelCredentials());
+  distributed::proto::UploadRequest header;
+  header.set_handle(77);
+  header.mutable_value()->add_dims(2);
+  header.mutable_value()->add_dims(2);
   for (size_t carried : {12, 20}) {
     grpc::ClientContext ctx;
     ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
-    distributed::proto::UploadResponse response;
-    auto writer = stub_->Upload(&ctx, &response);
-    distributed::proto::UploadRequest piece;
-    piece.set_handle(77);
-    piece.mutable_value()->add_dims(2);
-    piece.mutable_value()->add_dims(2);
-    piece.set_data(std::string(8, '\0'));
-    writer->Write(piece);
-    piece.clear_value();
-    piece.set_data(std::string(carried - 8, '\0'));
-    writer->Write(piece);
-    writer->WritesDone();
-    grpc::Status s = writer->Finish();
+    std::string bytes(carried, '\0');
+    std::vector<std::string_view> pieces = {std::string_view(bytes).substr(0, 8),
+                                            std::string_view(bytes).substr(8)};
+    grpc::Status s = distributed::internal::upload_pieces(channel.get(), &ctx, header, pieces);
     EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
     EXPECT_THAT(s.error_message(),
                 HasSubstr("[Upload] the value declares shape (2, 2) of float32 (16 bytes) but "
