@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "core/status.h"
 
 namespace mt::distributed::internal {
 
@@ -31,9 +33,17 @@ OpStream::OpStream(std::shared_ptr<grpc::Channel> channel, Describe describe, in
       timeout_ms_(timeout_ms) {}
 
 OpStream::~OpStream() {
-  drain("Delete");  // sends the frees still pending
   std::lock_guard<std::mutex> write(write_mu_);
   if (call_ == nullptr) return;
+  proto::EnqueueRequest last;  // the frees still pending, on a stream still open only
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!call_->done && !deletes_.empty()) {
+      for (uint64_t handle : deletes_) last.add_deletes(handle);
+      last.set_seq(++sent_);
+    }
+  }
+  if (last.seq() != 0) (void)call_->stream->Write(last);
   call_->stream->WritesDone();
   std::unique_lock<std::mutex> lock(mu_);
   if (!cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms_), [&] { return call_->done; })) {
@@ -84,6 +94,7 @@ absl::Status OpStream::send(proto::EnqueueRequest& message, const char* name) {
     for (uint64_t handle : deletes_) message.add_deletes(handle);
     deletes_.clear();
     message.set_seq(++sent_);
+    if (message.has_op()) last_op_ = sent_;
     pending_.emplace_back(sent_, name);
   }
   bool written = call_->stream->Write(message);
@@ -100,11 +111,11 @@ void OpStream::release(uint64_t handle) {
   deletes_.push_back(handle);
 }
 
-absl::Status OpStream::sync(const char* name) { return wait(name, /*take_error=*/true); }
+absl::Status OpStream::sync(const char* name) { return wait(name, /*frees_too=*/false); }
 
-void OpStream::drain(const char* name) { (void)wait(name, /*take_error=*/false); }
+void OpStream::drain(const char* name) { (void)wait(name, /*frees_too=*/true); }
 
-absl::Status OpStream::wait(const char* name, bool take_error) {
+absl::Status OpStream::wait(const char* name, bool frees_too) {
   std::lock_guard<std::mutex> write(write_mu_);
   bool flush;
   {
@@ -116,22 +127,51 @@ absl::Status OpStream::wait(const char* name, bool take_error) {
     (void)send(message, "Delete");  // a failure is kept in error_
   }
   std::unique_lock<std::mutex> lock(mu_);
-  uint64_t target = sent_;
-  auto answered = [&] { return acked_ >= target; };
-  if (!cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms_), answered)) {
-    const char* late = pending_.empty() ? name : pending_.front().second;
-    call_->context.TryCancel();  // the ops still queued are dropped with the stream
-    cv_.wait(lock, [&] { return call_->done; });
-    error_ = absl::OkStatus();
-    return describe_(grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED, ""), late);
+  MT_RETURN_IF_ERROR(await(lock, frees_too ? sent_ : last_op_, name));
+  return frees_too ? error_ : std::exchange(error_, absl::OkStatus());
+}
+
+absl::Status OpStream::await(std::unique_lock<std::mutex>& lock, uint64_t seq, const char* name) {
+  if (cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms_), [&] { return acked_ >= seq; })) {
+    return absl::OkStatus();
   }
-  return take_error ? std::exchange(error_, absl::OkStatus()) : error_;
+  const char* late = pending_.empty() ? name : pending_.front().second;
+  call_->context.TryCancel();  // the ops still queued are dropped with the stream
+  cv_.wait(lock, [&] { return call_->done; });
+  error_ = absl::OkStatus();
+  return describe_(grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED, ""), late);
+}
+
+absl::Status OpStream::fetch(uint64_t handle, void* dst, size_t bytes) {
+  std::lock_guard<std::mutex> write(write_mu_);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!error_.ok()) return std::exchange(error_, absl::OkStatus());
+  }
+  proto::EnqueueRequest message;
+  message.set_fetch(handle);
+  MT_RETURN_IF_ERROR(send(message, "Fetch"));
+  std::unique_lock<std::mutex> lock(mu_);
+  MT_RETURN_IF_ERROR(await(lock, message.seq(), "Fetch"));
+  if (!error_.ok()) return std::exchange(error_, absl::OkStatus());
+  auto it = fetched_.find(message.seq());
+  std::string data = it == fetched_.end() ? std::string() : std::move(it->second);
+  if (it != fetched_.end()) fetched_.erase(it);
+  if (data.size() != bytes) {
+    return absl::DataLossError(absl::StrCat("[Fetch] the task sent ", data.size(),
+                                            " bytes for a tensor of ", bytes, " bytes"));
+  }
+  if (bytes > 0) std::memcpy(dst, data.data(), bytes);
+  return absl::OkStatus();
 }
 
 void OpStream::read(Call* call) {
   proto::EnqueueResponse response;
   while (call->stream->Read(&response)) {
     std::lock_guard<std::mutex> lock(mu_);
+    if (response.has_value()) {
+      fetched_[response.seq()] = std::move(*response.mutable_value()->mutable_data());
+    }
     acked_ = response.seq();
     while (!pending_.empty() && pending_.front().first <= acked_) pending_.pop_front();
     cv_.notify_all();

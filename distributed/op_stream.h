@@ -14,8 +14,10 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -38,21 +40,29 @@ class OpStream {
   // instead, and `op` is not sent; one the stream reports while sending comes back too.
   absl::Status enqueue(proto::RunOpRequest* op, const char* name, std::vector<uint64_t> deletes);
 
+  // Copies tensor `handle` (`bytes` of it, a small tensor) into `dst` once every op sent
+  // before has run: one round trip on the stream. Errors as for sync.
+  absl::Status fetch(uint64_t handle, void* dst, size_t bytes);
+
   // Frees `handle` on the task after every op sent before; sent with the next message.
   void release(uint64_t handle);
 
-  // Waits for every op sent so far, then returns the first error among them not reported
-  // yet (and forgets it). DeadlineExceeded, naming `name`, when the task does not answer
-  // within the timeout (the stream is then closed: ops still queued did not run).
+  // Waits for every op sent so far (frees are sent, not waited for), then returns the
+  // first error among them not reported yet (and forgets it). DeadlineExceeded, naming
+  // the op waited for, when the task does not answer within the timeout (the stream is
+  // then closed: ops still queued did not run).
   absl::Status sync(const char* name);
 
-  // As sync, but keeps any error for the next enqueue or sync.
+  // Waits for every op and free sent so far; keeps any error for the next enqueue or sync.
   void drain(const char* name);
 
  private:
   struct Call;
 
-  absl::Status wait(const char* name, bool take_error);
+  absl::Status wait(const char* name, bool frees_too);
+  // Waits (holding write_mu_) until message `seq` is answered; DeadlineExceeded after the
+  // timeout, when the stream is closed.
+  absl::Status await(std::unique_lock<std::mutex>& lock, uint64_t seq, const char* name);
   void open();  // holds write_mu_
   absl::Status send(proto::EnqueueRequest& message, const char* name);
   void read(Call* call);
@@ -67,10 +77,12 @@ class OpStream {
 
   std::mutex mu_;
   std::condition_variable cv_;
-  uint64_t sent_ = 0;   // guarded by mu_: messages sent on the current stream
-  uint64_t acked_ = 0;  // guarded by mu_: of them, those the task has answered
+  uint64_t sent_ = 0;     // guarded by mu_: messages sent on the current stream
+  uint64_t acked_ = 0;    // guarded by mu_: of them, those the task has answered
+  uint64_t last_op_ = 0;  // guarded by mu_: the last of them that carried an op
   std::deque<std::pair<uint64_t, const char*>> pending_;  // guarded by mu_: unanswered
   std::vector<uint64_t> deletes_;                         // guarded by mu_: to send
+  std::map<uint64_t, std::string> fetched_;               // guarded by mu_: bytes read, by message
   absl::Status error_;                                    // guarded by mu_: not reported yet
 };
 

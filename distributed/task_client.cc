@@ -123,6 +123,7 @@ absl::Status TaskClient::upload(uint64_t handle, int device, DType dtype, const 
 
 absl::Status TaskClient::fetch(uint64_t handle, void* dst, size_t bytes) {
   MT_RETURN_IF_ERROR(check_size(bytes, "Fetch"));
+  if (bytes <= kInlineBytes) return ops_->fetch(handle, dst, bytes);  // one round trip
   MT_RETURN_IF_ERROR(ops_->sync("Fetch"));
   auto ctx = context(options_.rpc_timeout_ms, false);
   size_t received = 0;

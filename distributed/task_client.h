@@ -10,10 +10,12 @@
 // result's handle, infers its shape and dtype locally, sends the op on one Enqueue stream
 // per task and returns without waiting. The task runs the stream's ops in order and
 // answers each. An op's error (or the task going away) is reported, with that op's name,
-// by the next enqueue or synchronisation with the task: a read of any of its tensors
-// (fetch), or get_memory_info; the ops sent after the failing one did not run, and their
-// tensors are NotFound. Frees ride on the next message. Tensors over kInlineBytes are sent
-// and read in pieces (Upload, FetchChunks), each call synchronous with a deadline.
+// by the next enqueue or read (fetch) of any of the task's tensors (memory_info waits
+// for every op and free but leaves the error to those); the ops sent after the failing
+// one did not run, and their
+// tensors are NotFound. Frees ride on the next message; a read waits for the ops before
+// it, not for the frees. Tensors over kInlineBytes are sent and read in pieces on the
+// Bulk service (distributed/bulk_service.h), each call synchronous with a deadline.
 //
 // Thread safety: every method may be called from any thread.
 

@@ -18,8 +18,8 @@
 
 namespace mt::distributed::internal {
 
-// Tensors up to kInlineBytes travel inside an op's message; larger ones in pieces of
-// kChunkBytes (Upload, FetchChunks), so that no message needs a buffer the tensor's size.
+// Tensors up to kInlineBytes travel inside an op's message; larger ones in raw pieces of
+// at most kChunkBytes on the Bulk service (Note [Tensor bytes on the wire]).
 inline constexpr size_t kInlineBytes = size_t{64} << 10;
 inline constexpr size_t kChunkBytes = size_t{4} << 20;
 

@@ -197,6 +197,11 @@ grpc::Status WorkerService::Enqueue(
           result.ok() ? keep(*std::move(result), request.op().handle()).status() : result.status();
     }
     drop(request.deletes());
+    response.Clear();
+    if (status.ok() && request.fetch() != 0) {
+      absl::StatusOr<Tensor> t = find_to_send(request.fetch());
+      status = t.ok() ? encode_tensor(*t->impl(), response.mutable_value()) : t.status();
+    }
     if (!status.ok()) return to_grpc(status);  // ends the stream: later ops do not run
     response.set_seq(request.seq());
     if (!stream->Write(response)) break;  // the client went away

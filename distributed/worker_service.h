@@ -47,7 +47,7 @@ class WorkerService final : public proto::Worker::Service {
  private:
   absl::StatusOr<Tensor> run_op(const proto::RunOpRequest& request);
   absl::StatusOr<Tensor> find(uint64_t handle, const char* op);
-  // Returns the tensor `handle` when it is small enough to send (Fetch, FetchChunks).
+  // Returns the tensor `handle` when it is small enough to send (Fetch, Bulk's Fetch).
   absl::StatusOr<Tensor> find_to_send(uint64_t handle);
   // Keeps `t` under `handle` (0: a new one) and returns the handle; AlreadyExists when
   // the client chose a handle in use.

@@ -88,6 +88,26 @@ TEST_F(FailuresTest, WorkerKilledWithOpsQueuedIsUnavailable) {
                                   " is unavailable"));
 }
 
+TEST_F(FailuresTest, StoppedWorkerIsDeadlineExceededNotAHang) {
+  distributed::ClusterSpec spec = testing::loopback_workers(1);
+  WorkerProcess worker;
+  worker.start(spec, 0);
+  config::ConnectOptions options = quick();
+  options.rpc_timeout_ms = 500;
+  config::experimental_connect_to_cluster(spec, "localhost", 0, options);
+  DeviceScope scope("/job:worker/task:0");
+  Tensor x = constant({1.f});
+  x.to_vector<float>();
+  worker.signal(SIGSTOP);  // alive, but answers nothing
+  Error e = expect_error([&] { (x + x).to_vector<float>(); });
+  EXPECT_EQ(e.code(), absl::StatusCode::kDeadlineExceeded) << e.what();
+  // Named by the op waited for: AddV2, or Fetch if the task ran AddV2 before it stopped.
+  EXPECT_THAT(e.what(), HasSubstr("] task /job:worker/replica:0/task:0 at " + spec["worker"][0] +
+                                  " did not answer within 500 ms"));
+  worker.signal(SIGCONT);
+  EXPECT_EQ((x + x).to_vector<float>(), std::vector<float>{2.f});  // a new stream works
+}
+
 TEST_F(FailuresTest, UnreachableTaskIsUnavailableAtConnect) {
   distributed::ClusterSpec spec = testing::loopback_workers(1);  // nothing listens there
   config::ConnectOptions options = quick();
