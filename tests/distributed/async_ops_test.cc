@@ -50,7 +50,7 @@ TEST_F(AsyncOpsTest, ReportsARemoteErrorAtTheNextSyncWithTheOpsName) {
 }
 
 TEST_F(AsyncOpsTest, RoundTripsLargeTensorsBitExact) {
-  const int64_t n = (int64_t{5} << 20) / 4 + 3;  // 5 MiB and 12 bytes: six pieces
+  const int64_t n = (int64_t{5} << 20) / 4 + 3;  // 5 MiB and 12 bytes: two pieces
   std::vector<int32_t> values = pattern(n);
   Tensor local = constant(values, {n});
   int64_t before = config::get_memory_info(worker_cpu(1)).current;
