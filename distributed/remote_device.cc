@@ -54,7 +54,21 @@ RemoteDevice::RemoteDevice(std::shared_ptr<TaskClient> client, int remote_index,
       client_(std::move(client)),
       remote_index_(remote_index) {}
 
-absl::Status RemoteDevice::add_input(const Tensor& t, OpId op, proto::RunOpRequest* request) {
+absl::StatusOr<uint64_t> RemoteDevice::upload(const TensorImpl& t, const char* op) {
+  const void* host = t.data;
+  std::vector<char> staging;  // for bytes not in this process's host memory
+  if (t.device->type() != DeviceType::kCPU || t.device->remote() != nullptr) {
+    staging.resize(t.bytes());
+    MT_RETURN_IF_ERROR(t.device->copy_to_host(staging.data(), t.data, t.bytes()));
+    host = staging.data();
+  }
+  uint64_t handle = client_->new_handle();
+  MT_RETURN_IF_ERROR(client_->upload(handle, remote_index_, t.dtype, t.shape, host, t.bytes(), op));
+  return handle;
+}
+
+absl::Status RemoteDevice::add_input(const Tensor& t, OpId op, proto::RunOpRequest* request,
+                                     std::vector<uint64_t>* deletes) {
   const TensorImpl& impl = *t.impl();
   auto* other = dynamic_cast<RemoteDevice*>(impl.device->remote());
   if (other != nullptr && other->client_ == client_) {
@@ -62,31 +76,42 @@ absl::Status RemoteDevice::add_input(const Tensor& t, OpId op, proto::RunOpReque
     return absl::OkStatus();
   }
   MT_RETURN_IF_ERROR(client_->check_size(impl.bytes(), op_name(op)));
-  return encode_tensor(impl, request->add_inputs()->mutable_value());
+  if (impl.bytes() <= kInlineBytes) {
+    return encode_tensor(impl, request->add_inputs()->mutable_value());
+  }
+  MT_ASSIGN_OR_RETURN(uint64_t handle, upload(impl, op_name(op)));
+  request->add_inputs()->set_handle(handle);
+  deletes->push_back(handle);  // a temporary, freed after the op
+  return absl::OkStatus();
 }
 
-absl::StatusOr<Tensor> RemoteDevice::send(proto::RunOpRequest& request, OpId op) {
+Tensor RemoteDevice::wrap(uint64_t handle, DType dtype, Shape shape) {
+  return Tensor(new TensorImpl(dtype, std::move(shape), this, data_of(handle)));
+}
+
+absl::StatusOr<Tensor> RemoteDevice::send(proto::RunOpRequest& request, OpId op, DType dtype,
+                                          Shape shape, std::vector<uint64_t> deletes) {
   request.set_device(remote_index_);
   request.set_op(static_cast<int>(op));
-  MT_ASSIGN_OR_RETURN(proto::RunOpResponse r, client_->run_op(request, op_name(op)));
-  absl::StatusOr<DType> dtype = decode_dtype(r.dtype(), "[RunOp] the result");
-  std::vector<int64_t> dims(r.dims().begin(), r.dims().end());
-  absl::StatusOr<Shape> shape = Shape::make(dims);
-  // The handle is owned from here on, even when the answer is malformed.
-  Tensor result(new TensorImpl(dtype.value_or(DType::kFloat32),
-                               shape.ok() ? *std::move(shape) : Shape(), this,
-                               data_of(r.handle())));
-  MT_RETURN_IF_ERROR(dtype.status());
-  MT_RETURN_IF_ERROR(shape.status());
-  return result;
+  uint64_t handle = client_->new_handle();
+  request.set_handle(handle);
+  MT_RETURN_IF_ERROR(client_->enqueue(&request, op_name(op), std::move(deletes)));
+  return wrap(handle, dtype, std::move(shape));
 }
 
 absl::StatusOr<Tensor> RemoteDevice::run(OpId op, absl::Span<const Tensor* const> inputs,
-                                         const OpAttrs& attrs, const OutputMeta&) {
+                                         const OpAttrs& attrs, const OutputMeta& out) {
   proto::RunOpRequest request;
   encode_attrs(attrs, request.mutable_attrs());
-  for (const Tensor* t : inputs) MT_RETURN_IF_ERROR(add_input(*t, op, &request));
-  return send(request, op);
+  std::vector<uint64_t> deletes;
+  for (const Tensor* t : inputs) {
+    absl::Status status = add_input(*t, op, &request, &deletes);
+    if (!status.ok()) {
+      for (uint64_t handle : deletes) client_->release(handle);
+      return status;
+    }
+  }
+  return send(request, op, out.dtype, out.shape, std::move(deletes));
 }
 
 absl::StatusOr<Tensor> RemoteDevice::run_source(OpId op, DType dtype, const Shape& shape,
@@ -99,9 +124,15 @@ absl::StatusOr<Tensor> RemoteDevice::run_source(OpId op, DType dtype, const Shap
   if (op == OpId::kEagerConst) {
     size_t bytes = static_cast<size_t>(shape.num_elements()) * dtype_size(dtype);
     MT_RETURN_IF_ERROR(client_->check_size(bytes, op_name(op)));
+    if (bytes > kInlineBytes) {  // the upload is the constant
+      uint64_t handle = client_->new_handle();
+      MT_RETURN_IF_ERROR(
+          client_->upload(handle, remote_index_, dtype, shape, host_data, bytes, op_name(op)));
+      return wrap(handle, dtype, shape);
+    }
     source->set_data(host_data, bytes);
   }
-  return send(request, op);
+  return send(request, op, dtype, shape, {});
 }
 
 absl::StatusOr<Tensor> RemoteDevice::copy_in(const Tensor& t) {
@@ -110,11 +141,15 @@ absl::StatusOr<Tensor> RemoteDevice::copy_in(const Tensor& t) {
   auto* other = dynamic_cast<RemoteDevice*>(impl.device->remote());
   if (other != nullptr && other->client_ == client_) {  // another device of this task
     request.add_inputs()->set_handle(handle_of(impl.data));
-    return send(request, OpId::kIdentity);
+    return send(request, OpId::kIdentity, impl.dtype, impl.shape, {});
   }
   MT_RETURN_IF_ERROR(client_->check_size(impl.bytes(), "Identity"));
+  if (impl.bytes() > kInlineBytes) {
+    MT_ASSIGN_OR_RETURN(uint64_t handle, upload(impl, "Identity"));
+    return wrap(handle, impl.dtype, impl.shape);
+  }
   MT_RETURN_IF_ERROR(encode_tensor(impl, request.mutable_source()));
-  return send(request, OpId::kEagerConst);
+  return send(request, OpId::kEagerConst, impl.dtype, impl.shape, {});
 }
 
 absl::Status RemoteDevice::copy_to_host(void* dst, const void* src, size_t bytes) {

@@ -3,9 +3,11 @@
 // (internal; the hooks are in runtime/remote.h).
 //
 // Note [Remote tensors]
-// An op placed on a remote device runs on its task (WorkerService::RunOp); the task keeps
-// the result and answers with a handle, which the client's TensorImpl holds as its `data`
-// pointer. Inputs on the same task travel as handles, all others as values. Reading the
+// An op placed on a remote device runs on its task, enqueued (Note [Asynchronous remote
+// ops] in distributed/task_client.h); the task keeps the result under the handle the
+// client chose, which the client's TensorImpl holds as its `data` pointer, with the shape
+// and dtype inferred here. Inputs on the same task travel as handles, all others as
+// values (uploaded in pieces when large). Reading the
 // tensor (to_vector, printing, a copy to a local device) fetches its bytes; the last
 // handle's going frees the remote buffer (RemoteAllocator::deallocate sends Delete), so
 // get_memory_info on the remote device, which asks the task, sees it go. A tensor on task
@@ -14,10 +16,12 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "distributed/task_client.h"
 #include "runtime/device.h"
 #include "runtime/remote.h"
+#include "runtime/tensor_impl.h"
 
 namespace mt::distributed::internal {
 
@@ -43,10 +47,18 @@ class RemoteDevice final : public mt::internal::Device, public mt::internal::Rem
   absl::Status synchronize() override { return absl::OkStatus(); }
 
  private:
-  // Sends `request` and wraps the answer in a tensor on this device.
-  absl::StatusOr<Tensor> send(proto::RunOpRequest& request, OpId op);
-  // Adds `t` to `request` as a handle when it lives on this task, else as a value.
-  absl::Status add_input(const Tensor& t, OpId op, proto::RunOpRequest* request);
+  // Enqueues `request` and returns the tensor of `dtype` and `shape` it will make here;
+  // `deletes` are freed on the task after it.
+  absl::StatusOr<Tensor> send(proto::RunOpRequest& request, OpId op, DType dtype, Shape shape,
+                              std::vector<uint64_t> deletes);
+  // Adds `t` to `request` as a handle when it lives on this task, else as a value; a large
+  // one is uploaded first, its handle added to `deletes`.
+  absl::Status add_input(const Tensor& t, OpId op, proto::RunOpRequest* request,
+                         std::vector<uint64_t>* deletes);
+  // Uploads `t` (of another device) as a new tensor of this device; returns its handle.
+  absl::StatusOr<uint64_t> upload(const mt::internal::TensorImpl& t, const char* op);
+  // Returns the tensor of this device that `handle` names.
+  Tensor wrap(uint64_t handle, DType dtype, Shape shape);
 
   std::shared_ptr<TaskClient> client_;
   int remote_index_;

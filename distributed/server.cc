@@ -9,8 +9,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/status.h"
+#include "distributed/bulk_service.h"
 #include "distributed/cluster_spec.h"
 #include "distributed/distributed.h"
+#include "distributed/tensor_codec.h"
 #include "distributed/worker_service.h"
 #include "runtime/error.h"
 
@@ -19,6 +21,7 @@ namespace mt::distributed {
 struct Server::State {
   std::string address;
   std::unique_ptr<internal::WorkerService> service;
+  std::unique_ptr<internal::BulkService> bulk;
   std::unique_ptr<grpc::Server> server;
   std::once_flag stopped;
 };
@@ -56,16 +59,19 @@ Server::Server(const ClusterSpec& cluster, std::string_view job_name, int task_i
         absl::InvalidArgumentError(absl::StrCat("[Server] ", address.status().message())));
   }
   state_->address = *address;
-  int max = static_cast<int>(options.max_message_bytes);
-  state_->service = std::make_unique<internal::WorkerService>(max);
+  state_->service = std::make_unique<internal::WorkerService>(options.max_message_bytes);
   grpc::ServerBuilder builder;
   int port = 0;
   builder.AddListeningPort(state_->address, server_credentials(options.tls), &port);
   // One server per address: without this gRPC lets a second process share the port.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
-  builder.SetMaxReceiveMessageSize(max);
-  builder.SetMaxSendMessageSize(max);
+  // The service checks tensors against options.max_message_bytes itself.
+  builder.SetMaxReceiveMessageSize(internal::grpc_message_limit(options.max_message_bytes));
+  builder.SetMaxSendMessageSize(internal::grpc_message_limit(options.max_message_bytes));
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES, internal::kStreamWindowBytes);
   builder.RegisterService(state_->service.get());
+  state_->bulk = std::make_unique<internal::BulkService>(state_->service.get());
+  builder.RegisterService(state_->bulk.get());
   state_->server = builder.BuildAndStart();
   if (state_->server == nullptr || port == 0) {
     mt::internal::throw_error(absl::UnavailableError(

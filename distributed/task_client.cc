@@ -1,11 +1,15 @@
 #include "distributed/task_client.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <random>
 
 #include "absl/strings/str_cat.h"
 #include "core/status.h"
+#include "distributed/bulk_service.h"
 #include "distributed/cluster_spec.h"
+#include "distributed/tensor_codec.h"
 
 namespace mt::distributed::internal {
 namespace {
@@ -13,9 +17,10 @@ namespace {
 std::shared_ptr<grpc::Channel> make_channel(const std::string& address,
                                             const config::ConnectOptions& options) {
   grpc::ChannelArguments args;
-  int max = static_cast<int>(options.max_message_bytes);
-  args.SetMaxReceiveMessageSize(max);
-  args.SetMaxSendMessageSize(max);
+  // Tensors are checked against options.max_message_bytes by check_size and the task.
+  args.SetMaxReceiveMessageSize(grpc_message_limit(options.max_message_bytes));
+  args.SetMaxSendMessageSize(grpc_message_limit(options.max_message_bytes));
+  args.SetInt(GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES, kStreamWindowBytes);
   // A restarted task is found again quickly (gRPC's default backoff grows to 120 s).
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
@@ -39,7 +44,17 @@ TaskClient::TaskClient(std::string job, int task, std::string address,
       name_(task_name(job_, task_)),
       options_(options),
       channel_(make_channel(address_, options_)),
-      stub_(proto::Worker::NewStub(channel_)) {}
+      stub_(proto::Worker::NewStub(channel_)),
+      // Handles start at a random point, away from other clients' and the task's own.
+      next_handle_((std::random_device()() | uint64_t{1}) << 32 | std::random_device()() << 1),
+      ops_(std::make_unique<OpStream>(
+          channel_,
+          [this](const grpc::Status& status, const char* op) {
+            return to_status(status, op, options_.rpc_timeout_ms);
+          },
+          options_.rpc_timeout_ms)) {}
+
+TaskClient::~TaskClient() = default;
 
 std::unique_ptr<grpc::ClientContext> TaskClient::context(int64_t timeout_ms,
                                                          bool wait_for_ready) const {
@@ -83,44 +98,52 @@ absl::StatusOr<proto::GetDevicesResponse> TaskClient::get_devices() {
   return response;
 }
 
-absl::StatusOr<proto::RunOpResponse> TaskClient::run_op(const proto::RunOpRequest& request,
-                                                        const char* op) {
-  proto::RunOpResponse response;
+absl::Status TaskClient::enqueue(proto::RunOpRequest* request, const char* op,
+                                 std::vector<uint64_t> deletes) {
+  return ops_->enqueue(request, op, std::move(deletes));
+}
+
+absl::Status TaskClient::upload(uint64_t handle, int device, DType dtype, const Shape& shape,
+                                const void* data, size_t bytes, const char* op) {
+  MT_RETURN_IF_ERROR(check_size(bytes, op));
+  proto::UploadRequest header;
+  header.set_device(device);
+  header.set_handle(handle);
+  header.mutable_value()->set_dtype(static_cast<int>(dtype));
+  for (int64_t d : shape.dims()) header.mutable_value()->add_dims(d);
+  std::vector<std::string_view> pieces;
+  const char* src = static_cast<const char*>(data);
+  for (size_t offset = 0; offset < bytes; offset += kChunkBytes) {
+    pieces.emplace_back(src + offset, std::min(kChunkBytes, bytes - offset));
+  }
   auto ctx = context(options_.rpc_timeout_ms, false);
-  grpc::Status status = stub_->RunOp(ctx.get(), request, &response);
-  if (!status.ok()) return to_status(status, op, options_.rpc_timeout_ms);
-  return response;
+  grpc::Status status = upload_pieces(channel_.get(), ctx.get(), header, pieces);
+  return to_status(status, op, options_.rpc_timeout_ms);
 }
 
 absl::Status TaskClient::fetch(uint64_t handle, void* dst, size_t bytes) {
   MT_RETURN_IF_ERROR(check_size(bytes, "Fetch"));
-  proto::FetchRequest request;
-  request.set_handle(handle);
-  proto::FetchResponse response;
+  if (bytes <= kInlineBytes) return ops_->fetch(handle, dst, bytes);  // one round trip
+  MT_RETURN_IF_ERROR(ops_->sync("Fetch"));
   auto ctx = context(options_.rpc_timeout_ms, false);
-  grpc::Status status = stub_->Fetch(ctx.get(), request, &response);
+  size_t received = 0;
+  grpc::Status status =
+      fetch_pieces(channel_.get(), ctx.get(), handle, static_cast<char*>(dst), bytes, &received);
   if (!status.ok()) return to_status(status, "Fetch", options_.rpc_timeout_ms);
-  const std::string& data = response.value().data();
-  if (data.size() != bytes) {
-    return absl::DataLossError(absl::StrCat("[Fetch] task ", name_, " sent ", data.size(),
+  if (received != bytes) {
+    return absl::DataLossError(absl::StrCat("[Fetch] task ", name_, " sent ", received,
                                             " bytes for a tensor of ", bytes, " bytes"));
   }
-  std::memcpy(dst, data.data(), bytes);
   return absl::OkStatus();
 }
 
-void TaskClient::release(uint64_t handle) {
-  proto::DeleteRequest request;
-  request.add_handles(handle);
-  proto::DeleteResponse response;
-  auto ctx = context(options_.rpc_timeout_ms, false);
-  (void)stub_->Delete(ctx.get(), request, &response);  // best effort, see the header
-}
+void TaskClient::release(uint64_t handle) { ops_->release(handle); }
 
 absl::StatusOr<MemoryStats> TaskClient::memory_info(int device) {
   proto::MemoryInfoRequest request;
   request.set_device(device);
   proto::MemoryInfoResponse r;
+  ops_->drain("get_memory_info");  // frees and ops sent before count; errors stay for later
   auto ctx = context(options_.rpc_timeout_ms, false);
   grpc::Status status = stub_->GetMemoryInfo(ctx.get(), request, &r);
   if (!status.ok()) return to_status(status, "get_memory_info", options_.rpc_timeout_ms);

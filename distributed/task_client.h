@@ -5,17 +5,34 @@
 //   unavailable: <gRPC's reason>".
 // A failed call leaves the channel usable: gRPC reconnects when the task is back.
 //
+// Note [Asynchronous remote ops]
+// As TensorFlow's eager client does, ops on a task are enqueued: the client picks the
+// result's handle, infers its shape and dtype locally, sends the op on one Enqueue stream
+// per task and returns without waiting. The task runs the stream's ops in order and
+// answers each. An op's error (or the task going away) is reported, with that op's name,
+// by the next enqueue or read (fetch) of any of the task's tensors (memory_info waits
+// for every op and free but leaves the error to those); the ops sent after the failing
+// one did not run, and their
+// tensors are NotFound. Frees ride on the next message; a read waits for the ops before
+// it, not for the frees. Tensors over kInlineBytes are sent and read in pieces on the
+// Bulk service (distributed/bulk_service.h), each call synchronous with a deadline.
+//
 // Thread safety: every method may be called from any thread.
 
 #include <grpcpp/grpcpp.h>
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "allocator/allocator.h"
+#include "core/dtype.h"
+#include "core/shape.h"
 #include "distributed/distributed.h"
+#include "distributed/op_stream.h"
 #include "distributed/worker.grpc.pb.h"
 
 namespace mt::distributed::internal {
@@ -23,6 +40,7 @@ namespace mt::distributed::internal {
 class TaskClient {
  public:
   TaskClient(std::string job, int task, std::string address, const config::ConnectOptions& options);
+  ~TaskClient();  // closes the op stream, after sending the frees still pending
 
   const std::string& job() const { return job_; }
   int task() const { return task_; }
@@ -33,12 +51,24 @@ class TaskClient {
   // Asks for the task's devices, waiting up to the connect timeout for it to come up.
   absl::StatusOr<proto::GetDevicesResponse> get_devices();
 
-  absl::StatusOr<proto::RunOpResponse> run_op(const proto::RunOpRequest& request, const char* op);
+  // Returns a handle for a new tensor on the task, unused by this client.
+  uint64_t new_handle() { return next_handle_.fetch_add(1); }
 
-  // Copies the `bytes` bytes of tensor `handle` into `dst`.
+  // Enqueues `request` (its handle set, see the Note); `deletes` are freed after it.
+  absl::Status enqueue(proto::RunOpRequest* request, const char* op,
+                       std::vector<uint64_t> deletes = {});
+
+  // Sends the `bytes` bytes at `data` as tensor `handle` of `dtype` and `shape` on device
+  // `device` of the task, in pieces; returns once the task has it.
+  absl::Status upload(uint64_t handle, int device, DType dtype, const Shape& shape,
+                      const void* data, size_t bytes, const char* op);
+
+  // Waits for the ops enqueued so far, then copies the `bytes` bytes of tensor `handle`
+  // into `dst`. An enqueued op's error comes back here.
   absl::Status fetch(uint64_t handle, void* dst, size_t bytes);
 
-  // Frees tensor `handle` on the task; best effort (a task that is gone freed it already).
+  // Frees tensor `handle` on the task after the ops enqueued before; best effort (a task
+  // that is gone freed it already).
   void release(uint64_t handle);
 
   absl::StatusOr<MemoryStats> memory_info(int device);
@@ -57,6 +87,8 @@ class TaskClient {
   config::ConnectOptions options_;
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<proto::Worker::Stub> stub_;
+  std::atomic<uint64_t> next_handle_;
+  std::unique_ptr<OpStream> ops_;  // declared last: closed before the stub goes
 };
 
 }  // namespace mt::distributed::internal

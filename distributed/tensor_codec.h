@@ -6,6 +6,9 @@
 //   MT_RETURN_IF_ERROR(encode_tensor(*t.impl(), &v));   // reads the tensor's bytes
 //   MT_ASSIGN_OR_RETURN(DecodedValue d, decode_value(v, "input 0"));
 
+#include <algorithm>
+#include <cstddef>
+
 #include "absl/status/statusor.h"
 #include "core/dtype.h"
 #include "core/shape.h"
@@ -14,6 +17,22 @@
 #include "runtime/tensor_impl.h"
 
 namespace mt::distributed::internal {
+
+// Tensors up to kInlineBytes travel inside an op's message; larger ones in raw pieces of
+// at most kChunkBytes on the Bulk service (Note [Tensor bytes on the wire]).
+inline constexpr size_t kInlineBytes = size_t{64} << 10;
+inline constexpr size_t kChunkBytes = size_t{4} << 20;
+
+// Returns the gRPC message limit for a tensor limit of `max_tensor_bytes`: room for one
+// piece of a large tensor even when tensors are limited below it (the limit on tensors is
+// then checked by the code that reads them).
+inline int grpc_message_limit(int64_t max_tensor_bytes) {
+  return static_cast<int>(std::max<int64_t>(max_tensor_bytes, 2 * kChunkBytes));
+}
+
+// HTTP/2 flow-control window of every stream: several pieces in flight, so that sending
+// a large tensor does not wait for the receiver's window updates piece by piece.
+inline constexpr int kStreamWindowBytes = 8 * kChunkBytes;
 
 // Writes `t`'s dtype, dims and bytes (read from its device, remote ones included).
 absl::Status encode_tensor(const mt::internal::TensorImpl& t, proto::TensorValue* out);

@@ -82,11 +82,34 @@ absl::StatusOr<Tensor> WorkerService::find(uint64_t handle, const char* op) {
   return it->second;
 }
 
-uint64_t WorkerService::keep(Tensor t) {
+absl::StatusOr<uint64_t> WorkerService::keep(Tensor t, uint64_t handle) {
   mt::internal::MutexLock lock(&mu_);
-  uint64_t handle = next_handle_++;
-  tensors_.emplace(handle, std::move(t));
+  if (handle == 0) handle = next_handle_++;
+  if (!tensors_.emplace(handle, std::move(t)).second) {
+    return absl::AlreadyExistsError(absl::StrCat("tensor handle ", handle, " is in use"));
+  }
   return handle;
+}
+
+absl::StatusOr<Tensor> WorkerService::find_to_send(uint64_t handle) {
+  MT_ASSIGN_OR_RETURN(Tensor t, find(handle, "Fetch"));
+  if (static_cast<int64_t>(t.impl()->bytes()) > max_message_bytes_) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("[Fetch] the tensor has ", t.impl()->bytes(),
+                     " bytes, more than the task's message limit of ", max_message_bytes_));
+  }
+  return t;
+}
+
+void WorkerService::drop(absl::Span<const uint64_t> handles) {
+  std::vector<Tensor> dropped;  // freed outside the lock
+  mt::internal::MutexLock lock(&mu_);
+  for (uint64_t handle : handles) {
+    auto it = tensors_.find(handle);
+    if (it == tensors_.end()) continue;  // already gone: deleting twice is harmless
+    dropped.push_back(std::move(it->second));
+    tensors_.erase(it);
+  }
 }
 
 absl::StatusOr<Tensor> WorkerService::run_op(const proto::RunOpRequest& request) {
@@ -101,6 +124,10 @@ absl::StatusOr<Tensor> WorkerService::run_op(const proto::RunOpRequest& request)
   if (is_source(op)) {
     std::string what = absl::StrCat("[", op_name(op), "] the source value");
     bool with_bytes = op == OpId::kEagerConst;  // Fill's value is an attribute
+    if (static_cast<int64_t>(request.source().data().size()) > max_message_bytes_) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          what, " is more than the task's message limit of ", max_message_bytes_, " bytes"));
+    }
     MT_ASSIGN_OR_RETURN(DecodedValue v, decode_value(request.source(), what.c_str(), with_bytes));
     const void* data = with_bytes ? request.source().data().data() : nullptr;
     return mt::internal::execute_source(op, v.dtype, v.shape, data, attrs);
@@ -110,6 +137,10 @@ absl::StatusOr<Tensor> WorkerService::run_op(const proto::RunOpRequest& request)
     const proto::Input& in = request.inputs(i);
     if (in.has_value()) {
       std::string what = absl::StrCat("[", op_name(op), "] input ", i);
+      if (static_cast<int64_t>(in.value().data().size()) > max_message_bytes_) {
+        return absl::ResourceExhaustedError(absl::StrCat(
+            what, " is more than the task's message limit of ", max_message_bytes_, " bytes"));
+      }
       MT_ASSIGN_OR_RETURN(DecodedValue v, decode_value(in.value(), what.c_str()));
       MT_ASSIGN_OR_RETURN(Tensor t,
                           mt::internal::execute_source(OpId::kEagerConst, v.dtype, v.shape,
@@ -131,32 +162,130 @@ grpc::Status WorkerService::RunOp(grpc::ServerContext*, const proto::RunOpReques
   if (!result.ok()) return to_grpc(result.status());
   response->set_dtype(static_cast<int>(result->dtype()));
   for (int64_t d : result->shape().dims()) response->add_dims(d);
-  response->set_handle(keep(*std::move(result)));
+  absl::StatusOr<uint64_t> handle = keep(*std::move(result), 0);
+  if (!handle.ok()) return to_grpc(handle.status());
+  response->set_handle(*handle);
   return grpc::Status::OK;
 }
 
 grpc::Status WorkerService::Fetch(grpc::ServerContext*, const proto::FetchRequest* request,
                                   proto::FetchResponse* response) {
-  absl::StatusOr<Tensor> t = find(request->handle(), "Fetch");
+  absl::StatusOr<Tensor> t = find_to_send(request->handle());
   if (!t.ok()) return to_grpc(t.status());
-  const mt::internal::TensorImpl& impl = *t->impl();
-  if (static_cast<int64_t>(impl.bytes()) > max_message_bytes_) {
-    return to_grpc(absl::ResourceExhaustedError(
-        absl::StrCat("[Fetch] the tensor has ", impl.bytes(),
-                     " bytes, more than the task's message limit of ", max_message_bytes_)));
-  }
-  return to_grpc(encode_tensor(impl, response->mutable_value()));
+  return to_grpc(encode_tensor(*t->impl(), response->mutable_value()));
 }
 
 grpc::Status WorkerService::Delete(grpc::ServerContext*, const proto::DeleteRequest* request,
                                    proto::DeleteResponse*) {
-  std::vector<Tensor> dropped;  // freed outside the lock
-  mt::internal::MutexLock lock(&mu_);
-  for (uint64_t handle : request->handles()) {
-    auto it = tensors_.find(handle);
-    if (it == tensors_.end()) continue;  // already gone: deleting twice is harmless
-    dropped.push_back(std::move(it->second));
-    tensors_.erase(it);
+  drop(request->handles());
+  return grpc::Status::OK;
+}
+
+// Note [Asynchronous remote ops] in distributed/task_client.h.
+grpc::Status WorkerService::Enqueue(
+    grpc::ServerContext*,
+    grpc::ServerReaderWriter<proto::EnqueueResponse, proto::EnqueueRequest>* stream) {
+  proto::EnqueueRequest request;
+  proto::EnqueueResponse response;
+  while (stream->Read(&request)) {
+    absl::Status status;
+    if (request.has_op()) {
+      absl::StatusOr<Tensor> result =
+          request.op().handle() != 0 ? run_op(request.op())
+                                     : absl::InvalidArgumentError("[Enqueue] an op needs a handle");
+      status =
+          result.ok() ? keep(*std::move(result), request.op().handle()).status() : result.status();
+    }
+    drop(request.deletes());
+    response.Clear();
+    if (status.ok() && request.fetch() != 0) {
+      absl::StatusOr<Tensor> t = find_to_send(request.fetch());
+      status = t.ok() ? encode_tensor(*t->impl(), response.mutable_value()) : t.status();
+    }
+    if (!status.ok()) return to_grpc(status);  // ends the stream: later ops do not run
+    response.set_seq(request.seq());
+    if (!stream->Write(response)) break;  // the client went away
+  }
+  return grpc::Status::OK;
+}
+
+absl::StatusOr<Tensor> WorkerService::start_upload(const grpc::ByteBuffer& first,
+                                                   uint64_t* handle) {
+  MT_ASSIGN_OR_RETURN(Runtime * rt, Context::get().runtime());
+  std::vector<grpc::Slice> slices;
+  std::string bytes;
+  if (first.Dump(&slices).ok()) {
+    for (const grpc::Slice& s : slices)
+      bytes.append(reinterpret_cast<const char*>(s.begin()), s.size());
+  }
+  proto::UploadRequest header;
+  if (!header.ParseFromString(bytes)) {
+    return absl::InvalidArgumentError("[Upload] the first message is not an UploadRequest");
+  }
+  MT_ASSIGN_OR_RETURN(Device * device, local_device(*rt, header.device(), "Upload"));
+  MT_ASSIGN_OR_RETURN(DecodedValue v, decode_value(header.value(), "[Upload] the value", false));
+  int64_t size = v.shape.num_elements() * static_cast<int64_t>(dtype_size(v.dtype));
+  if (size > max_message_bytes_) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "[Upload] a tensor of ", size, " bytes is more than the task's message limit of ",
+        max_message_bytes_, " bytes"));
+  }
+  if (header.handle() == 0) return absl::InvalidArgumentError("[Upload] a tensor needs a handle");
+  *handle = header.handle();
+  MT_ASSIGN_OR_RETURN(mt::internal::TensorImpl * impl,
+                      mt::internal::allocate_tensor(*device, v.dtype, std::move(v.shape)));
+  return Tensor(impl);
+}
+
+grpc::Status WorkerService::receive_upload(grpc::ServerReader<grpc::ByteBuffer>* reader) {
+  grpc::ByteBuffer piece;
+  if (!reader->Read(&piece)) return to_grpc(absl::InvalidArgumentError("[Upload] no value"));
+  uint64_t handle = 0;
+  absl::StatusOr<Tensor> t = start_upload(piece, &handle);
+  if (!t.ok()) return to_grpc(t.status());
+  mt::internal::TensorImpl& impl = *t->impl();
+  char* dst = static_cast<char*>(impl.data);
+  size_t received = 0;
+  std::vector<grpc::Slice> slices;
+  while (reader->Read(&piece)) {
+    if (piece.Length() > impl.bytes() - received) {
+      return to_grpc(absl::InvalidArgumentError(absl::StrCat(
+          "[Upload] the value declares shape ", impl.shape.to_string(), " of ",
+          dtype_name(impl.dtype), " (", impl.bytes(), " bytes) but carries more than that")));
+    }
+    if (!piece.Dump(&slices).ok()) return to_grpc(absl::DataLossError("[Upload] unreadable piece"));
+    for (const grpc::Slice& s : slices) {
+      absl::Status copied = impl.device->copy_from_host(dst + received, s.begin(), s.size());
+      if (!copied.ok()) return to_grpc(copied);
+      received += s.size();
+    }
+  }
+  if (received != impl.bytes()) {
+    return to_grpc(absl::InvalidArgumentError(absl::StrCat(
+        "[Upload] the value declares shape ", impl.shape.to_string(), " of ",
+        dtype_name(impl.dtype), " (", impl.bytes(), " bytes) but carries ", received, " bytes")));
+  }
+  return to_grpc(keep(*std::move(t), handle).status());
+}
+
+grpc::Status WorkerService::send_pieces(const proto::FetchRequest& request,
+                                        grpc::ServerWriter<grpc::ByteBuffer>* writer) {
+  absl::StatusOr<Tensor> t = find_to_send(request.handle());
+  if (!t.ok()) return to_grpc(t.status());
+  const mt::internal::TensorImpl& impl = *t->impl();
+  const char* src = static_cast<const char*>(impl.data);
+  std::string staging;  // for a device whose memory is not this process's host memory
+  if (impl.device->type() != DeviceType::kCPU && impl.bytes() > 0) {
+    staging.resize(impl.bytes());
+    absl::Status s = impl.device->copy_to_host(staging.data(), impl.data, impl.bytes());
+    if (!s.ok()) return to_grpc(s);
+    src = staging.data();
+  }
+  // The pieces point into the tensor, which `t` holds until the call is over.
+  for (size_t offset = 0; offset < impl.bytes(); offset += kChunkBytes) {
+    size_t n = std::min(kChunkBytes, impl.bytes() - offset);
+    grpc::Slice slice(const_cast<char*>(src + offset), n, grpc::Slice::STATIC_SLICE);
+    if (!writer->Write(grpc::ByteBuffer(&slice, 1))) break;  // the client went away
   }
   return grpc::Status::OK;
 }

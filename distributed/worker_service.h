@@ -9,6 +9,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "core/mutex.h"
 #include "distributed/worker.grpc.pb.h"
 #include "kernels/kernel_registry.h"
@@ -18,7 +19,7 @@ namespace mt::distributed::internal {
 
 class WorkerService final : public proto::Worker::Service {
  public:
-  // Fetch refuses tensors larger than `max_message_bytes`.
+  // Refuses tensors larger than `max_message_bytes`, both ways.
   explicit WorkerService(int64_t max_message_bytes);
 
   grpc::Status GetDevices(grpc::ServerContext*, const proto::GetDevicesRequest*,
@@ -27,10 +28,18 @@ class WorkerService final : public proto::Worker::Service {
                      proto::RunOpResponse* response) override;
   grpc::Status Fetch(grpc::ServerContext*, const proto::FetchRequest* request,
                      proto::FetchResponse* response) override;
+  grpc::Status Enqueue(
+      grpc::ServerContext*,
+      grpc::ServerReaderWriter<proto::EnqueueResponse, proto::EnqueueRequest>* stream) override;
   grpc::Status Delete(grpc::ServerContext*, const proto::DeleteRequest* request,
                       proto::DeleteResponse*) override;
   grpc::Status GetMemoryInfo(grpc::ServerContext*, const proto::MemoryInfoRequest* request,
                              proto::MemoryInfoResponse* response) override;
+
+  // The Bulk service's methods (Note [Tensor bytes on the wire] in bulk_service.h).
+  grpc::Status receive_upload(grpc::ServerReader<grpc::ByteBuffer>* reader);
+  grpc::Status send_pieces(const proto::FetchRequest& request,
+                           grpc::ServerWriter<grpc::ByteBuffer>* writer);
 
   // Drops every tensor still held (the server is stopping).
   void clear();
@@ -38,7 +47,14 @@ class WorkerService final : public proto::Worker::Service {
  private:
   absl::StatusOr<Tensor> run_op(const proto::RunOpRequest& request);
   absl::StatusOr<Tensor> find(uint64_t handle, const char* op);
-  uint64_t keep(Tensor t);
+  // Returns the tensor `handle` when it is small enough to send (Fetch, Bulk's Fetch).
+  absl::StatusOr<Tensor> find_to_send(uint64_t handle);
+  // Keeps `t` under `handle` (0: a new one) and returns the handle; AlreadyExists when
+  // the client chose a handle in use.
+  absl::StatusOr<uint64_t> keep(Tensor t, uint64_t handle);
+  // Allocates the tensor an Upload's first message describes.
+  absl::StatusOr<Tensor> start_upload(const grpc::ByteBuffer& first, uint64_t* handle);
+  void drop(absl::Span<const uint64_t> handles);
 
   int64_t max_message_bytes_;
   KernelRegistry registry_;  // the kernels this process has, as its runtime registers them

@@ -1,7 +1,9 @@
 // Remote eager over loopback: one worker task forked at start, this process the client.
-// Compare with tf_remote_benchmark.py (TensorFlow's own remote eager, same measurements):
-//   BM_RemoteAdd         1-element add on the task, the result left there
-//   BM_RemoteAddAndRead  the same, then the result read back
+// Compare with tf_remote_benchmark.py (TensorFlow's own remote eager, same measurements;
+// bench/distributed/compare.sh runs both, in alternating rounds):
+//   BM_RemoteAdd         1-element add on the task, the result left there: the time to
+//                        enqueue it, as both runtimes return a remote handle at once
+//   BM_RemoteAddAndRead  the same, then the result read back (waits for the add)
 //   BM_RoundTrip64MiB    a 64 MiB tensor sent to the task and read back
 #include <signal.h>
 #include <sys/wait.h>

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <thread>
 
+#include "distributed/bulk_service.h"
 #include "distributed/worker.grpc.pb.h"
 #include "gmock/gmock.h"
 #include "tests/distributed/distributed_fixture.h"
@@ -37,12 +38,14 @@ TEST_F(FailuresTest, KilledWorkerIsUnavailableAndComesBack) {
     DeviceScope scope(task);
     before = constant({1.f, 2.f});
   }
+  before.to_vector<float>();  // ran on the task before it goes
   worker.kill();
   Tensor local = constant({3.f});
   {
     DeviceScope scope(task);
-    Error e = expect_error([&] { before + before; });
-    EXPECT_EQ(e.code(), absl::StatusCode::kUnavailable);
+    // Enqueued: the error comes with the op, or at the read, naming the op either way.
+    Error e = expect_error([&] { (before + before).to_vector<float>(); });
+    EXPECT_EQ(e.code(), absl::StatusCode::kUnavailable) << e.what();
     EXPECT_THAT(e.what(),
                 HasSubstr("[AddV2] task " + task + " at " + spec["worker"][0] + " is unavailable"));
   }
@@ -59,9 +62,50 @@ TEST_F(FailuresTest, KilledWorkerIsUnavailableAndComesBack) {
     }
   }
   EXPECT_EQ(sum, std::vector<float>{6.f});
-  Error lost = expect_error([&] { before + before; });  // its tensors died with the task
+  // Its tensors died with the task.
+  Error lost = expect_error([&] { (before + before).to_vector<float>(); });
   EXPECT_EQ(lost.code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(lost.what(), HasSubstr("[AddV2] tensor handle"));
   EXPECT_THAT(lost.what(), HasSubstr("is not on this task (freed, or the task restarted)"));
+}
+
+TEST_F(FailuresTest, WorkerKilledWithOpsQueuedIsUnavailable) {
+  distributed::ClusterSpec spec = testing::loopback_workers(1);
+  WorkerProcess worker;
+  worker.start(spec, 0);
+  config::experimental_connect_to_cluster(spec, "localhost", 0, quick());
+  DeviceScope scope("/job:worker/task:0");
+  Tensor x = ones({256, 256});
+  Error e = expect_error([&] {
+    for (int i = 0; i < 200; ++i) {
+      x = matmul(x, x);
+      if (i == 20) worker.kill();
+    }
+    x.to_vector<float>();
+  });
+  EXPECT_EQ(e.code(), absl::StatusCode::kUnavailable) << e.what();
+  EXPECT_THAT(e.what(), HasSubstr("task /job:worker/replica:0/task:0 at " + spec["worker"][0] +
+                                  " is unavailable"));
+}
+
+TEST_F(FailuresTest, StoppedWorkerIsDeadlineExceededNotAHang) {
+  distributed::ClusterSpec spec = testing::loopback_workers(1);
+  WorkerProcess worker;
+  worker.start(spec, 0);
+  config::ConnectOptions options = quick();
+  options.rpc_timeout_ms = 500;
+  config::experimental_connect_to_cluster(spec, "localhost", 0, options);
+  DeviceScope scope("/job:worker/task:0");
+  Tensor x = constant({1.f});
+  x.to_vector<float>();
+  worker.signal(SIGSTOP);  // alive, but answers nothing
+  Error e = expect_error([&] { (x + x).to_vector<float>(); });
+  EXPECT_EQ(e.code(), absl::StatusCode::kDeadlineExceeded) << e.what();
+  // Named by the op waited for: AddV2, or Fetch if the task ran AddV2 before it stopped.
+  EXPECT_THAT(e.what(), HasSubstr("] task /job:worker/replica:0/task:0 at " + spec["worker"][0] +
+                                  " did not answer within 500 ms"));
+  worker.signal(SIGCONT);
+  EXPECT_EQ((x + x).to_vector<float>(), std::vector<float>{2.f});  // a new stream works
 }
 
 TEST_F(FailuresTest, UnreachableTaskIsUnavailableAtConnect) {
@@ -223,6 +267,43 @@ TEST_F(WorkerServiceTest, RefusesBytesThatDisagreeWithTheShape) {
   EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_THAT(s.error_message(), HasSubstr("[_EagerConst] the source value declares shape "
                                            "(2, 2) of float32 (16 bytes) but carries 12 bytes"));
+}
+
+TEST_F(WorkerServiceTest, RefusesUploadsWhoseBytesDisagreeWithTheShape) {
+  auto channel = grpc::CreateChannel(spec_["worker"][0], grpc::InsecureChannelCredentials());
+  distributed::proto::UploadRequest header;
+  header.set_handle(77);
+  header.mutable_value()->add_dims(2);
+  header.mutable_value()->add_dims(2);
+  for (size_t carried : {12, 20}) {
+    grpc::ClientContext ctx;
+    ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+    std::string bytes(carried, '\0');
+    std::vector<std::string_view> pieces = {std::string_view(bytes).substr(0, 8),
+                                            std::string_view(bytes).substr(8)};
+    grpc::Status s = distributed::internal::upload_pieces(channel.get(), &ctx, header, pieces);
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    EXPECT_THAT(s.error_message(),
+                HasSubstr("[Upload] the value declares shape (2, 2) of float32 (16 bytes) but "
+                          "carries " +
+                          std::string(carried == 12 ? "12 bytes" : "more than that")));
+  }
+}
+
+TEST_F(WorkerServiceTest, RefusesEnqueuedOpsWithoutAHandle) {
+  grpc::ClientContext ctx;
+  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+  auto stream = stub_->Enqueue(&ctx);
+  distributed::proto::EnqueueRequest request;
+  request.set_seq(1);
+  request.mutable_op()->set_op(static_cast<int>(OpId::kFill));
+  stream->Write(request);
+  stream->WritesDone();
+  distributed::proto::EnqueueResponse response;
+  EXPECT_FALSE(stream->Read(&response));
+  grpc::Status s = stream->Finish();
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(s.error_message(), HasSubstr("[Enqueue] an op needs a handle"));
 }
 
 TEST_F(WorkerServiceTest, RefusesMalformedRequests) {

@@ -40,5 +40,34 @@ TEST_F(RemoteGpuTest, RunsMatMulOnTask1Gpu0) {
   EXPECT_THAT(names, Contains("/job:worker/replica:0/task:0/device:GPU:0"));
 }
 
+// A large tensor goes up in pieces into the task's GPU memory and comes back through a
+// host staging buffer there (Note [Tensor bytes on the wire] in bulk_service.h).
+TEST_F(RemoteGpuTest, SendsALargeTensorToTask1Gpu0AndBack) {
+  distributed::ClusterSpec spec = testing::loopback_workers(2);
+  testing::WorkerProcess workers[2];
+  for (int i = 0; i < 2; ++i) workers[i].start(spec, i, {}, /*gpus=*/true);
+  config::experimental_connect_to_cluster(spec);
+  const std::string gpu = "/job:worker/replica:0/task:1/device:GPU:0";
+  std::vector<std::string> names;
+  for (const LogicalDevice& d : config::list_logical_devices()) names.push_back(d.name);
+  if (std::find(names.begin(), names.end(), gpu) == names.end()) {
+    GTEST_SKIP() << "task 1 has no GPU";
+  }
+  const int64_t n = (int64_t{5} << 20) / 4 + 3;  // two pieces, the last one short
+  std::vector<float> values(n);                  // whole numbers below 2^24: doubling them is exact
+  for (int64_t i = 0; i < n; ++i) values[i] = static_cast<float>(i % 1000003) - 500000.f;
+  Tensor local = constant(values, {n});
+  Tensor remote, doubled;
+  {
+    DeviceScope scope(gpu);
+    remote = identity(local);
+    doubled = remote + remote;
+  }
+  EXPECT_EQ(remote.device(), gpu);
+  EXPECT_EQ(remote.to_vector<float>(), values);
+  std::vector<float> back = doubled.to_vector<float>();
+  for (int64_t i = 0; i < n; ++i) ASSERT_EQ(back[i], 2 * values[i]) << i;
+}
+
 }  // namespace
 }  // namespace mt

@@ -91,6 +91,11 @@ class WorkerProcess {
     ASSERT_NE(said.find("mt-server: serving"), std::string::npos) << "mt-server said: " << said;
   }
 
+  // Sends `signal` (SIGSTOP, SIGCONT) to the worker.
+  void signal(int signal) {
+    if (pid_ > 0) ::kill(pid_, signal);
+  }
+
   void kill() {
     if (pid_ <= 0) return;
     ::kill(pid_, SIGKILL);

@@ -1,0 +1,81 @@
+#include "distributed/bulk_service.h"
+
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "distributed/worker_service.h"
+
+namespace mt::distributed::internal {
+namespace {
+
+using grpc::internal::RpcMethod;
+
+constexpr char kUpload[] = "/mt.distributed.proto.Bulk/Upload";
+constexpr char kFetch[] = "/mt.distributed.proto.Bulk/Fetch";
+
+// Returns a buffer that points at `bytes` without copying them.
+grpc::ByteBuffer view(std::string_view bytes) {
+  grpc::Slice slice(const_cast<char*>(bytes.data()), bytes.size(), grpc::Slice::STATIC_SLICE);
+  return grpc::ByteBuffer(&slice, 1);
+}
+
+}  // namespace
+
+BulkService::BulkService(WorkerService* worker) {
+  AddMethod(new grpc::internal::RpcServiceMethod(
+      kUpload, RpcMethod::CLIENT_STREAMING,
+      new grpc::internal::ClientStreamingHandler<WorkerService, grpc::ByteBuffer,
+                                                 proto::UploadResponse>(
+          [](WorkerService* service, grpc::ServerContext*,
+             grpc::ServerReader<grpc::ByteBuffer>* reader,
+             proto::UploadResponse*) { return service->receive_upload(reader); },
+          worker)));
+  AddMethod(new grpc::internal::RpcServiceMethod(
+      kFetch, RpcMethod::SERVER_STREAMING,
+      new grpc::internal::ServerStreamingHandler<WorkerService, proto::FetchRequest,
+                                                 grpc::ByteBuffer>(
+          [](WorkerService* service, grpc::ServerContext*, const proto::FetchRequest* request,
+             grpc::ServerWriter<grpc::ByteBuffer>* writer) {
+            return service->send_pieces(*request, writer);
+          },
+          worker)));
+}
+
+grpc::Status upload_pieces(grpc::Channel* channel, grpc::ClientContext* context,
+                           const proto::UploadRequest& header,
+                           absl::Span<const std::string_view> pieces) {
+  proto::UploadResponse response;
+  std::unique_ptr<grpc::ClientWriter<grpc::ByteBuffer>> writer(
+      grpc::internal::ClientWriterFactory<grpc::ByteBuffer>::Create(
+          channel, RpcMethod(kUpload, RpcMethod::CLIENT_STREAMING), context, &response));
+  std::string first = header.SerializeAsString();
+  bool open = writer->Write(view(first));
+  for (size_t i = 0; open && i < pieces.size(); ++i) open = writer->Write(view(pieces[i]));
+  writer->WritesDone();
+  return writer->Finish();  // when a write failed, the task's reason
+}
+
+grpc::Status fetch_pieces(grpc::Channel* channel, grpc::ClientContext* context, uint64_t handle,
+                          char* dst, size_t bytes, size_t* received) {
+  proto::FetchRequest request;
+  request.set_handle(handle);
+  std::unique_ptr<grpc::ClientReader<grpc::ByteBuffer>> reader(
+      grpc::internal::ClientReaderFactory<grpc::ByteBuffer>::Create(
+          channel, RpcMethod(kFetch, RpcMethod::SERVER_STREAMING), context, request));
+  *received = 0;
+  grpc::ByteBuffer piece;
+  std::vector<grpc::Slice> slices;
+  while (reader->Read(&piece)) {
+    if (!piece.Dump(&slices).ok()) continue;
+    for (const grpc::Slice& s : slices) {
+      if (*received + s.size() <= bytes) {  // more than `bytes` is counted, not copied
+        std::memcpy(dst + *received, s.begin(), s.size());
+      }
+      *received += s.size();
+    }
+  }
+  return reader->Finish();
+}
+
+}  // namespace mt::distributed::internal
