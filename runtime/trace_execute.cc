@@ -52,7 +52,7 @@ absl::StatusOr<Tensor> traced_copy(const Tensor& t, Device& device, int index) {
 }
 
 // Runs the kernel between two timing marks and records the op as `e`.
-absl::StatusOr<Tensor> traced_kernel(TraceEvent e, TraceDetails& details, Device& device,
+absl::StatusOr<Tensor> traced_kernel(TraceEvent& e, TraceDetails& details, Device& device,
                                      KernelFn kernel, OutputMeta out,
                                      absl::Span<const TensorArg> args, const OpAttrs& attrs) {
   e.mark_begin = device.record_mark();

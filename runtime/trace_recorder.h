@@ -99,9 +99,9 @@ struct TraceDetails {
   }
 };
 
-// Appends `event` and its details to the running recording (drops it when none runs), in
-// one lock.
-void trace_record(TraceEvent event, const TraceDetails& details);
+// Appends `event` (completing its table indices and counters) and its details to the
+// running recording (drops it when none runs), in one lock.
+void trace_record(TraceEvent& event, const TraceDetails& details);
 
 // Returns what trace_record knows of the in-use block at `data`; false when nothing.
 bool trace_lookup_allocation(uintptr_t data, MemoryChunk* chunk);
