@@ -86,7 +86,9 @@ absl::StatusOr<Tensor> execute_traced(OpId op, absl::Span<const Tensor* const> i
       return absl::InvalidArgumentError(
           absl::StrCat("[", op_name(op), "] input ", i, " is an empty tensor"));
     }
-    metas.push_back(TensorMeta{&impl->shape, impl->dtype});
+    TensorMeta& meta = metas.emplace_back();  // field by field: Note [Writing ahead]
+    meta.shape = &impl->shape;
+    meta.dtype = impl->dtype;
   }
   DType key = metas.empty() ? DType::kFloat32 : metas[0].dtype;
   MT_ASSIGN_OR_RETURN(Placement p, place(ctx, *rt, op, key));
