@@ -27,6 +27,13 @@ struct MemoryStats {
   double fragmentation = 0;        // 1 - largest_free_block / free bytes (0 when none free)
 };
 
+// The two figures of MemoryStats that change with every allocation, for readers that want
+// them often (a trace records them after every op).
+struct MemoryUsage {
+  int64_t bytes_in_use = 0;
+  int64_t bytes_reserved = 0;
+};
+
 // Something a freed block must wait for before it can be reused: an event recorded on
 // another stream, say. `query` returns true once it has completed; `release` frees it.
 // Kept CUDA-free so that allocator/ headers name no CUDA type.
@@ -72,6 +79,12 @@ class Allocator {
 
   // Returns the current accounting.
   virtual MemoryStats stats() const = 0;
+
+  // Returns stats()'s bytes in use and reserved; a pool may read them more cheaply.
+  virtual MemoryUsage usage() const {
+    const MemoryStats s = stats();
+    return {s.bytes_in_use, s.bytes_reserved};
+  }
 
   // Sets the peak to the current bytes in use.
   virtual void reset_peak() = 0;

@@ -264,6 +264,14 @@ MemoryStats BFCAllocator::stats() const {
   return s;
 }
 
+MemoryUsage BFCAllocator::usage() const {
+  if (num_pending_.load(std::memory_order_relaxed) != 0) {
+    const_cast<BFCAllocator*>(this)->poll_pending(/*wait=*/true);
+  }
+  const int64_t bound = arena_high_.load(std::memory_order_relaxed);
+  return {std::min(shards_.in_use(), bound), reserved_.load(std::memory_order_relaxed)};
+}
+
 void BFCAllocator::reset_peak() {
   if (num_pending_.load(std::memory_order_relaxed) != 0) poll_pending(/*wait=*/true);
   MutexLock lock(&mu_);

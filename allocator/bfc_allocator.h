@@ -38,7 +38,7 @@
 // sub-allocator refuses a region, the pool asks again for 10% less, down to the request
 // itself, before failing.
 //
-// stats(), regions(), reset_peak() and release_unused() first free the blocks whose
+// stats(), usage(), regions(), reset_peak() and release_unused() first free the blocks whose
 // deallocate_after use has completed (Note [Completed pending frees] in bfc_allocator.cc).
 //
 // Out of memory, allocate() empties every thread's cache and the central lists back into
@@ -88,6 +88,7 @@ class BFCAllocator final : public Allocator {
   void deallocate(void* ptr) override;
   void deallocate_after(void* ptr, PendingUse use) override;
   MemoryStats stats() const override;
+  MemoryUsage usage() const override;  // stats() without the sums it does not need
   void reset_peak() override;
   int64_t release_unused() override;
   std::vector<RegionInfo> regions() const override;  // central-list blocks read as kCached

@@ -1,8 +1,12 @@
 // The per-op overheads of the eager path, each beside a baseline measured in the same run:
 // a cached placement decision, a device-scope push and pop, and mt::add of two 1-element
-// float tensors end to end (with no trace recording, and while one records) next to a
-// direct call of the same CPU kernel.
+// float tensors end to end (with no trace recording, while one records, and the two
+// alternated in batches for recording's cost per op) next to a direct call of the same
+// CPU kernel.
 #include <benchmark/benchmark.h>
+#include <time.h>
+
+#include <cstdint>
 
 #include "kernels/kernel_registry.h"
 #include "runtime/execute.h"
@@ -88,6 +92,47 @@ void BM_AddScalarTensors_EndToEnd_Recording(benchmark::State& state) {
   trace::stop();
 }
 BENCHMARK(BM_AddScalarTensors_EndToEnd_Recording);
+
+// Returns the CPU time this thread has used, in nanoseconds: the machine may be shared, and
+// other processes' time must not count.
+int64_t thread_cpu_ns() {
+  timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return int64_t{t.tv_sec} * 1000000000 + t.tv_nsec;
+}
+
+// Returns the thread CPU time of `n` end-to-end adds, in nanoseconds.
+int64_t time_adds(const Tensor& a, const Tensor& b, int n) {
+  const int64_t begin = thread_cpu_ns();
+  for (int i = 0; i < n; ++i) {
+    Tensor c = add(a, b);
+    benchmark::DoNotOptimize(c.impl());
+  }
+  return thread_cpu_ns() - begin;
+}
+
+// What recording costs per op: batches of 2^16 adds with no recording and while one records,
+// alternated so that both meet the same machine, each timed by the thread's CPU clock
+// (start() and stop() fall between the batches, untimed). Counters: ns per op off and on,
+// and their difference.
+void BM_AddScalarTensors_RecordingOverhead(benchmark::State& state) {
+  constexpr int kBatch = 1 << 16;
+  DeviceScope cpu("/CPU:0");
+  Tensor a = constant({1.f});
+  Tensor b = constant({2.f});
+  int64_t off_ns = 0, on_ns = 0, ops = 0;
+  for (auto _ : state) {
+    off_ns += time_adds(a, b, kBatch);
+    trace::start();
+    on_ns += time_adds(a, b, kBatch);
+    trace::stop();
+    ops += kBatch;
+  }
+  state.counters["off_ns"] = static_cast<double>(off_ns) / ops;
+  state.counters["on_ns"] = static_cast<double>(on_ns) / ops;
+  state.counters["overhead_ns"] = static_cast<double>(on_ns - off_ns) / ops;
+}
+BENCHMARK(BM_AddScalarTensors_RecordingOverhead)->Unit(benchmark::kMillisecond);
 
 // Baseline: the same CPU kernel called directly on preallocated buffers.
 void BM_Baseline_AddKernelDirect(benchmark::State& state) {

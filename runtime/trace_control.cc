@@ -65,6 +65,7 @@ void clear_recording(TraceState& s) {
   s.texts.clear();
   s.dropped = 0;
   s.allocations.clear();
+  s.indexed = 0;
 }
 
 }  // namespace
@@ -107,6 +108,8 @@ void start() {
   MutexLock lock(&s.mu);
   s.rt = rt;
   s.start_ns = internal::trace_now_ns();
+  s.start_ticks = internal::trace_ticks();
+  s.in_ns = false;
   s.peak.clear();
   for (const MemorySnapshot& snapshot : snapshots) s.peak.push_back(snapshot.totals.current);
   s.peak_snapshots = std::move(snapshots);
@@ -114,7 +117,7 @@ void start() {
   s.ref_ns = std::move(ref_ns);
   internal::TraceEvent config;
   config.kind = internal::TraceEvent::Kind::kConfig;
-  config.ts_ns = s.start_ns;
+  config.ts_ns = s.start_ticks;
   config.text = 0;
   s.texts.push_back(internal::configuration_json(*rt));
   s.events.push_back(config);
@@ -137,6 +140,9 @@ void stop() {
   }
   for (int i = 0; i < rt->num_devices(); ++i) (void)rt->device(i).synchronize();
   MutexLock lock(&s.mu);
+  const internal::TickScale scale = internal::TickScale::of(s);
+  for (internal::TraceEvent& e : s.events) e = scale.apply(e);
+  s.in_ns = true;
   internal::resolve_marks(s);
 }
 

@@ -23,7 +23,7 @@ TraceEvent begin_op(OpId op, DType dtype, const Placement& p, TraceDetails* deta
   e.device = p.device;
   e.mark_device = p.device;
   if (p.reason != PlacementReason::kDefault) details->requested = &scope_stack().top()->spec;
-  e.ts_ns = trace_now_ns();
+  e.ts_ns = trace_ticks();
   return e;
 }
 
@@ -41,36 +41,30 @@ absl::StatusOr<Tensor> traced_copy(const Tensor& t, Device& device, int index) {
   TraceDetails details;
   details.add_shape(src->shape);
   e.num_shapes = 1;
-  e.ts_ns = trace_now_ns();
+  e.ts_ns = trace_ticks();
   e.mark_begin = marks.record_mark();
   absl::StatusOr<Tensor> copy = copy_to(t, device);
   e.mark_end = e.mark_begin == nullptr ? nullptr : marks.record_mark();
-  e.dur_ns = trace_now_ns() - e.ts_ns;
-  if (copy.ok()) {
-    details.data = copy->impl()->data;
-    details.label = "copy";
-    details.data_shape = &copy->impl()->shape;
-  }
+  e.dur_ns = trace_ticks() - e.ts_ns;
+  if (copy.ok()) e.data = copy->impl()->data;
   trace_record(e, details);
   return copy;
 }
 
 // Runs the kernel between two timing marks and records the op as `e`.
-absl::StatusOr<Tensor> traced_kernel(TraceEvent e, TraceDetails& details, Device& device,
+absl::StatusOr<Tensor> traced_kernel(TraceEvent& e, TraceDetails& details, Device& device,
                                      KernelFn kernel, OutputMeta out,
                                      absl::Span<const TensorArg> args, const OpAttrs& attrs) {
   e.mark_begin = device.record_mark();
   absl::StatusOr<Tensor> result = run_kernel(device, kernel, std::move(out), args, attrs);
   e.mark_end = e.mark_begin == nullptr ? nullptr : device.record_mark();
-  e.dur_ns = trace_now_ns() - e.ts_ns;
+  e.dur_ns = trace_ticks() - e.ts_ns;
   e.num_shapes += 1;
   if (result.ok()) {
     const TensorImpl* impl = result->impl();
     e.bytes += static_cast<int64_t>(impl->bytes());
     details.add_shape(impl->shape);
-    details.data = impl->data;
-    details.label = op_name(e.op);
-    details.data_shape = &impl->shape;
+    e.data = impl->data;
   } else {
     details.add_shape(Shape());  // no output
   }
@@ -92,7 +86,9 @@ absl::StatusOr<Tensor> execute_traced(OpId op, absl::Span<const Tensor* const> i
       return absl::InvalidArgumentError(
           absl::StrCat("[", op_name(op), "] input ", i, " is an empty tensor"));
     }
-    metas.push_back(TensorMeta{&impl->shape, impl->dtype});
+    TensorMeta& meta = metas.emplace_back();  // field by field: Note [Writing ahead]
+    meta.shape = &impl->shape;
+    meta.dtype = impl->dtype;
   }
   DType key = metas.empty() ? DType::kFloat32 : metas[0].dtype;
   MT_ASSIGN_OR_RETURN(Placement p, place(ctx, *rt, op, key));
@@ -118,7 +114,7 @@ absl::StatusOr<Tensor> execute_traced(OpId op, absl::Span<const Tensor* const> i
     args.push_back(TensorArg{impl->data, &impl->shape, impl->dtype});
   }
   if (op == OpId::kIdentity && !copies.empty()) {
-    e.dur_ns = trace_now_ns() - e.ts_ns;
+    e.dur_ns = trace_ticks() - e.ts_ns;
     e.num_shapes += 1;
     details.add_shape(copies[0].impl()->shape);
     details.pool = &device;

@@ -126,7 +126,9 @@ std::string trace_json(TraceState& s) {
   std::string out = "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[";
   if (s.rt != nullptr) {
     append_metadata(&out, *s.rt);
-    for (const TraceEvent& e : s.events) {
+    const TickScale scale = TickScale::of(s);
+    for (const TraceEvent& ticks : s.events) {
+      const TraceEvent e = scale.apply(ticks);
       out.append(",\n");
       append_event(&out, e, s);
       if (e.has_counter) {

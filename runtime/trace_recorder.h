@@ -35,8 +35,30 @@ inline std::atomic<bool> g_tracing{false};
 
 inline bool tracing() { return __builtin_expect(g_tracing.load(std::memory_order_relaxed), 0); }
 
+// Note [Ticks]
+// Events take their host times from trace_ticks(): the time-stamp counter on x86-64 (a few
+// nanoseconds to read, where the steady clock's call costs tens), steady-clock nanoseconds
+// elsewhere. start() and stop() read both clocks; stop() turns every event's ticks into
+// steady-clock nanoseconds by the line through those two points, and a reader of a running
+// recording uses the line through start() and now (TickScale).
+
 // Returns the host clock in nanoseconds (steady).
 int64_t trace_now_ns();
+
+// Returns the host clock in ticks (Note [Ticks]).
+inline int64_t trace_ticks() {
+#if defined(__x86_64__)
+  return static_cast<int64_t>(__builtin_ia32_rdtsc());
+#else
+  return trace_now_ns();
+#endif
+}
+
+// Note [Allocation map]
+// Snapshots label each block in use with the op (or copy) that allocated it. Recording an
+// event only stores the block's address in it; trace_lookup_allocation() indexes the events
+// recorded since its last call (address -> event) before it looks up, so the op path never
+// touches a hash map and each event is indexed at most once.
 
 // One recorded event. Trivially copyable and small (about 100 bytes), so that recording
 // costs a copy; shapes, the requested spec and texts live in TraceState's side tables.
@@ -55,10 +77,11 @@ struct TraceEvent {
   int device = 0;            // the op's, or the copy's destination
   int src_device = 0;        // a copy's source
   int mark_device = 0;       // the device whose stream holds the marks
-  int64_t ts_ns = 0;         // host clock; rebased to the recording's start when written
+  int64_t ts_ns = 0;         // host ticks until stop() (Note [Ticks]), then steady-clock ns
   int64_t dur_ns = 0;
   int64_t bytes = 0;  // allocated by the op (output and copies), or copied
   int64_t in_use = 0, reserved = 0;
+  const void* data = nullptr;  // the block it allocated (its last shape); Note [Allocation map]
   void* mark_begin = nullptr;  // Note [Device time]
   void* mark_end = nullptr;
 };
@@ -68,10 +91,7 @@ struct TraceDetails {
   absl::InlinedVector<int64_t, 16> shapes;  // per shape: its rank, then its dims
   const DeviceSpec* requested = nullptr;
   std::string text;
-  Device* pool = nullptr;       // record its counters and, at a new peak, snapshot it
-  const void* data = nullptr;   // a block the event allocated, for snapshots:
-  const char* label = nullptr;  // what allocated it (an op name, "copy"; a literal)
-  const Shape* data_shape = nullptr;
+  Device* pool = nullptr;  // record its counters and, at a new peak, snapshot it
 
   void add_shape(const Shape& shape) {
     shapes.push_back(shape.rank());
@@ -79,9 +99,9 @@ struct TraceDetails {
   }
 };
 
-// Appends `event` and its details to the running recording (drops it when none runs), in
-// one lock.
-void trace_record(TraceEvent event, const TraceDetails& details);
+// Appends `event` (completing its table indices and counters) and its details to the
+// running recording (drops it when none runs), in one lock.
+void trace_record(TraceEvent& event, const TraceDetails& details);
 
 // Returns what trace_record knows of the in-use block at `data`; false when nothing.
 bool trace_lookup_allocation(uintptr_t data, MemoryChunk* chunk);

@@ -19,18 +19,12 @@ namespace mt::internal {
 inline constexpr size_t kMaxTraceEvents = size_t{1} << 20;
 
 struct TraceState {
-  // What allocated a block (trace_record).
-  struct Allocation {
-    const char* label;
-    DType dtype;
-    Shape shape;
-    int64_t ts_ns;
-  };
-
   Mutex mu;
   bool recording ABSL_GUARDED_BY(mu) = false;
   Runtime* rt ABSL_GUARDED_BY(mu) = nullptr;  // the runtime recorded; null before any start
   int64_t start_ns ABSL_GUARDED_BY(mu) = 0;
+  int64_t start_ticks ABSL_GUARDED_BY(mu) = 0;         // Note [Ticks]
+  bool in_ns ABSL_GUARDED_BY(mu) = true;               // events' times are in ns (stop() ran)
   std::vector<TraceEvent> events ABSL_GUARDED_BY(mu);  // keeps its capacity across starts
   std::vector<int64_t> dims ABSL_GUARDED_BY(mu);       // TraceEvent::dims_begin
   std::vector<DeviceSpec> specs ABSL_GUARDED_BY(mu);   // TraceEvent::requested
@@ -42,7 +36,27 @@ struct TraceState {
   // Per device: the reference timing mark and its host time (Note [Device time]).
   std::vector<void*> ref_marks ABSL_GUARDED_BY(mu);
   std::vector<int64_t> ref_ns ABSL_GUARDED_BY(mu);
-  absl::flat_hash_map<uintptr_t, Allocation> allocations ABSL_GUARDED_BY(mu);
+  // A block's address -> the latest event that allocated it, for events[0, indexed)
+  // (Note [Allocation map]).
+  absl::flat_hash_map<uintptr_t, uint32_t> allocations ABSL_GUARDED_BY(mu);
+  size_t indexed ABSL_GUARDED_BY(mu) = 0;
+};
+
+// Turns the host ticks of a recording's events into steady-clock nanoseconds (Note [Ticks]).
+struct TickScale {
+  int64_t ticks0 = 0, ns0 = 0;
+  double ns_per_tick = 1;
+  bool identity = true;
+
+  // Returns the scale of `s`: identity once stopped, else the line through start and now.
+  static TickScale of(const TraceState& s) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu);
+  // Returns `e` with its times in nanoseconds.
+  TraceEvent apply(TraceEvent e) const {
+    if (identity || e.device_time) return e;
+    e.ts_ns = ns0 + static_cast<int64_t>(static_cast<double>(e.ts_ns - ticks0) * ns_per_tick);
+    e.dur_ns = static_cast<int64_t>(static_cast<double>(e.dur_ns) * ns_per_tick);
+    return e;
+  }
 };
 
 // Returns the process's recording state.

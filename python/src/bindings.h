@@ -13,6 +13,8 @@ namespace nb = nanobind;
 void bind_tensor(nb::module_& m);
 // mt.config and mt.debugging (config.cc).
 void bind_config(nb::module_& m);
+// mt.trace: recordings and their JSON and HTML report (trace.cc).
+void bind_trace(nb::module_& m);
 // __dlpack__, __dlpack_device__ and from_dlpack (dlpack.cc); after bind_tensor.
 void bind_dlpack(nb::module_& m);
 

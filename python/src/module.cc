@@ -69,4 +69,5 @@ NB_MODULE(_minitensor, m) {
   bind_tensor(m);
   bind_config(m);
   bind_dlpack(m);
+  bind_trace(m);
 }
