@@ -25,7 +25,7 @@ absl::Status add_n_kernel(const KernelContext& ctx) {
 }  // namespace
 
 absl::Status register_add_n_kernels(KernelRegistry& registry) {
-  return add_kernels(registry, OpId::kAddN, NumericTypes{}, [](auto tag) -> KernelFn {
+  return add_kernels(registry, OpId::kAddN, WithoutHalf<NumericTypes>{}, [](auto tag) -> KernelFn {
     return &add_n_kernel<typename decltype(tag)::type>;
   });
 }

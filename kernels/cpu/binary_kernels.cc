@@ -96,10 +96,10 @@ absl::Status add_binary(KernelRegistry& registry, OpId op, Types types) {
 }  // namespace
 
 absl::Status register_binary_kernels(KernelRegistry& registry) {
-  MT_RETURN_IF_ERROR(add_binary<kAdd>(registry, OpId::kAddV2, NumericTypes{}));
-  MT_RETURN_IF_ERROR(add_binary<kSub>(registry, OpId::kSub, NumericTypes{}));
-  MT_RETURN_IF_ERROR(add_binary<kMul>(registry, OpId::kMul, NumericTypes{}));
-  return add_binary<kDiv>(registry, OpId::kRealDiv, FloatTypes{});
+  MT_RETURN_IF_ERROR(add_binary<kAdd>(registry, OpId::kAddV2, WithoutHalf<NumericTypes>{}));
+  MT_RETURN_IF_ERROR(add_binary<kSub>(registry, OpId::kSub, WithoutHalf<NumericTypes>{}));
+  MT_RETURN_IF_ERROR(add_binary<kMul>(registry, OpId::kMul, WithoutHalf<NumericTypes>{}));
+  return add_binary<kDiv>(registry, OpId::kRealDiv, WithoutHalf<FloatTypes>{});
 }
 
 }  // namespace mt::cpu

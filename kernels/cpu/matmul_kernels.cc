@@ -86,9 +86,9 @@ absl::Status matmul_kernel(const KernelContext& ctx) {
 }  // namespace
 
 absl::Status register_matmul_kernels(KernelRegistry& registry) {
-  return add_kernels(registry, OpId::kMatMul, NumericTypes{}, [](auto tag) -> KernelFn {
-    return &matmul_kernel<typename decltype(tag)::type>;
-  });
+  return add_kernels(
+      registry, OpId::kMatMul, WithoutHalf<NumericTypes>{},
+      [](auto tag) -> KernelFn { return &matmul_kernel<typename decltype(tag)::type>; });
 }
 
 }  // namespace mt::cpu

@@ -192,7 +192,7 @@ absl::Status reduction_kernel(const KernelContext& ctx) {
 // Registers reduction_kernel<kOp, T> for every numeric T.
 template <OpId kOp>
 absl::Status add_reduction(KernelRegistry& registry) {
-  return add_kernels(registry, kOp, NumericTypes{}, [](auto tag) -> KernelFn {
+  return add_kernels(registry, kOp, WithoutHalf<NumericTypes>{}, [](auto tag) -> KernelFn {
     return &reduction_kernel<kOp, typename decltype(tag)::type>;
   });
 }

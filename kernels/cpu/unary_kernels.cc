@@ -32,10 +32,10 @@ absl::Status add_unary(KernelRegistry& registry, OpId op, Types types) {
 }  // namespace
 
 absl::Status register_unary_kernels(KernelRegistry& registry) {
-  MT_RETURN_IF_ERROR(add_unary<kNeg>(registry, OpId::kNeg, NumericTypes{}));
-  MT_RETURN_IF_ERROR(add_unary<kAbs>(registry, OpId::kAbs, NumericTypes{}));
-  MT_RETURN_IF_ERROR(add_unary<kExp>(registry, OpId::kExp, FloatTypes{}));
-  return add_unary<kRelu>(registry, OpId::kRelu, NumericTypes{});
+  MT_RETURN_IF_ERROR(add_unary<kNeg>(registry, OpId::kNeg, WithoutHalf<NumericTypes>{}));
+  MT_RETURN_IF_ERROR(add_unary<kAbs>(registry, OpId::kAbs, WithoutHalf<NumericTypes>{}));
+  MT_RETURN_IF_ERROR(add_unary<kExp>(registry, OpId::kExp, WithoutHalf<FloatTypes>{}));
+  return add_unary<kRelu>(registry, OpId::kRelu, WithoutHalf<NumericTypes>{});
 }
 
 }  // namespace mt::cpu

@@ -88,9 +88,9 @@ absl::Status run_add_n(const KernelContext& ctx) {
 }  // namespace
 
 absl::Status register_add_n_kernels(KernelRegistry& registry) {
-  return add_gpu_kernels(registry, OpId::kAddN, NumericTypes{}, [](auto tag) -> KernelFn {
-    return &run_add_n<typename decltype(tag)::type>;
-  });
+  return add_gpu_kernels(
+      registry, OpId::kAddN, WithoutHalf<NumericTypes>{},
+      [](auto tag) -> KernelFn { return &run_add_n<typename decltype(tag)::type>; });
 }
 
 }  // namespace mt::cuda

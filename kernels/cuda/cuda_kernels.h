@@ -26,11 +26,12 @@
 namespace mt::cuda {
 
 // Returns the dtypes the GPU implements for `op`: what the op accepts (op_dtypes), except
-// Cast (CPU only) and integer MatMul (no cuBLAS kernel); both fall back to the CPU.
+// Cast (CPU only), integer MatMul (no cuBLAS kernel), and bfloat16 and float16 (kernels still
+// to come); all fall back to the CPU.
 constexpr internal::DTypeSet gpu_dtypes(OpId op) {
   if (op == OpId::kCast) return 0;
-  if (op == OpId::kMatMul) return internal::kFloatDTypes;
-  return internal::op_dtypes(op);
+  if (op == OpId::kMatMul) return internal::kFloatDTypes & ~internal::kHalfDTypes;
+  return internal::op_dtypes(op) & ~internal::kHalfDTypes;
 }
 
 // Registers make(DTypeTag<T>{}) as the GPU kernel of `op` for every T in the list, which

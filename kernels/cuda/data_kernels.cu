@@ -68,11 +68,11 @@ absl::Status run_fill(const KernelContext& ctx) {
 }  // namespace
 
 absl::Status register_data_kernels(KernelRegistry& registry) {
-  MT_RETURN_IF_ERROR(add_gpu_kernels(registry, OpId::kEagerConst, AllTypes{},
+  MT_RETURN_IF_ERROR(add_gpu_kernels(registry, OpId::kEagerConst, WithoutHalf<AllTypes>{},
                                      [](auto) -> KernelFn { return &run_eager_const; }));
-  MT_RETURN_IF_ERROR(add_gpu_kernels(registry, OpId::kIdentity, AllTypes{},
+  MT_RETURN_IF_ERROR(add_gpu_kernels(registry, OpId::kIdentity, WithoutHalf<AllTypes>{},
                                      [](auto) -> KernelFn { return &run_identity; }));
-  return add_gpu_kernels(registry, OpId::kFill, AllTypes{}, [](auto tag) -> KernelFn {
+  return add_gpu_kernels(registry, OpId::kFill, WithoutHalf<AllTypes>{}, [](auto tag) -> KernelFn {
     return &run_fill<typename decltype(tag)::type>;
   });
 }

@@ -101,9 +101,9 @@ absl::Status run_matmul(const KernelContext& ctx) {
 }  // namespace
 
 absl::Status register_matmul_kernels(KernelRegistry& registry) {
-  return add_gpu_kernels(registry, OpId::kMatMul, FloatTypes{}, [](auto tag) -> KernelFn {
-    return &run_matmul<typename decltype(tag)::type>;
-  });
+  return add_gpu_kernels(
+      registry, OpId::kMatMul, WithoutHalf<FloatTypes>{},
+      [](auto tag) -> KernelFn { return &run_matmul<typename decltype(tag)::type>; });
 }
 
 }  // namespace mt::cuda

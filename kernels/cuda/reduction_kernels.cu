@@ -204,7 +204,7 @@ absl::Status run_reduction(const KernelContext& ctx) {
 // Registers run_reduction<kOp, T> for every numeric T.
 template <OpId kOp>
 absl::Status add_reduction(KernelRegistry& registry) {
-  return add_gpu_kernels(registry, kOp, NumericTypes{}, [](auto tag) -> KernelFn {
+  return add_gpu_kernels(registry, kOp, WithoutHalf<NumericTypes>{}, [](auto tag) -> KernelFn {
     return &run_reduction<kOp, typename decltype(tag)::type>;
   });
 }

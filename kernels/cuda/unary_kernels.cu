@@ -59,10 +59,10 @@ absl::Status add_unary(KernelRegistry& registry, Types types) {
 }  // namespace
 
 absl::Status register_unary_kernels(KernelRegistry& registry) {
-  MT_RETURN_IF_ERROR((add_unary<OpId::kNeg, NegFn>(registry, NumericTypes{})));
-  MT_RETURN_IF_ERROR((add_unary<OpId::kAbs, AbsFn>(registry, NumericTypes{})));
-  MT_RETURN_IF_ERROR((add_unary<OpId::kExp, ExpFn>(registry, FloatTypes{})));
-  return add_unary<OpId::kRelu, ReluFn>(registry, NumericTypes{});
+  MT_RETURN_IF_ERROR((add_unary<OpId::kNeg, NegFn>(registry, WithoutHalf<NumericTypes>{})));
+  MT_RETURN_IF_ERROR((add_unary<OpId::kAbs, AbsFn>(registry, WithoutHalf<NumericTypes>{})));
+  MT_RETURN_IF_ERROR((add_unary<OpId::kExp, ExpFn>(registry, WithoutHalf<FloatTypes>{})));
+  return add_unary<OpId::kRelu, ReluFn>(registry, WithoutHalf<NumericTypes>{});
 }
 
 }  // namespace mt::cuda
