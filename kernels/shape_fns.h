@@ -32,7 +32,8 @@ inline constexpr DTypeSet kFloatDTypes = dtypes_of_kind(DTypeKind::kFloat) | kHa
 inline constexpr DTypeSet kNumericDTypes = kAllDTypes & ~dtypes_of_kind(DTypeKind::kBool);
 
 // Returns the dtypes `op` accepts: the union of what the backends implement (Note [Dtype
-// support] in op_def.h). The CPU registers a kernel for every one of them.
+// support] in op_def.h). The CPU registers a kernel for every one of them, except bfloat16
+// and float16 in the math ops, which only the GPU has so far (cpu::cpu_dtypes).
 constexpr DTypeSet op_dtypes(OpId op) {
   switch (op) {
     case OpId::kEagerConst:
@@ -42,9 +43,9 @@ constexpr DTypeSet op_dtypes(OpId op) {
       return kAllDTypes;
     case OpId::kRealDiv:
     case OpId::kExp:
-      return kFloatDTypes & ~kHalfDTypes;  // bfloat16 and float16: kernels to come
+      return kFloatDTypes;
     default:
-      return kNumericDTypes & ~kHalfDTypes;
+      return kNumericDTypes;
   }
 }
 

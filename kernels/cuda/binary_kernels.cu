@@ -35,7 +35,7 @@ struct MulFn {
 struct DivFn {  // floating types only; IEEE division (no fast-math), as on the CPU
   template <typename T>
   __device__ T operator()(T a, T b) const {
-    return a / b;
+    return div_op(a, b);
   }
 };
 
@@ -167,10 +167,10 @@ absl::Status add_binary(KernelRegistry& registry, Types types) {
 }  // namespace
 
 absl::Status register_binary_kernels(KernelRegistry& registry) {
-  MT_RETURN_IF_ERROR((add_binary<OpId::kAddV2, AddFn>(registry, WithoutHalf<NumericTypes>{})));
-  MT_RETURN_IF_ERROR((add_binary<OpId::kSub, SubFn>(registry, WithoutHalf<NumericTypes>{})));
-  MT_RETURN_IF_ERROR((add_binary<OpId::kMul, MulFn>(registry, WithoutHalf<NumericTypes>{})));
-  return add_binary<OpId::kRealDiv, DivFn>(registry, WithoutHalf<FloatTypes>{});
+  MT_RETURN_IF_ERROR((add_binary<OpId::kAddV2, AddFn>(registry, NumericTypes{})));
+  MT_RETURN_IF_ERROR((add_binary<OpId::kSub, SubFn>(registry, NumericTypes{})));
+  MT_RETURN_IF_ERROR((add_binary<OpId::kMul, MulFn>(registry, NumericTypes{})));
+  return add_binary<OpId::kRealDiv, DivFn>(registry, FloatTypes{});
 }
 
 }  // namespace mt::cuda

@@ -4,6 +4,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "kernels/cpu/cpu_kernels.h"
 #include "kernels/op_def.h"
 #include "tests/kernels/kernel_test_util.h"
 
@@ -59,12 +60,15 @@ bool infer_accepts(OpId op, DType dtype) {
   return infer_output(op, {in, binary ? 2u : 1u}, {}).ok();
 }
 
+// The CPU has a kernel for each (op, dtype) infer_output accepts, except those cpu_dtypes
+// leaves out (bfloat16 and float16 in the math ops, GPU only so far).
 TEST(CpuKernelRegistryTest, AgreesWithInferOutput) {
   for (int o = 0; o < kNumOps; ++o) {
     for (int d = 0; d < kNumDTypes; ++d) {
       const OpId op = static_cast<OpId>(o);
       const DType dtype = static_cast<DType>(d);
-      EXPECT_EQ(infer_accepts(op, dtype),
+      const bool implemented = (cpu::cpu_dtypes(op) & internal::dtype_bit(dtype)) != 0;
+      EXPECT_EQ(infer_accepts(op, dtype) && implemented,
                 cpu_registry().find(op, DeviceType::kCPU, dtype) != nullptr)
           << op_name(op) << " " << dtype_name(dtype);
     }
