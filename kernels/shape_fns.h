@@ -42,9 +42,9 @@ constexpr DTypeSet op_dtypes(OpId op) {
       return kAllDTypes;
     case OpId::kRealDiv:
     case OpId::kExp:
-      return kFloatDTypes & ~kHalfDTypes;  // bfloat16 and float16: kernels to come
+      return kFloatDTypes;
     default:
-      return kNumericDTypes & ~kHalfDTypes;
+      return kNumericDTypes;
   }
 }
 
