@@ -11,9 +11,8 @@
 // Note [Dtype support]: each op accepts the dtypes some backend implements; any other
 // dtype is an InvalidArgument here, before placement ("[Exp] dtype int32 is not supported;
 // expected one of float32, float64, bfloat16, float16"). The CPU has a kernel for every
-// accepted dtype except bfloat16 and float16 in the math ops (GPU only so far: placement
-// falls back to a GPU, or fails naming the dtypes some device has), so the KernelRegistry
-// tells the placer which devices can run a call.
+// accepted dtype, so the KernelRegistry only tells the placer which devices besides the CPU
+// can run a call.
 //   _EagerConst, Fill, Identity, Cast: every dtype (Cast: any source to any destination)
 //   RealDiv, Exp: float32, float64, bfloat16, float16
 //   MatMul, AddN, AddV2, Sub, Mul, Neg, Abs, Relu, Sum, Mean, Max: all but bool

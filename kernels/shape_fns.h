@@ -32,8 +32,7 @@ inline constexpr DTypeSet kFloatDTypes = dtypes_of_kind(DTypeKind::kFloat) | kHa
 inline constexpr DTypeSet kNumericDTypes = kAllDTypes & ~dtypes_of_kind(DTypeKind::kBool);
 
 // Returns the dtypes `op` accepts: the union of what the backends implement (Note [Dtype
-// support] in op_def.h). The CPU registers a kernel for every one of them, except bfloat16
-// and float16 in the math ops, which only the GPU has so far (cpu::cpu_dtypes).
+// support] in op_def.h). The CPU registers a kernel for every one of them.
 constexpr DTypeSet op_dtypes(OpId op) {
   switch (op) {
     case OpId::kEagerConst:

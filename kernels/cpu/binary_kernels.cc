@@ -6,6 +6,7 @@
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/loops.h"
 #include "kernels/cpu/thread_pool.h"
+#include "kernels/cpu/widened_kernel.h"
 
 namespace mt::cpu {
 namespace {
@@ -89,17 +90,22 @@ absl::Status binary_kernel(const KernelContext& ctx) {
 template <BinaryOp kOp, typename Types>
 absl::Status add_binary(KernelRegistry& registry, OpId op, Types types) {
   return add_kernels(registry, op, types, [](auto tag) -> KernelFn {
-    return &binary_kernel<kOp, typename decltype(tag)::type>;
+    using T = typename decltype(tag)::type;
+    if constexpr (kIsHalf<T>) {
+      return &widened_kernel<T, &binary_kernel<kOp, float>>;
+    } else {
+      return &binary_kernel<kOp, T>;
+    }
   });
 }
 
 }  // namespace
 
 absl::Status register_binary_kernels(KernelRegistry& registry) {
-  MT_RETURN_IF_ERROR(add_binary<kAdd>(registry, OpId::kAddV2, WithoutHalf<NumericTypes>{}));
-  MT_RETURN_IF_ERROR(add_binary<kSub>(registry, OpId::kSub, WithoutHalf<NumericTypes>{}));
-  MT_RETURN_IF_ERROR(add_binary<kMul>(registry, OpId::kMul, WithoutHalf<NumericTypes>{}));
-  return add_binary<kDiv>(registry, OpId::kRealDiv, WithoutHalf<FloatTypes>{});
+  MT_RETURN_IF_ERROR(add_binary<kAdd>(registry, OpId::kAddV2, NumericTypes{}));
+  MT_RETURN_IF_ERROR(add_binary<kSub>(registry, OpId::kSub, NumericTypes{}));
+  MT_RETURN_IF_ERROR(add_binary<kMul>(registry, OpId::kMul, NumericTypes{}));
+  return add_binary<kDiv>(registry, OpId::kRealDiv, FloatTypes{});
 }
 
 }  // namespace mt::cpu

@@ -20,20 +20,11 @@
 
 namespace mt::cpu {
 
-// Returns the dtypes the CPU implements for `op`: what the op accepts (op_dtypes), except
-// bfloat16 and float16 in the math ops (only the data ops and Cast have CPU kernels for
-// them so far; the GPU has them all).
-constexpr internal::DTypeSet cpu_dtypes(OpId op) {
-  const bool data =
-      op == OpId::kEagerConst || op == OpId::kFill || op == OpId::kIdentity || op == OpId::kCast;
-  return data ? internal::op_dtypes(op) : internal::op_dtypes(op) & ~internal::kHalfDTypes;
-}
-
 // Registers make(DTypeTag<T>{}) as the CPU kernel of `op` for every T in the list. The
-// list must be exactly cpu_dtypes(op), which it checks.
+// list must be exactly the dtypes the op accepts (internal::op_dtypes), which it checks.
 template <typename... Ts, typename Make>
 absl::Status add_kernels(KernelRegistry& registry, OpId op, TypeList<Ts...>, Make make) {
-  MT_CHECK(((internal::dtype_bit(dtype_of<Ts>()) | ...)) == cpu_dtypes(op));
+  MT_CHECK(((internal::dtype_bit(dtype_of<Ts>()) | ...)) == internal::op_dtypes(op));
   absl::Status status;
   ((status.ok() ? status = registry.add(op, DeviceType::kCPU, dtype_of<Ts>(), make(DTypeTag<Ts>{}))
                 : status),

@@ -13,6 +13,7 @@
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/loops.h"
 #include "kernels/cpu/thread_pool.h"
+#include "kernels/cpu/widened_kernel.h"
 
 namespace mt::cpu {
 namespace {
@@ -86,9 +87,14 @@ absl::Status matmul_kernel(const KernelContext& ctx) {
 }  // namespace
 
 absl::Status register_matmul_kernels(KernelRegistry& registry) {
-  return add_kernels(
-      registry, OpId::kMatMul, WithoutHalf<NumericTypes>{},
-      [](auto tag) -> KernelFn { return &matmul_kernel<typename decltype(tag)::type>; });
+  return add_kernels(registry, OpId::kMatMul, NumericTypes{}, [](auto tag) -> KernelFn {
+    using T = typename decltype(tag)::type;
+    if constexpr (kIsHalf<T>) {
+      return &widened_kernel<T, &matmul_kernel<float>>;
+    } else {
+      return &matmul_kernel<T>;
+    }
+  });
 }
 
 }  // namespace mt::cpu

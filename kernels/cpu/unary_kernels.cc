@@ -3,6 +3,7 @@
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/loops.h"
 #include "kernels/cpu/thread_pool.h"
+#include "kernels/cpu/widened_kernel.h"
 
 namespace mt::cpu {
 namespace {
@@ -25,17 +26,22 @@ absl::Status unary_kernel(const KernelContext& ctx) {
 template <UnaryOp kOp, typename Types>
 absl::Status add_unary(KernelRegistry& registry, OpId op, Types types) {
   return add_kernels(registry, op, types, [](auto tag) -> KernelFn {
-    return &unary_kernel<kOp, typename decltype(tag)::type>;
+    using T = typename decltype(tag)::type;
+    if constexpr (kIsHalf<T>) {
+      return &widened_kernel<T, &unary_kernel<kOp, float>>;
+    } else {
+      return &unary_kernel<kOp, T>;
+    }
   });
 }
 
 }  // namespace
 
 absl::Status register_unary_kernels(KernelRegistry& registry) {
-  MT_RETURN_IF_ERROR(add_unary<kNeg>(registry, OpId::kNeg, WithoutHalf<NumericTypes>{}));
-  MT_RETURN_IF_ERROR(add_unary<kAbs>(registry, OpId::kAbs, WithoutHalf<NumericTypes>{}));
-  MT_RETURN_IF_ERROR(add_unary<kExp>(registry, OpId::kExp, WithoutHalf<FloatTypes>{}));
-  return add_unary<kRelu>(registry, OpId::kRelu, WithoutHalf<NumericTypes>{});
+  MT_RETURN_IF_ERROR(add_unary<kNeg>(registry, OpId::kNeg, NumericTypes{}));
+  MT_RETURN_IF_ERROR(add_unary<kAbs>(registry, OpId::kAbs, NumericTypes{}));
+  MT_RETURN_IF_ERROR(add_unary<kExp>(registry, OpId::kExp, FloatTypes{}));
+  return add_unary<kRelu>(registry, OpId::kRelu, NumericTypes{});
 }
 
 }  // namespace mt::cpu

@@ -181,9 +181,9 @@ TEST(OpDefTest, UnaryOpsRejectBadCalls) {
   expect_invalid(infer_output(OpId::kRelu, two, {}), "[Relu] expects 1 input, got 2");
   expect_invalid(infer_output(OpId::kNeg, {}, {}), "[Neg] expects 1 input, got 0");
   TensorMeta i32{&s, DType::kInt32};
-  expect_invalid(infer_output(OpId::kExp, {&i32, 1}, {}),
-                 "[Exp] dtype int32 is not supported; expected one of float32, float64, "
-                 "bfloat16, float16");
+  expect_invalid(
+      infer_output(OpId::kExp, {&i32, 1}, {}),
+      "[Exp] dtype int32 is not supported; expected one of float32, float64, bfloat16, float16");
   TensorMeta b{&s, DType::kBool};
   expect_invalid(infer_output(OpId::kAbs, {&b, 1}, {}),
                  "[Abs] dtype bool is not supported; expected one of float32, float64, int32, "

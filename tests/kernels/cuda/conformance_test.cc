@@ -4,7 +4,7 @@
 // integers and bools, a few ulp for element-wise floats, scaled by the summed count for
 // reductions and by k for MatMul. bfloat16 and float16 are checked against the CPU's
 // float32 kernel on the same (widened) inputs, its result rounded to the 2-byte dtype
-// (Note [Half tolerances]). Skipped, with the reason, when no GPU is visible.
+// (Note [GPU half tolerances]). Skipped, with the reason, when no GPU is visible.
 #include <cmath>
 #include <limits>
 #include <random>
@@ -171,7 +171,7 @@ struct Tolerance {
   double rtol = 0, atol = 0;
 };
 
-// Note [Half tolerances]: a bfloat16 or float16 result is compared with the CPU's float32
+// Note [GPU half tolerances]: a bfloat16 or float16 result is compared with the CPU's float32
 // result on the same inputs, rounded to the 2-byte dtype. Let u be the dtype's unit
 // roundoff (half an ulp at 1): 2^-8 for bfloat16 (8 significand bits), 2^-11 for float16
 // (11). The GPU computes in float32 and rounds once (Note [Half arithmetic on the GPU] in
@@ -278,7 +278,7 @@ void expect_match(const HostTensor& got, const HostTensor& want, Tolerance tol,
   }
 }
 
-// The reference of a bfloat16 or float16 case (Note [Half tolerances]): the CPU's float32
+// The reference of a bfloat16 or float16 case (Note [GPU half tolerances]): the CPU's float32
 // kernel on the widened inputs, its output rounded to `dtype`.
 absl::StatusOr<HostTensor> run_cpu_in_float32(OpId op, const std::vector<HostTensor>& inputs,
                                               const OpAttrs& attrs, DType dtype) {
