@@ -133,6 +133,8 @@ template <typename T>
 T random_value(OpId op, std::mt19937_64& rng) {
   if constexpr (std::is_same_v<T, bool>) {
     return (rng() & 1) != 0;
+  } else if constexpr (dtype_kind(dtype_of<T>()) == DTypeKind::kHalf) {
+    return T(static_cast<float>(random_value<double>(op, rng)));
   } else if constexpr (std::is_floating_point_v<T>) {
     const double range = op == OpId::kExp ? 10 : 1;
     return static_cast<T>(std::uniform_real_distribution<double>(-range, range)(rng));
@@ -220,8 +222,19 @@ void check_case(TestGpu& gpu, OpId op, DType dtype, const Case& c, bool specials
   ASSERT_TRUE(got.ok()) << what << ": " << got.status();
   ASSERT_EQ(got->shape(), want->shape()) << what;
   const Tolerance tol = tolerance(op, dtype, inputs, *want, c.attrs);
-  visit_dtype(
-      dtype, [&](auto tag) { expect_match<typename decltype(tag)::type>(*got, *want, tol, what); });
+  visit_dtype(dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (dtype_kind(dtype_of<T>()) == DTypeKind::kHalf) {  // compare widened exactly
+      OpAttrs to_float;
+      to_float.dst_dtype = DType::kFloat32;
+      absl::StatusOr<HostTensor> g = testutil::run_cpu(OpId::kCast, {*got}, to_float);
+      absl::StatusOr<HostTensor> w = testutil::run_cpu(OpId::kCast, {*want}, to_float);
+      ASSERT_TRUE(g.ok() && w.ok()) << what;
+      expect_match<float>(*g, *w, tol, what);
+    } else {
+      expect_match<T>(*got, *want, tol, what);
+    }
+  });
 }
 
 // The cases of each op family.
