@@ -149,8 +149,15 @@ def from_dlpack(array: _Any) -> Tensor:
     return _mt.from_dlpack(array)
 
 
+def _values(t):
+    """Returns ``t.numpy()``, widened exactly to float32 for bfloat16 (NumPy has none)."""
+    return cast(t, float32).numpy() if t.dtype == DType.bfloat16 else t.numpy()
+
+
 def _numpy_text(t):
-    text = repr(t.numpy().tolist()) if t.ndim == 0 else _np.array_repr(t.numpy())
+    text = repr(_values(t).tolist()) if t.ndim == 0 else _np.array_repr(_values(t))
+    if t.dtype == DType.bfloat16:  # float32 digits of the exact values, labelled bfloat16
+        text = text.replace("dtype=float32", "dtype=bfloat16")
     return "\n" + text if "\n" in text else text
 
 
@@ -174,7 +181,7 @@ def _scalar(convert):
     def method(t):
         if t.shape and int(_np.prod(t.shape)) != 1:
             raise ValueError("only a tensor with one element converts to a Python scalar")
-        return convert(t.numpy().reshape(()))
+        return convert(_values(t).reshape(()))
     return method
 
 
