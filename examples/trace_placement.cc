@@ -29,8 +29,9 @@ mt::Tensor workload(const std::string& device, int n) {
     keep.push_back(mt::relu(y - x));
     mt::Tensor scratch = mt::exp(x * mt::constant(0.01f));  // freed at once
   }
-  keep.erase(keep.begin() + 1);                              // a hole between two live tensors
-  mt::Tensor counts = mt::cast(keep[0], mt::DType::kInt32);  // no GPU kernel: on a CPU
+  keep.erase(keep.begin() + 1);  // a hole between two live tensors
+  mt::Tensor ones = mt::ones({8, 8}, mt::DType::kInt32);
+  mt::Tensor counts = mt::matmul(ones, ones);  // no GPU kernel for int32 MatMul: on a CPU
   return mt::reduce_sum(mt::add_n({keep[0], keep[1], keep[2]}), {0});
 }
 

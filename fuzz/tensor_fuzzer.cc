@@ -149,6 +149,10 @@ std::string fill_element(double value, DType dtype) {
       return bytes(static_cast<int32_t>(value));
     case DType::kInt64:
       return bytes(static_cast<int64_t>(value));
+    case DType::kBFloat16:
+      return bytes(bfloat16(static_cast<float>(value)));
+    case DType::kFloat16:
+      return bytes(float16(static_cast<float>(value)));
   }
   return "";
 }
@@ -278,7 +282,8 @@ void reduce(FuzzedDataProvider& in, const Tensor& t, const std::vector<int64_t>&
   if (t.num_elements() > kMaxChecked) return;
   visit_dtype(t.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    if constexpr (!std::is_same_v<T, bool>) {
+    // 2-byte floats are checked against a double reference in half_kernels_test.cc.
+    if constexpr (!std::is_same_v<T, bool> && dtype_kind(dtype_of<T>()) != DTypeKind::kHalf) {
       check_values<T>(op, dims, kept, t.to_vector<T>(), r->to_vector<T>());
     }
   });

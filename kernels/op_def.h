@@ -10,10 +10,11 @@
 //
 // Note [Dtype support]: each op accepts the dtypes some backend implements; any other
 // dtype is an InvalidArgument here, before placement ("[Exp] dtype int32 is not supported;
-// expected one of float32, float64"). The CPU has a kernel for every accepted dtype, so the
-// KernelRegistry only tells the placer which devices besides the CPU can run a call.
+// expected one of float32, float64, bfloat16, float16"). The CPU has a kernel for every
+// accepted dtype, so the KernelRegistry only tells the placer which devices besides the CPU
+// can run a call.
 //   _EagerConst, Fill, Identity, Cast: every dtype (Cast: any source to any destination)
-//   RealDiv, Exp: float32, float64
+//   RealDiv, Exp: float32, float64, bfloat16, float16
 //   MatMul, AddN, AddV2, Sub, Mul, Neg, Abs, Relu, Sum, Mean, Max: all but bool
 //
 // Inputs of each op, as passed to infer_output and to the kernel:

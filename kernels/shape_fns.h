@@ -18,9 +18,18 @@ namespace mt::internal {
 // A set of dtypes, one bit per DType.
 using DTypeSet = uint32_t;
 constexpr DTypeSet dtype_bit(DType dtype) { return DTypeSet{1} << static_cast<int>(dtype); }
+// Returns the set of dtypes whose kind is `kind`.
+constexpr DTypeSet dtypes_of_kind(DTypeKind kind) {
+  DTypeSet set = 0;
+  for (int d = 0; d < kNumDTypes; ++d) {
+    if (dtype_kind(static_cast<DType>(d)) == kind) set |= dtype_bit(static_cast<DType>(d));
+  }
+  return set;
+}
 inline constexpr DTypeSet kAllDTypes = (DTypeSet{1} << kNumDTypes) - 1;
-inline constexpr DTypeSet kFloatDTypes = dtype_bit(DType::kFloat32) | dtype_bit(DType::kFloat64);
-inline constexpr DTypeSet kNumericDTypes = kAllDTypes & ~dtype_bit(DType::kBool);
+inline constexpr DTypeSet kHalfDTypes = dtypes_of_kind(DTypeKind::kHalf);
+inline constexpr DTypeSet kFloatDTypes = dtypes_of_kind(DTypeKind::kFloat) | kHalfDTypes;
+inline constexpr DTypeSet kNumericDTypes = kAllDTypes & ~dtypes_of_kind(DTypeKind::kBool);
 
 // Returns the dtypes `op` accepts: the union of what the backends implement (Note [Dtype
 // support] in op_def.h). The CPU registers a kernel for every one of them.

@@ -27,6 +27,27 @@ Tensor make_constant(DType dtype, const void* data, size_t count, absl::Span<con
 
 }  // namespace internal
 
+Tensor constant(const std::vector<float>& values, absl::Span<const int64_t> shape, DType dtype) {
+  if (static_cast<int>(dtype) >= kNumDTypes || !is_floating(dtype)) {
+    internal::throw_error(absl::InvalidArgumentError(
+        absl::StrCat("[_EagerConst] float values need a floating dtype, not ", dtype_name(dtype))));
+  }
+  return visit_dtype(dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, float>) {
+      return internal::make_constant(dtype, values.data(), values.size(), shape);
+    } else if constexpr (!is_floating(dtype_of<T>())) {
+      MT_CHECK(false && "checked above");
+      return Tensor();
+    } else {
+      std::vector<T> narrowed;
+      narrowed.reserve(values.size());
+      for (float v : values) narrowed.push_back(static_cast<T>(v));
+      return internal::make_constant(dtype, narrowed.data(), narrowed.size(), shape);
+    }
+  });
+}
+
 namespace {
 
 // Checks that `dtype` is a DType and that `value` is representable in it.
@@ -38,7 +59,7 @@ absl::Status check_fill(double value, DType dtype) {
   // Integers go through int64 (the kernels check the int32 range): the value must convert,
   // so NaN, infinities and |value| >= 2^63 are out of range. 2^63 - 1024 is the largest
   // double below 2^63.
-  bool integer = dtype == DType::kInt32 || dtype == DType::kInt64;
+  const bool integer = dtype_kind(dtype) == DTypeKind::kInt;
   if (integer && !(value >= -9223372036854775808.0 && value <= 9223372036854774784.0)) {
     return absl::InvalidArgumentError(
         absl::StrCat("[Fill] value ", value, " is out of range for ", dtype_name(dtype)));
@@ -53,7 +74,7 @@ Tensor fill(absl::Span<const int64_t> dims, double value, DType dtype) {
   Shape shape = internal::value_or_throw(Shape::make(dims));
   OpAttrs attrs;
   // Only integer dtypes read `i`; check_fill has made sure the value converts for them.
-  bool integer = dtype == DType::kInt32 || dtype == DType::kInt64;
+  const bool integer = dtype_kind(dtype) == DTypeKind::kInt;
   attrs.value = Scalar{value, integer ? static_cast<int64_t>(value) : 0, value != 0};
   return internal::value_or_throw(
       internal::execute_source(OpId::kFill, dtype, shape, nullptr, attrs));

@@ -2,13 +2,15 @@
 // Creating tensors. Every function runs an op (_EagerConst for constants, Fill for zeros,
 // ones and fill) on the device the current scope asks for, and logs it when placement
 // logging is on. The element type follows the C++ type: float -> float32,
-// double -> float64, int32_t -> int32, int64_t -> int64, bool -> bool.
+// double -> float64, int32_t -> int32, int64_t -> int64, bool -> bool, mt::bfloat16 ->
+// bfloat16, mt::float16 -> float16; or, from float values, the dtype asked for.
 //
 //   mt::Tensor s = mt::constant(3.f);                              // shape ()
 //   mt::Tensor v = mt::constant({1, 2, 3});                        // int32, shape (3,)
 //   mt::Tensor m = mt::constant({{1.f, 2.f}, {3.f, 4.f}});         // float32, shape (2, 2)
 //   mt::Tensor t = mt::constant(std::vector<double>(6, 1.0), {2, 3});
 //   mt::Tensor z = mt::zeros({2, 3});                              // float32 zeros
+//   mt::Tensor h = mt::constant({1.5f, 0.1f}, {2}, mt::DType::kBFloat16);  // 1.5, 0.100098
 //
 // Errors throw mt::Error (InvalidArgument): ragged nested lists, a value count that does
 // not match the shape, negative or overflowing dimensions.
@@ -26,9 +28,7 @@ namespace mt {
 namespace internal {
 
 template <typename T>
-inline constexpr bool kIsElement =
-    std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, int32_t> ||
-    std::is_same_v<T, int64_t> || std::is_same_v<T, bool>;
+inline constexpr bool kIsElement = kIsDTypeElement<T>;
 
 // Creates a tensor of `dtype` and `shape` from `count` row-major host elements.
 Tensor make_constant(DType dtype, const void* data, size_t count, absl::Span<const int64_t> shape);
@@ -55,7 +55,7 @@ void flatten(std::initializer_list<std::initializer_list<U>> list, std::vector<T
 }
 template <typename T>
 Tensor from_vector(const std::vector<T>& values, absl::Span<const int64_t> shape) {
-  static_assert(kIsElement<T>, "element type must be float, double, int32_t, int64_t or bool");
+  static_assert(kIsElement<T>, "the element type must be one of the dtype table (core/dtype.h)");
   if constexpr (std::is_same_v<T, bool>) {
     std::vector<uint8_t> bytes(values.begin(), values.end());
     return make_constant(DType::kBool, bytes.data(), bytes.size(), shape);
@@ -93,6 +93,11 @@ template <typename T>
 Tensor constant(const std::vector<T>& values, absl::Span<const int64_t> shape) {
   return internal::from_vector(values, shape);
 }
+
+// Creates a `dtype` tensor of `shape` from row-major float `values`, each rounded to the
+// nearest `dtype` value (ties to even; past the largest finite value: inf). `dtype` must be a
+// floating dtype (InvalidArgument otherwise).
+Tensor constant(const std::vector<float>& values, absl::Span<const int64_t> shape, DType dtype);
 
 // Creates a tensor of `shape` with every element `value` (Fill).
 Tensor fill(absl::Span<const int64_t> shape, double value, DType dtype = DType::kFloat32);

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -34,7 +35,11 @@ constexpr int kLineWidth = 75;
 // taken from the exact binary value (not zero-padded), and exponents are zero-padded to
 // the longest (at least two digits). nan and inf are right-aligned to the common width.
 // A 0-d array prints like NumPy's scalar str instead: shortest digits, positional for
-// 1e-4 <= |x| < 1e16 (1e6 for float32).
+// 1e-4 <= |x| < 1e16 (1e6 for float32, 1e3 for float16).
+// float16 prints as NumPy prints it (digits10 3, shortest digits in float16), its values held
+// exactly in a float; template parameter E of the functions below is the element type whose
+// shortest digits count. bfloat16 is not a NumPy type: TensorFlow prints it through
+// ml_dtypes, each value as printf's %g (bfloat16_str) and no padding.
 
 // A finite value as sign, significant digits and decimal exponent: -1.25e3 is
 // {true, "125", 3}; zero is {sign, "0", 0}.
@@ -71,26 +76,39 @@ Decimal rounded_decimal(T x, int digits) {
 
 // Returns the shortest digits of `x` that read back as `x` in T, or, when those are more
 // than `max_digits`, `x` rounded to `max_digits` digits (Dragon4 in NumPy's unique mode).
-template <typename T>
+template <typename T, typename E = T>
 Decimal to_decimal(T x, int max_digits) {
   char buf[64];
+  if constexpr (std::is_same_v<E, float16>) {
+    // x is a float16 held in a float: find the fewest digits that read back as that float16.
+    for (int digits = 1; digits < std::min(max_digits, 9); ++digits) {
+      const auto end =
+          std::to_chars(buf, buf + sizeof(buf), x, std::chars_format::scientific, digits - 1).ptr;
+      float back = 0;
+      std::from_chars(buf, end, back, std::chars_format::scientific);
+      if (float16(back).bits == float16(x).bits) {
+        return parse_scientific({buf, static_cast<size_t>(end - buf)});
+      }
+    }
+    return rounded_decimal(x, max_digits);
+  }
   const auto end = std::to_chars(buf, buf + sizeof(buf), x, std::chars_format::scientific).ptr;
   Decimal d = parse_scientific({buf, static_cast<size_t>(end - buf)});
   return static_cast<int>(d.digits.size()) <= max_digits ? d : rounded_decimal(x, max_digits);
 }
 
 // Returns `x` cut to kPrecision digits after the decimal point.
-template <typename T>
+template <typename T, typename E = T>
 Decimal positional_decimal(T x) {
-  const int exp = to_decimal(x, std::numeric_limits<int>::max()).exp;
+  const int exp = to_decimal<T, E>(x, std::numeric_limits<int>::max()).exp;
   // max(1, ...) never binds in positional mode, where every nonzero |x| >= 1e-4.
-  return to_decimal(x, std::max(1, exp + 1 + kPrecision));
+  return to_decimal<T, E>(x, std::max(1, exp + 1 + kPrecision));
 }
 
 // Returns `x` cut to kPrecision digits after the mantissa's decimal point.
-template <typename T>
+template <typename T, typename E = T>
 Decimal scientific_decimal(T x) {
-  return to_decimal(x, kPrecision + 1);
+  return to_decimal<T, E>(x, kPrecision + 1);
 }
 
 // Splits `d` into positional integer and fraction digits: {"-12", "5"} for -12.5.
@@ -120,12 +138,14 @@ std::string nonfinite_text(double x) {
 }
 
 // Returns NumPy's str of a float scalar: "22.0", "0.1", "1e-05", "1.5e+20", "nan".
-template <typename T>
+template <typename T, typename E = T>
 std::string float_scalar_str(T x) {
   if (!std::isfinite(x)) return nonfinite_text(x);
-  const long double max_positional = std::is_same_v<T, float> ? 1e6L : 1e16L;
+  const long double max_positional = std::is_same_v<E, float16> ? 1e3L
+                                     : std::is_same_v<E, float> ? 1e6L
+                                                                : 1e16L;
   const long double mag = std::fabs(static_cast<long double>(x));
-  const Decimal d = to_decimal(x, std::numeric_limits<int>::max());
+  const Decimal d = to_decimal<T, E>(x, std::numeric_limits<int>::max());
   if (mag == 0 || (mag < max_positional && mag >= 1e-4L)) {
     auto [whole, frac] = positional_parts(d);
     return whole + "." + (frac.empty() ? "0" : frac);
@@ -138,7 +158,7 @@ std::string float_scalar_str(T x) {
 }
 
 // Decides scientific form for the finite values, as in Note [NumPy float layout].
-template <typename T>
+template <typename T, typename E = T>
 bool use_scientific(const std::vector<T>& finite) {
   T max_val = 0;
   T min_val = std::numeric_limits<T>::infinity();
@@ -148,13 +168,14 @@ bool use_scientific(const std::vector<T>& finite) {
     min_val = std::min(min_val, std::fabs(x));
   }
   if (max_val == 0) return false;
-  const T cutoff = static_cast<T>(std::pow(10.0, std::min(8, std::numeric_limits<T>::digits10)));
+  const int digits10 = std::is_same_v<E, float16> ? 3 : std::numeric_limits<T>::digits10;
+  const T cutoff = static_cast<T>(std::pow(10.0, std::min(8, digits10)));
   return max_val >= cutoff || min_val < static_cast<T>(1e-4) ||
          max_val / min_val > static_cast<T>(1000);
 }
 
 // Formats the floats of one array with a common layout (NumPy's FloatingFormat).
-template <typename T>
+template <typename T, typename E = T>
 class FloatFormat {
  public:
   explicit FloatFormat(const std::vector<T>& values) {
@@ -162,7 +183,7 @@ class FloatFormat {
     for (T x : values) {
       if (std::isfinite(x)) finite.push_back(x);
     }
-    scientific_ = use_scientific(finite);
+    scientific_ = use_scientific<T, E>(finite);
     for (T x : finite) {
       if (scientific_) {
         measure_scientific(x);
@@ -189,20 +210,20 @@ class FloatFormat {
       whole.append(d.digits, 0, 1);
       return pad_left(whole, pad_left_) + "." + frac + exponent_text(d.exp, exp_width_);
     }
-    auto [whole, frac] = positional_parts(positional_decimal(x));
+    auto [whole, frac] = positional_parts(positional_decimal<T, E>(x));
     frac.append(pad_right_ - frac.size(), ' ');
     return pad_left(whole, pad_left_) + "." + frac;
   }
 
  private:
   void measure_positional(T x) {
-    auto [whole, frac] = positional_parts(positional_decimal(x));
+    auto [whole, frac] = positional_parts(positional_decimal<T, E>(x));
     pad_left_ = std::max(pad_left_, static_cast<int>(whole.size()));
     pad_right_ = std::max(pad_right_, static_cast<int>(frac.size()));
   }
 
   void measure_scientific(T x) {
-    const Decimal d = scientific_decimal(x);
+    const Decimal d = scientific_decimal<T, E>(x);
     const int exp_digits = static_cast<int>(std::to_string(std::abs(d.exp)).size());
     pad_left_ = std::max(pad_left_, d.negative ? 2 : 1);
     precision_ = std::max(precision_, static_cast<int>(d.digits.size()) - 1);
@@ -216,6 +237,16 @@ class FloatFormat {
   int exp_width_ = 0;  // exponent digits (scientific form)
 };
 
+// Returns the text of one bfloat16 as TensorFlow prints it (ml_dtypes' str, printf's %g):
+// six significant digits, no padding: "0.100098", "1.00136e-05", "3", "-0", "nan".
+std::string bfloat16_str(bfloat16 x) {
+  const float f = static_cast<float>(x);
+  if (std::isnan(f)) return "nan";
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%g", f);
+  return buf;
+}
+
 // Formats each value as one word of NumPy's array text.
 template <typename T>
 std::vector<std::string> format_words(const std::vector<T>& values) {
@@ -223,6 +254,13 @@ std::vector<std::string> format_words(const std::vector<T>& values) {
   words.reserve(values.size());
   if constexpr (std::is_same_v<T, bool>) {
     for (bool x : values) words.push_back(x ? " True" : "False");
+  } else if constexpr (std::is_same_v<T, bfloat16>) {
+    for (bfloat16 x : values) words.push_back(bfloat16_str(x));
+  } else if constexpr (std::is_same_v<T, float16>) {
+    std::vector<float> wide;
+    for (float16 x : values) wide.push_back(static_cast<float>(x));
+    const FloatFormat<float, float16> format(wide);
+    for (float x : wide) words.push_back(format(x));
   } else if constexpr (std::is_floating_point_v<T>) {
     const FloatFormat<T> format(values);
     for (T x : values) words.push_back(format(x));
@@ -239,6 +277,10 @@ template <typename T>
 std::string scalar_str(T x) {
   if constexpr (std::is_same_v<T, bool>) {
     return x ? "True" : "False";
+  } else if constexpr (std::is_same_v<T, bfloat16>) {
+    return bfloat16_str(x);
+  } else if constexpr (std::is_same_v<T, float16>) {
+    return float_scalar_str<float, float16>(static_cast<float>(x));
   } else if constexpr (std::is_floating_point_v<T>) {
     return float_scalar_str(x);
   } else {

@@ -58,10 +58,11 @@ case "${1:-bundle}" in
     # travel packed, and gpu-run.sh unpacks them.
     tar -C .gpu -cf - bin lib | xz -T0 -6 >.gpu/bin.tar.xz && rm -rf .gpu/bin .gpu/lib
     cp scripts/gpu-run.sh .gpu/gpu-run.sh
-    # Sources the GPU machine compiles: the libtorch peer of the CPU benchmark.
+    # Sources the GPU machine compiles: the libtorch peers of the CPU and half-precision
+    # benchmarks.
     mkdir -p .gpu/src/bench/peer .gpu/src/scripts
     cp bench/cpu_bench_util.h .gpu/src/bench/
-    cp bench/peer/torch_cpu_peer.cc .gpu/src/bench/peer/
+    cp bench/peer/torch_cpu_peer.cc bench/peer/torch_gpu_peer.cc .gpu/src/bench/peer/
     cp scripts/cpu-bench-table.py .gpu/src/scripts/
     du -sh .gpu
     echo "now run on the GPU machine: bash .gpu/gpu-run.sh  (carry: [\".gpu\"])"

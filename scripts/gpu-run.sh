@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine from the repository root (see scripts/gpu-check.sh). Optional
 # arguments: the steps to run (tests faults sanitizer racecheck examples distributed
-# benchmarks cpubench python fuzz, and soak cardfill); default all but soak and cardfill.
-# `fuzz` runs the differential fuzzer against the CPU for MT_DIFF_FUZZ_SECONDS (default 90)
-# on every GPU, then as long on two logical GPUs of GPU 0. `soak` runs 16 threads of mixed
-# ops on two logical GPUs for MT_SOAK_SECONDS (default 60). `cardfill` fills GPU 0 from a
-# second process and tries the default pool, growth mode and a fixed limit on what is left.
+# benchmarks cpubench halfbench python fuzz, and soak cardfill); default all but soak and
+# cardfill. `fuzz` runs the differential fuzzer against the CPU for MT_DIFF_FUZZ_SECONDS
+# (default 90) on every GPU, then as long on two logical GPUs of GPU 0. `soak` runs 16
+# threads of mixed ops on two logical GPUs for MT_SOAK_SECONDS (default 60). `cardfill` fills
+# GPU 0 from a second process and tries the default pool, growth mode and a fixed limit on
+# what is left.
 set -uo pipefail
 export LD_LIBRARY_PATH="$PWD/.gpu/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
 if [ -f .gpu/bin.tar.xz ] && [ ! -d .gpu/bin ]; then xz -dc .gpu/bin.tar.xz | tar -C .gpu -xf -; fi
@@ -22,7 +23,7 @@ done
 # brings back at most 8 files).
 out=/tmp/mt-gpu-logs
 rm -rf "$out" && mkdir -p "$out"
-steps="${*:-tests faults sanitizer racecheck examples distributed benchmarks cpubench python fuzz}"
+steps="${*:-tests faults sanitizer racecheck examples distributed benchmarks cpubench halfbench python fuzz}"
 summary=()
 # GpuFaultInjectionTest hung on an H100 (2026-11-23): release_unused_memory did not restart
 # region doubling, so CPU:0's pinned pool asked cudaHostAlloc for ever larger regions (fixed;
@@ -163,6 +164,32 @@ for step in $steps; do
         pairs+=("$t:$out/cpu-mt-$t-1.json,$out/cpu-mt-$t-2.json:$out/cpu-torch-$t-1.json,$out/cpu-torch-$t-2.json")
       done
       python3 .gpu/src/scripts/cpu-bench-table.py "${pairs[@]}" | tee "$out/cpu-table.md" ;;
+    halfbench)
+      # bfloat16 and float16 on the GPU: minitensor beside raw cuBLAS and memcpy in one run
+      # (the fraction_of_* counters are the targets of the half-precision issue), then
+      # libtorch's at::mm, add and sum as a second baseline (built here against its CUDA).
+      b=.gpu/bin/half_precision_benchmark
+      "$b" --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
+        >"$out/half-mt.log" 2>&1
+      record "half_precision_benchmark" "rc=$?"
+      while read -r line; do
+        name=$(echo "$line" | awk '{print $1}')
+        record "mt $name" "$(echo "$line" | grep -oE '(fraction_of_[a-z]+|[A-Za-z_]*(TFLOPs|GBps))=[0-9.]+[kMG]?' | tr '\n' ' ')"
+      done < <(grep -E '^BM_.*_median' "$out/half-mt.log")
+      TORCH=$(python3 -c "import torch.utils.cpp_extension as c; print(' '.join('-I'+p for p in c.include_paths()))")
+      TLIB=$(python3 -c "import torch.utils.cpp_extension as c; print(c.library_paths()[0])")
+      ABI=$(python3 -c "import torch; print(int(torch._C._GLIBCXX_USE_CXX11_ABI))")
+      # --no-as-needed: nothing names libtorch_cuda's symbols, but loading it registers CUDA.
+      g++ -O2 -std=c++17 -D_GLIBCXX_USE_CXX11_ABI="$ABI" $TORCH .gpu/src/bench/peer/torch_gpu_peer.cc \
+        -L"$TLIB" -Wl,-rpath,"$TLIB" -Wl,--no-as-needed -ltorch_cuda -lc10_cuda -Wl,--as-needed \
+        -ltorch -ltorch_cpu -lc10 -lbenchmark -lpthread -o /tmp/torch_gpu_peer >"$out/gpu-peer-build.log" 2>&1
+      record "build torch_gpu_peer" "rc=$?"
+      /tmp/torch_gpu_peer --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
+        >"$out/half-torch.log" 2>&1
+      record "torch_gpu_peer" "rc=$?"
+      while read -r line; do
+        record "torch $(echo "$line" | awk '{print $1}')" "$(echo "$line" | grep -oE '(TFLOPs|GBps)=[0-9.]+[kMG]?' | tr '\n' ' ')"
+      done < <(grep -E '^BM_.*_median' "$out/half-torch.log") ;;
     distributed)
       # A remote task's GPU used from a client process: two mt-server tasks forked by the
       # example, MatMul on task 1's GPU, TensorFlow's placement lines.
@@ -184,7 +211,8 @@ for step in $steps; do
     benchmarks)
       for b in .gpu/bin/*_benchmark; do
         name=$(basename "$b")
-        [ "$name" = cpu_kernels_benchmark ] && continue  # the cpubench step runs it
+        # the cpubench and halfbench steps run these
+        case "$name" in cpu_kernels_benchmark|half_precision_benchmark) continue ;; esac
         "$b" --benchmark_min_time=0.2 >"$out/$name.log" 2>&1
         record "$name" "rc=$?"
         grep -E '^(BM_|Benchmark)' "$out/$name.log"

@@ -6,6 +6,7 @@
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/loops.h"
 #include "kernels/cpu/thread_pool.h"
+#include "kernels/cpu/widened_kernel.h"
 
 namespace mt::cpu {
 namespace {
@@ -89,7 +90,12 @@ absl::Status binary_kernel(const KernelContext& ctx) {
 template <BinaryOp kOp, typename Types>
 absl::Status add_binary(KernelRegistry& registry, OpId op, Types types) {
   return add_kernels(registry, op, types, [](auto tag) -> KernelFn {
-    return &binary_kernel<kOp, typename decltype(tag)::type>;
+    using T = typename decltype(tag)::type;
+    if constexpr (kIsHalf<T>) {
+      return &widened_kernel<T, &binary_kernel<kOp, float>>;
+    } else {
+      return &binary_kernel<kOp, T>;
+    }
   });
 }
 

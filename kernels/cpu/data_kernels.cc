@@ -31,8 +31,8 @@ absl::Status fill_kernel(const KernelContext& ctx) {
   T v;
   if constexpr (std::is_same_v<T, bool>) {
     v = value.b;
-  } else if constexpr (std::is_floating_point_v<T>) {
-    v = static_cast<T>(value.f);
+  } else if constexpr (is_floating(dtype_of<T>())) {
+    v = static_cast<T>(value.f);  // bfloat16 and float16 round to nearest even
   } else {
     v = static_cast<T>(value.i);
   }

@@ -17,6 +17,7 @@
 #include "kernels/cpu/loops.h"
 #include "kernels/cpu/onednn_gemm.h"
 #include "kernels/cpu/thread_pool.h"
+#include "kernels/cpu/widened_kernel.h"
 
 namespace mt::cpu {
 namespace {
@@ -100,7 +101,12 @@ absl::Status matmul_kernel(const KernelContext& ctx) {
 
 absl::Status register_matmul_kernels(KernelRegistry& registry) {
   return add_kernels(registry, OpId::kMatMul, NumericTypes{}, [](auto tag) -> KernelFn {
-    return &matmul_kernel<typename decltype(tag)::type>;
+    using T = typename decltype(tag)::type;
+    if constexpr (kIsHalf<T>) {
+      return &widened_kernel<T, &matmul_kernel<float>>;
+    } else {
+      return &matmul_kernel<T>;
+    }
   });
 }
 

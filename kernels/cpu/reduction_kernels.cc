@@ -19,6 +19,7 @@
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/loops.h"
 #include "kernels/cpu/thread_pool.h"
+#include "kernels/cpu/widened_kernel.h"
 
 namespace mt::cpu {
 namespace {
@@ -193,7 +194,12 @@ absl::Status reduction_kernel(const KernelContext& ctx) {
 template <OpId kOp>
 absl::Status add_reduction(KernelRegistry& registry) {
   return add_kernels(registry, kOp, NumericTypes{}, [](auto tag) -> KernelFn {
-    return &reduction_kernel<kOp, typename decltype(tag)::type>;
+    using T = typename decltype(tag)::type;
+    if constexpr (kIsHalf<T>) {
+      return &widened_kernel<T, &reduction_kernel<kOp, float>>;
+    } else {
+      return &reduction_kernel<kOp, T>;
+    }
   });
 }
 

@@ -3,6 +3,7 @@
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/loops.h"
 #include "kernels/cpu/thread_pool.h"
+#include "kernels/cpu/widened_kernel.h"
 
 namespace mt::cpu {
 namespace {
@@ -25,7 +26,12 @@ absl::Status unary_kernel(const KernelContext& ctx) {
 template <UnaryOp kOp, typename Types>
 absl::Status add_unary(KernelRegistry& registry, OpId op, Types types) {
   return add_kernels(registry, op, types, [](auto tag) -> KernelFn {
-    return &unary_kernel<kOp, typename decltype(tag)::type>;
+    using T = typename decltype(tag)::type;
+    if constexpr (kIsHalf<T>) {
+      return &widened_kernel<T, &unary_kernel<kOp, float>>;
+    } else {
+      return &unary_kernel<kOp, T>;
+    }
   });
 }
 

@@ -5,7 +5,9 @@
 // kernel's parameters (kMaxFusedInputs of them); more inputs are summed in passes that
 // each take the running sum (the output) as their first input. Each thread loads one Vec
 // from every input before it adds (N independent 128-bit loads in flight), and the sum is
-// taken in input order, as on the CPU, so float results match it bit for bit.
+// taken in input order, as on the CPU, so float32 and float64 results match it bit for bit.
+// bfloat16 and float16 sum in float32 and round once per pass (Note [Half arithmetic on
+// the GPU] in half_math.h).
 #include <algorithm>
 
 #include "kernels/cuda/device_math.h"
@@ -27,16 +29,23 @@ struct AddNArgs {
   bool vectorized;  // every pointer is 16-byte aligned
 };
 
+// Sums in Compute<T>: float32 for bfloat16 and float16, rounded once per pass.
 template <typename T>
 __device__ __forceinline__ void add_n_vector(const AddNArgs<T>& a, int64_t v) {
-  Vec<T> sum = reinterpret_cast<const Vec<T>*>(a.in[0])[v];
+  const Vec<T> first = reinterpret_cast<const Vec<T>*>(a.in[0])[v];
+  Compute<T> sum[kVec<T>];
+#pragma unroll
+  for (int j = 0; j < kVec<T>; ++j) sum[j] = to_compute(first.v[j]);
 #pragma unroll 8
   for (int k = 1; k < a.count; ++k) {
     const Vec<T> x = reinterpret_cast<const Vec<T>*>(a.in[k])[v];
 #pragma unroll
-    for (int j = 0; j < kVec<T>; ++j) sum.v[j] = add_op(sum.v[j], x.v[j]);
+    for (int j = 0; j < kVec<T>; ++j) sum[j] = add_op(sum[j], to_compute(x.v[j]));
   }
-  reinterpret_cast<Vec<T>*>(a.out)[v] = sum;
+  Vec<T> out;
+#pragma unroll
+  for (int j = 0; j < kVec<T>; ++j) out.v[j] = from_compute<T>(sum[j]);
+  reinterpret_cast<Vec<T>*>(a.out)[v] = out;
 }
 
 template <typename T>
@@ -48,9 +57,9 @@ __global__ void __launch_bounds__(kThreads) add_n_kernel(AddNArgs<T> a) {
   for (int64_t v = first; v < nv; v += stride) add_n_vector(a, v);
 #pragma unroll 1
   for (int64_t i = nv * kVec<T> + first; i < a.n; i += stride) {
-    T sum = a.in[0][i];
-    for (int k = 1; k < a.count; ++k) sum = add_op(sum, a.in[k][i]);
-    a.out[i] = sum;
+    Compute<T> sum = to_compute(a.in[0][i]);
+    for (int k = 1; k < a.count; ++k) sum = add_op(sum, to_compute(a.in[k][i]));
+    a.out[i] = from_compute<T>(sum);
   }
 }
 

@@ -35,7 +35,7 @@ struct MulFn {
 struct DivFn {  // floating types only; IEEE division (no fast-math), as on the CPU
   template <typename T>
   __device__ T operator()(T a, T b) const {
-    return a / b;
+    return div_op(a, b);
   }
 };
 

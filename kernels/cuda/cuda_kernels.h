@@ -26,9 +26,8 @@
 namespace mt::cuda {
 
 // Returns the dtypes the GPU implements for `op`: what the op accepts (op_dtypes), except
-// Cast (CPU only) and integer MatMul (no cuBLAS kernel); both fall back to the CPU.
+// integer MatMul (no cuBLAS kernel), which falls back to the CPU.
 constexpr internal::DTypeSet gpu_dtypes(OpId op) {
-  if (op == OpId::kCast) return 0;
   if (op == OpId::kMatMul) return internal::kFloatDTypes;
   return internal::op_dtypes(op);
 }
@@ -66,6 +65,7 @@ absl::Status cublas_status(OpId op, const char* call, cublasStatus_t status);
 
 // One registration function per op family (one .cu file each).
 absl::Status register_data_kernels(KernelRegistry& registry);
+absl::Status register_cast_kernels(KernelRegistry& registry);
 absl::Status register_matmul_kernels(KernelRegistry& registry);
 absl::Status register_add_n_kernels(KernelRegistry& registry);
 absl::Status register_binary_kernels(KernelRegistry& registry);

@@ -1,5 +1,5 @@
 // GPU kernels of the data ops: _EagerConst (host to device), Identity (device to device)
-// and Fill. Cast has no GPU kernel: it runs on the CPU (as in TensorFlow's GPU guide).
+// and Fill. Cast has its own file (cast_kernels.cu).
 #include <cstring>
 #include <type_traits>
 
@@ -32,6 +32,8 @@ template <typename T>
 T fill_value(const Scalar& value) {
   if constexpr (std::is_same_v<T, bool>) {
     return value.b;
+  } else if constexpr (kIsHalf<T>) {
+    return T(static_cast<float>(value.f));  // the double rounds to float, then to T
   } else if constexpr (std::is_floating_point_v<T>) {
     return static_cast<T>(value.f);
   } else {

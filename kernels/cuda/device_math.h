@@ -3,7 +3,8 @@
 //
 // - Integer add, sub and mul wrap around in the unsigned type, as the CPU kernels do
 //   (Note [Integer overflow] in kernels/cpu/cpu_kernels.h), so both devices agree bit for
-//   bit on every input.
+//   bit on every input. bfloat16 and float16 compute in float32 (Note [Half arithmetic on
+//   the GPU] in half_math.h).
 // - Vec<T> is 16 bytes of T, for 128-bit loads and stores (LDG.E.128 / STG.E.128).
 // - IndexDivider splits a flat index into coordinates without a 64-bit division per
 //   element: below 2^31 it multiplies and shifts (Granlund and Montgomery, as PyTorch's
@@ -12,6 +13,8 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "kernels/cuda/half_math.h"
+
 namespace mt::cuda {
 
 template <typename T>
@@ -19,20 +22,44 @@ using Unsigned = std::make_unsigned_t<T>;
 
 template <typename T>
 __device__ __forceinline__ T add_op(T a, T b) {
-  if constexpr (std::is_integral_v<T>) return T(Unsigned<T>(a) + Unsigned<T>(b));
-  return a + b;
+  if constexpr (std::is_integral_v<T>) {
+    return T(Unsigned<T>(a) + Unsigned<T>(b));
+  } else if constexpr (kIsHalf<T>) {
+    return from_compute<T>(to_compute(a) + to_compute(b));
+  } else {
+    return a + b;
+  }
 }
 
 template <typename T>
 __device__ __forceinline__ T sub_op(T a, T b) {
-  if constexpr (std::is_integral_v<T>) return T(Unsigned<T>(a) - Unsigned<T>(b));
-  return a - b;
+  if constexpr (std::is_integral_v<T>) {
+    return T(Unsigned<T>(a) - Unsigned<T>(b));
+  } else if constexpr (kIsHalf<T>) {
+    return from_compute<T>(to_compute(a) - to_compute(b));
+  } else {
+    return a - b;
+  }
 }
 
 template <typename T>
 __device__ __forceinline__ T mul_op(T a, T b) {
-  if constexpr (std::is_integral_v<T>) return T(Unsigned<T>(a) * Unsigned<T>(b));
-  return a * b;
+  if constexpr (std::is_integral_v<T>) {
+    return T(Unsigned<T>(a) * Unsigned<T>(b));
+  } else if constexpr (kIsHalf<T>) {
+    return from_compute<T>(to_compute(a) * to_compute(b));
+  } else {
+    return a * b;
+  }
+}
+
+template <typename T>  // floating types only
+__device__ __forceinline__ T div_op(T a, T b) {
+  if constexpr (kIsHalf<T>) {
+    return from_compute<T>(to_compute(a) / to_compute(b));
+  } else {
+    return a / b;
+  }
 }
 
 // Elements of T in 16 bytes.

@@ -1,5 +1,6 @@
-// GPU kernels of MatMul: cuBLAS SGEMM/DGEMM for float32 and float64. Integer MatMul has no
-// GPU kernel and falls back to the CPU.
+// GPU kernels of MatMul: cuBLAS SGEMM/DGEMM for float32 and float64, cublasGemmEx for
+// bfloat16 and float16 (2-byte inputs and output, float32 accumulation, tensor cores).
+// Integer MatMul has no GPU kernel and falls back to the CPU.
 //
 // Note [Row-major GEMM]: cuBLAS is column-major, and a row-major m x n matrix read as
 // column-major is its n x m transpose. So C = op(A) op(B), all row-major, is computed as the
@@ -7,7 +8,9 @@
 // (n, m, k), and each leading dimension is its row-major matrix's column count.
 //
 // TensorFloat-32: the math mode is set on each call from internal::tf32_enabled() (a
-// process-wide switch, so every thread sharing the handle sets the same mode).
+// process-wide switch, so every thread sharing the handle sets the same mode). bfloat16 and
+// float16 run in the default math mode (tensor cores) with reduced-precision reductions
+// disallowed, so that split-K partial sums stay in float32 too, not in the output type.
 #include <limits>
 #include <type_traits>
 
@@ -72,6 +75,42 @@ cublasStatus_t gemm(cublasHandle_t h, const GemmShape& g, const double* a, const
                         g.ldc);
 }
 
+// bfloat16 and float16: cublasGemmEx, accumulating in float32.
+template <typename T>
+cublasStatus_t gemm(cublasHandle_t h, const GemmShape& g, const T* a, const T* b, T* c) {
+  static_assert(std::is_same_v<T, bfloat16> || std::is_same_v<T, float16>);
+  const cudaDataType_t type = std::is_same_v<T, bfloat16> ? CUDA_R_16BF : CUDA_R_16F;
+  const float one = 1, zero = 0;
+  if (fits_int32(g)) {
+    return cublasGemmEx(h, g.op_b, g.op_a, int(g.n), int(g.m), int(g.k), &one, b, type, int(g.ldb),
+                        a, type, int(g.lda), &zero, c, type, int(g.ldc), CUBLAS_COMPUTE_32F,
+                        CUBLAS_GEMM_DEFAULT);
+  }
+  return cublasGemmEx_64(h, g.op_b, g.op_a, g.n, g.m, g.k, &one, b, type, g.ldb, a, type, g.lda,
+                         &zero, c, type, g.ldc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+}
+
+// Returns the math mode of a MatMul on T (the file comment says why).
+template <typename T>
+cublasMath_t math_mode() {
+  if constexpr (std::is_same_v<T, float>) {
+    return internal::tf32_enabled() ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH;
+  } else if constexpr (std::is_same_v<T, double>) {
+    return CUBLAS_DEFAULT_MATH;
+  } else {
+    return static_cast<cublasMath_t>(CUBLAS_DEFAULT_MATH |
+                                     CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION);
+  }
+}
+
+// Returns the name of the cuBLAS call for T, for errors.
+template <typename T>
+const char* gemm_name() {
+  if constexpr (std::is_same_v<T, float>) return "cublasSgemm";
+  if constexpr (std::is_same_v<T, double>) return "cublasDgemm";
+  return "cublasGemmEx";
+}
+
 template <typename T>
 absl::Status run_matmul(const KernelContext& ctx) {
   constexpr OpId op = OpId::kMatMul;
@@ -82,8 +121,7 @@ absl::Status run_matmul(const KernelContext& ctx) {
     return cuda_status(op, "cudaMemsetAsync",
                        cudaMemsetAsync(ctx.output.data, 0, g.m * g.n * sizeof(T), state.stream));
   }
-  const bool tf32 = std::is_same_v<T, float> && internal::tf32_enabled();
-  const cublasMath_t mode = tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH;
+  const cublasMath_t mode = math_mode<T>();
   MT_CHECK(state.blas != nullptr);
   internal::MutexLock lock(&state.blas->mu);
   if (state.blas->math_mode != mode) {  // one call fewer per op in the common case
@@ -91,9 +129,8 @@ absl::Status run_matmul(const KernelContext& ctx) {
         cublas_status(op, "cublasSetMathMode", cublasSetMathMode(state.cublas, mode)));
     state.blas->math_mode = mode;
   }
-  const char* call = std::is_same_v<T, float> ? "cublasSgemm" : "cublasDgemm";
   return cublas_status(
-      op, call,
+      op, gemm_name<T>(),
       gemm(state.cublas, g, static_cast<const T*>(ctx.inputs[0].data),
            static_cast<const T*>(ctx.inputs[1].data), static_cast<T*>(ctx.output.data)));
 }

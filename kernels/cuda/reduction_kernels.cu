@@ -2,7 +2,14 @@
 // [Reductions] in kernels/op_def.h): over zero elements Sum gives 0, Max the lowest value
 // (-inf for floats) and Mean NaN for floats, 0 for integers; integer Mean truncates; Max
 // propagates NaN. Integer sums wrap around and are exact in any order; float sums are
-// taken in T, each thread over a strided slice of r, then as a tree across the block.
+// taken in Compute<T> (T itself, float32 for bfloat16 and float16: Note [Half arithmetic
+// on the GPU] in half_math.h), each thread over a strided slice of r, then as a tree across
+// the block, and rounded to T once at the end.
+//
+// Note [Vectorised reduction]: when the reduced elements of each output are one contiguous
+// run (a single reduced dimension of stride 1) whose length is a multiple of kVec<T>, and
+// the input is 16-byte aligned, a 2-byte T is read as Vec<T>s (8 elements per 128-bit load)
+// and each chunk of r starts on a Vec; other layouts and types read element by element.
 #include <limits>
 #include <type_traits>
 
@@ -36,14 +43,17 @@ struct MaxReducer {  // NaN wins, as in TensorFlow and on the CPU
   }
 };
 
-template <typename T>
+// One pass from In to Out, accumulating in Acc = Compute<In> (which is Compute<Out> too).
+template <typename In, typename Out>
 struct ReduceArgs {
-  const T* in;
-  T* out;  // the outputs, or the partials of pass one (Note [GPU reduction grid])
+  using Acc = Compute<In>;
+  const In* in;
+  Out* out;  // the outputs, or the partials of pass one (Note [GPU reduction grid])
   ReduceLayout layout = {};
-  int64_t chunk = 0;       // elements of r per blockIdx.y
-  T identity = T();        // the reducer's identity
-  int64_t mean_count = 0;  // Mean's final pass: divide each output by it; else 0
+  int64_t chunk = 0;        // elements of r per blockIdx.y
+  Acc identity = Acc();     // the reducer's identity
+  int64_t mean_count = 0;   // Mean's final pass: divide each output by it; else 0
+  bool vectorized = false;  // Note [Vectorised reduction]
 };
 
 // Returns the input offset of index `idx` of `axes` (Note [GPU reduction layout]).
@@ -69,9 +79,9 @@ constexpr int kUnroll = 4;
 // Combines in[offset(r)] for r = begin, begin + step, ... < end, kUnroll at a time into
 // independent accumulators, so that kUnroll loads are in flight per thread.
 template <typename R, typename T, typename Offset>
-__device__ __forceinline__ T combine_slice(const T* in, Offset offset, int64_t begin, int64_t end,
-                                           int step, T identity) {
-  T acc[kUnroll];
+__device__ __forceinline__ Compute<T> combine_slice(const T* in, Offset offset, int64_t begin,
+                                                    int64_t end, int step, Compute<T> identity) {
+  Compute<T> acc[kUnroll];
 #pragma unroll
   for (int j = 0; j < kUnroll; ++j) acc[j] = identity;
   int64_t r = begin;
@@ -81,10 +91,10 @@ __device__ __forceinline__ T combine_slice(const T* in, Offset offset, int64_t b
 #pragma unroll
     for (int j = 0; j < kUnroll; ++j) x[j] = in[offset(r + j * step)];
 #pragma unroll
-    for (int j = 0; j < kUnroll; ++j) acc[j] = R::combine(acc[j], x[j]);
+    for (int j = 0; j < kUnroll; ++j) acc[j] = R::combine(acc[j], to_compute(x[j]));
   }
 #pragma unroll 1
-  for (; r < end; r += step) acc[0] = R::combine(acc[0], in[offset(r)]);
+  for (; r < end; r += step) acc[0] = R::combine(acc[0], to_compute(in[offset(r)]));
 #pragma unroll
   for (int width = kUnroll / 2; width > 0; width /= 2) {
 #pragma unroll
@@ -93,28 +103,59 @@ __device__ __forceinline__ T combine_slice(const T* in, Offset offset, int64_t b
   return acc[0];
 }
 
-// Combines the elements r = begin, begin + step, ... < end of output `o`; one reduced
-// dimension (the common case) needs no index arithmetic beyond a multiply.
+// Combines the Vecs of `row` that hold elements [begin, end) of r (both multiples of
+// kVec<T>): vector ty, ty + step, ... (Note [Vectorised reduction]), two loads in flight.
 template <typename R, typename T>
-__device__ __forceinline__ T reduce_slice(const ReduceArgs<T>& a, int64_t o, int64_t begin,
-                                          int64_t end, int step) {
-  const T* in = a.in + offset_of(a.layout.kept, o);
+__device__ __forceinline__ Compute<T> combine_vectors(const T* row, int64_t begin, int64_t end,
+                                                      int ty, int step, Compute<T> identity) {
+  const Vec<T>* v = reinterpret_cast<const Vec<T>*>(row);
+  const int64_t stop = end / kVec<T>;
+  Compute<T> acc[2] = {identity, identity};
+  int64_t i = begin / kVec<T> + ty;
+#pragma unroll 1
+  for (; i + step < stop; i += 2 * step) {
+    const Vec<T> x = v[i], y = v[i + step];
+#pragma unroll
+    for (int j = 0; j < kVec<T>; ++j) {
+      acc[0] = R::combine(acc[0], to_compute(x.v[j]));
+      acc[1] = R::combine(acc[1], to_compute(y.v[j]));
+    }
+  }
+  if (i < stop) {
+    const Vec<T> x = v[i];
+#pragma unroll
+    for (int j = 0; j < kVec<T>; ++j) acc[0] = R::combine(acc[0], to_compute(x.v[j]));
+  }
+  return R::combine(acc[0], acc[1]);
+}
+
+// Combines thread ty's share of elements [begin, end) of r for output `o`: r = begin + ty,
+// begin + ty + step, ..., or whole Vecs when a.vectorized. One reduced dimension (the
+// common case) needs no index arithmetic beyond a multiply.
+template <typename R, typename In, typename Out>
+__device__ __forceinline__ Compute<In> reduce_slice(const ReduceArgs<In, Out>& a, int64_t o,
+                                                    int64_t begin, int64_t end, int ty, int step) {
+  const In* in = a.in + offset_of(a.layout.kept, o);
   const ReduceAxes& red = a.layout.reduced;
+  if (a.vectorized) return combine_vectors<R>(in, begin, end, ty, step, a.identity);
   if (red.rank == 1) {
     const int64_t stride = red.stride[0];
     return combine_slice<R>(
-        in, [stride](int64_t r) { return r * stride; }, begin, end, step, a.identity);
+        in, [stride](int64_t r) { return r * stride; }, begin + ty, end, step, a.identity);
   }
   return combine_slice<R>(
-      in, [&red](int64_t r) { return offset_of(red, r); }, begin, end, step, a.identity);
+      in, [&red](int64_t r) { return offset_of(red, r); }, begin + ty, end, step, a.identity);
 }
 
 // Returns Mean's quotient (truncating for integers), or `sum` when mean_count is 0.
-template <typename T>
-__device__ __forceinline__ T finish(T sum, int64_t mean_count) {
+template <typename Acc>
+__device__ __forceinline__ Acc finish(Acc sum, int64_t mean_count) {
   if (mean_count == 0) return sum;
-  if constexpr (std::is_integral_v<T>) return static_cast<T>(int64_t{sum} / mean_count);
-  return sum / static_cast<T>(mean_count);
+  if constexpr (std::is_integral_v<Acc>) {
+    return static_cast<Acc>(int64_t{sum} / mean_count);
+  } else {
+    return sum / static_cast<Acc>(mean_count);
+  }
 }
 
 // Combines the `by` values of each of the block's `bx` outputs in `tile`, as a tree.
@@ -126,44 +167,55 @@ __device__ __forceinline__ void combine_tile(T* tile, int bx, int by, int tx, in
   }
 }
 
-template <typename R, typename T>
-__global__ void __launch_bounds__(kThreads) reduce_kernel(ReduceArgs<T> a) {
-  __shared__ T tile[kThreads];
+template <typename R, typename In, typename Out>
+__global__ void __launch_bounds__(kThreads) reduce_kernel(ReduceArgs<In, Out> a) {
+  using Acc = Compute<In>;
+  __shared__ Acc tile[kThreads];
   const int bx = blockDim.x, by = blockDim.y, tx = threadIdx.x, ty = threadIdx.y;
   const int64_t num_out = a.layout.num_out;
   const int64_t begin = int64_t{blockIdx.y} * a.chunk;
   const int64_t end = min(begin + a.chunk, a.layout.num_red);
   for (int64_t o0 = int64_t{blockIdx.x} * bx; o0 < num_out; o0 += int64_t{gridDim.x} * bx) {
     const int64_t o = o0 + tx;
-    tile[ty * bx + tx] = o < num_out ? reduce_slice<R>(a, o, begin + ty, end, by) : a.identity;
+    tile[ty * bx + tx] = o < num_out ? reduce_slice<R>(a, o, begin, end, ty, by) : a.identity;
     __syncthreads();
     combine_tile<R>(tile, bx, by, tx, ty);
     if (ty == 0 && o < num_out) {
-      a.out[int64_t{blockIdx.y} * num_out + o] = finish(tile[tx], a.mean_count);
+      a.out[int64_t{blockIdx.y} * num_out + o] = from_compute<Out>(finish(tile[tx], a.mean_count));
     }
     __syncthreads();  // the next tile reuses `tile`
   }
 }
 
+// Returns whether a pass over `layout` from `in` may read Vecs (Note [Vectorised reduction]).
+template <typename T>
+bool can_vectorize(const ReduceLayout& layout, const T* in) {
+  return kIsHalf<T> && layout.reduced.rank == 1 && layout.reduced.stride[0] == 1 &&
+         layout.num_red % kVec<T> == 0 && is_vec_aligned(in);
+}
+
 // Enqueues one pass over `args.layout` on the grid `g`.
-template <OpId kOp, typename R, typename T>
-absl::Status launch_pass(const GpuState& state, ReduceArgs<T> args, const ReduceGrid& g) {
-  args.chunk = g.chunk;
+template <OpId kOp, typename R, typename In, typename Out>
+absl::Status launch_pass(const GpuState& state, ReduceArgs<In, Out> args, const ReduceGrid& g) {
+  args.vectorized = can_vectorize(args.layout, args.in);
+  // A chunk of whole Vecs; the last chunks may then be short or empty (identity partials).
+  args.chunk = args.vectorized ? (g.chunk + kVec<In> - 1) / kVec<In> * kVec<In> : g.chunk;
   const dim3 grid(static_cast<unsigned>(g.blocks_x), static_cast<unsigned>(g.splits));
-  return launch(kOp, state, grid, dim3(g.bx, g.by), &reduce_kernel<R, T>, args);
+  return launch(kOp, state, grid, dim3(g.bx, g.by), &reduce_kernel<R, In, Out>, args);
 }
 
 // The outputs of a reduction over zero elements (Note [Reductions] in op_def.h).
 template <OpId kOp, typename R, typename T>
 absl::Status fill_empty(const KernelContext& ctx, int64_t n) {
-  T value = R::template identity<T>();
-  if constexpr (kOp == OpId::kMean && std::is_floating_point_v<T>) {
-    value = std::numeric_limits<T>::quiet_NaN();
+  using Acc = Compute<T>;
+  Acc value = R::template identity<Acc>();
+  if constexpr (kOp == OpId::kMean && std::is_floating_point_v<Acc>) {
+    value = std::numeric_limits<Acc>::quiet_NaN();
   }
   MapArgs<T, 0> args;
   args.out = static_cast<T*>(ctx.output.data);
   args.n = n;
-  return launch_map(kOp, ctx, args, ConstantFn<T>{value});
+  return launch_map(kOp, ctx, args, ConstantFn<T>{T(value)});
 }
 
 // The error for a layout make_reduce_layout refuses.
@@ -176,29 +228,33 @@ absl::Status too_many_runs(OpId op, const Shape& shape) {
 template <OpId kOp, typename T>
 absl::Status run_reduction(const KernelContext& ctx) {
   using R = std::conditional_t<kOp == OpId::kMax, MaxReducer, SumReducer>;
+  using Acc = Compute<T>;
   const Shape& in_shape = *ctx.inputs[0].shape;
   const int64_t n = ctx.output.shape->num_elements();
   if (n == 0) return absl::OkStatus();
   if (in_shape.num_elements() == 0) return fill_empty<kOp, R, T>(ctx, n);
   internal::AxisMask mask;
   MT_CHECK(internal::reduction_mask(kOp, in_shape, *ctx.attrs, &mask).ok());
-  ReduceArgs<T> args{static_cast<const T*>(ctx.inputs[0].data), static_cast<T*>(ctx.output.data)};
-  args.identity = R::template identity<T>();
-  if (!make_reduce_layout(in_shape, mask, &args.layout)) return too_many_runs(kOp, in_shape);
+  ReduceLayout layout;
+  if (!make_reduce_layout(in_shape, mask, &layout)) return too_many_runs(kOp, in_shape);
+  const T* in = static_cast<const T*>(ctx.inputs[0].data);
+  T* out = static_cast<T*>(ctx.output.data);
+  const Acc identity = R::template identity<Acc>();
   const GpuState& state = gpu_state(ctx);
-  const int64_t mean_count = kOp == OpId::kMean ? args.layout.num_red : 0;
-  const int64_t scratch = state.scratch ? state.scratch_bytes / sizeof(T) : 0;
-  const ReduceGrid g = choose_reduce_grid(args.layout, sm_count(state), scratch);
+  const int64_t mean_count = kOp == OpId::kMean ? layout.num_red : 0;
+  const int64_t scratch = state.scratch ? state.scratch_bytes / sizeof(Acc) : 0;
+  const ReduceGrid g = choose_reduce_grid(layout, sm_count(state), scratch);
   if (g.splits == 1) {
-    args.mean_count = mean_count;
-    return launch_pass<kOp, R>(state, args, g);
+    return launch_pass<kOp, R>(state, ReduceArgs<T, T>{in, out, layout, 0, identity, mean_count},
+                               g);
   }
-  args.out = static_cast<T*>(state.scratch);
-  MT_RETURN_IF_ERROR((launch_pass<kOp, R>(state, args, g)));
-  ReduceArgs<T> second{args.out, static_cast<T*>(ctx.output.data), partials_layout(n, g.splits)};
-  second.identity = args.identity;
-  second.mean_count = mean_count;
-  return launch_pass<kOp, R>(state, second, choose_reduce_grid(second.layout, sm_count(state), 0));
+  Acc* partials = static_cast<Acc*>(state.scratch);  // in Acc: rounded to T only at the end
+  MT_RETURN_IF_ERROR(
+      (launch_pass<kOp, R>(state, ReduceArgs<T, Acc>{in, partials, layout, 0, identity}, g)));
+  const ReduceLayout second = partials_layout(n, g.splits);
+  return launch_pass<kOp, R>(state,
+                             ReduceArgs<Acc, T>{partials, out, second, 0, identity, mean_count},
+                             choose_reduce_grid(second, sm_count(state), 0));
 }
 
 // Registers run_reduction<kOp, T> for every numeric T.

@@ -7,6 +7,7 @@ namespace mt {
 
 absl::Status register_cuda_kernels(KernelRegistry& registry) {
   MT_RETURN_IF_ERROR(cuda::register_data_kernels(registry));
+  MT_RETURN_IF_ERROR(cuda::register_cast_kernels(registry));
   MT_RETURN_IF_ERROR(cuda::register_matmul_kernels(registry));
   MT_RETURN_IF_ERROR(cuda::register_add_n_kernels(registry));
   MT_RETURN_IF_ERROR(cuda::register_binary_kernels(registry));

@@ -1,6 +1,7 @@
 // GPU kernels of the element-wise unary ops: Neg, Abs, Exp and Relu, each one map_kernel
 // (Note [Vectorised element-wise] in elementwise.h). Results match the CPU kernels bit for
-// bit, except Exp, which CUDA's exp/expf compute to within 2 ulp.
+// bit, except Exp, which CUDA's exp/expf compute to within 2 ulp (bfloat16 and float16 take
+// expf of the widened value, then round: Note [Half arithmetic on the GPU]).
 #include <type_traits>
 
 #include "kernels/cuda/elementwise.h"
@@ -12,30 +13,48 @@ namespace {
 struct NegFn {
   template <typename T>
   __device__ T operator()(T x) const {
-    if constexpr (std::is_integral_v<T>) return sub_op(T(0), x);
-    return -x;
+    if constexpr (std::is_integral_v<T>) {
+      return sub_op(T(0), x);
+    } else if constexpr (kIsHalf<T>) {
+      return half_from_bits<T>(x.bits ^ 0x8000u);  // the sign bit, as float negation
+    } else {
+      return -x;
+    }
   }
 };
 
 struct AbsFn {
   template <typename T>
   __device__ T operator()(T x) const {
-    if constexpr (std::is_floating_point_v<T>) return fabs(x);
-    return x < T(0) ? sub_op(T(0), x) : x;
+    if constexpr (kIsHalf<T>) {
+      return half_from_bits<T>(x.bits & 0x7fffu);
+    } else if constexpr (std::is_floating_point_v<T>) {
+      return fabs(x);
+    } else {
+      return x < T(0) ? sub_op(T(0), x) : x;
+    }
   }
 };
 
 struct ExpFn {  // floating types only
   template <typename T>
   __device__ T operator()(T x) const {
-    return exp(x);  // expf for float, through CUDA's overloads
+    if constexpr (kIsHalf<T>) {
+      return from_compute<T>(expf(to_compute(x)));
+    } else {
+      return exp(x);  // expf for float, through CUDA's overloads
+    }
   }
 };
 
 struct ReluFn {  // max(x, 0); NaN passes through
   template <typename T>
   __device__ T operator()(T x) const {
-    return x < T(0) ? T(0) : x;
+    if constexpr (kIsHalf<T>) {
+      return to_compute(x) < 0.f ? half_from_bits<T>(0) : x;
+    } else {
+      return x < T(0) ? T(0) : x;
+    }
   }
 };
 

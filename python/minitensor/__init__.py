@@ -34,16 +34,27 @@ float64 = DType.float64
 int32 = DType.int32
 int64 = DType.int64
 bool = DType.bool  # noqa: A001  (TensorFlow's name: tf.bool)
+bfloat16 = DType.bfloat16
+float16 = DType.float16
+half = DType.float16  # TensorFlow's alias: tf.half
 
 DTypeLike = _Union[DType, str, type, _np.dtype]
 
 _TO_NUMPY = {
     DType.float32: _np.float32, DType.float64: _np.float64, DType.int32: _np.int32,
-    DType.int64: _np.int64, DType.bool: _np.bool_,
+    DType.int64: _np.int64, DType.bool: _np.bool_, DType.float16: _np.float16,
 }
 _FROM_NUMPY = {_np.dtype(v): k for k, v in _TO_NUMPY.items()}
 
-DType.as_numpy_dtype = property(lambda self: _TO_NUMPY[self])
+
+def _numpy_dtype(dtype: DType):
+    """Returns NumPy's type for ``dtype``; NumPy has no bfloat16, which raises TypeError."""
+    if dtype == DType.bfloat16:
+        raise TypeError("NumPy has no bfloat16; minitensor converts bfloat16 through float32")
+    return _TO_NUMPY[dtype]
+
+
+DType.as_numpy_dtype = property(_numpy_dtype)
 DType.__repr__ = lambda self: "mt." + self.name
 
 
@@ -83,6 +94,9 @@ def constant(value: _Any, dtype: _Optional[DTypeLike] = None,
     on the device the current ``mt.device`` scope asks for."""
     if isinstance(value, Tensor):
         return value if dtype is None or as_dtype(dtype) == value.dtype else cast(value, dtype)
+    if dtype is not None and as_dtype(dtype) == DType.bfloat16:
+        # NumPy has no bfloat16: build float32, then round each value once (Cast).
+        return cast(constant(value, float32, shape), DType.bfloat16)
     array = _to_array(value, dtype)
     if shape is not None:
         shape = tuple(shape)
@@ -135,8 +149,15 @@ def from_dlpack(array: _Any) -> Tensor:
     return _mt.from_dlpack(array)
 
 
+def _values(t):
+    """Returns ``t.numpy()``, widened exactly to float32 for bfloat16 (NumPy has none)."""
+    return cast(t, float32).numpy() if t.dtype == DType.bfloat16 else t.numpy()
+
+
 def _numpy_text(t):
-    text = repr(t.numpy().tolist()) if t.ndim == 0 else _np.array_repr(t.numpy())
+    text = repr(_values(t).tolist()) if t.ndim == 0 else _np.array_repr(_values(t))
+    if t.dtype == DType.bfloat16:  # float32 digits of the exact values, labelled bfloat16
+        text = text.replace("dtype=float32", "dtype=bfloat16")
     return "\n" + text if "\n" in text else text
 
 
@@ -160,7 +181,7 @@ def _scalar(convert):
     def method(t):
         if t.shape and int(_np.prod(t.shape)) != 1:
             raise ValueError("only a tensor with one element converts to a Python scalar")
-        return convert(t.numpy().reshape(()))
+        return convert(_values(t).reshape(()))
     return method
 
 

@@ -4,6 +4,9 @@
 // (python/minitensor/) arranges them under TensorFlow's names.
 
 #include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+
+#include "core/dtype.h"
 
 namespace mt::python {
 
@@ -19,6 +22,9 @@ void bind_trace(nb::module_& m);
 void bind_dlpack(nb::module_& m);
 
 // The buffer protocol of Tensor (dlpack.cc): a read-only view of a CPU tensor.
+// Returns the DLPack element type of `dtype`: bfloat16 is DLPack's bfloat (code 4), 16 bits.
+nb::dlpack::dtype dlpack_dtype(DType dtype);
+
 int get_buffer(PyObject* self, Py_buffer* view, int flags);
 void release_buffer(PyObject* self, Py_buffer* view);
 

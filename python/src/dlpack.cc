@@ -40,20 +40,34 @@ nb::object dlpack(const Tensor& t, nb::kwargs kwargs) {
   }
   nb::capsule owner(new Tensor(t), [](void* p) noexcept { delete static_cast<Tensor*>(p); });
   std::vector<size_t> shape(impl.shape.dims().begin(), impl.shape.dims().end());
-  nb::dlpack::dtype dtype =
-      visit_dtype(impl.dtype, [](auto tag) { return nb::dtype<typename decltype(tag)::type>(); });
+  nb::dlpack::dtype dtype = dlpack_dtype(impl.dtype);
   nb::ndarray<nb::array_api> view(impl.data, shape.size(), shape.data(), owner, nullptr, dtype,
                                   dlpack_device_type(impl), impl.device->hardware_ordinal());
   // nanobind's ndarray object implements the protocol, versions and stream argument included.
   return nb::cast(view).attr("__dlpack__")(**kwargs);
 }
 
+}  // namespace
+
+nb::dlpack::dtype dlpack_dtype(DType dtype) {
+  return visit_dtype(dtype, [](auto tag) -> nb::dlpack::dtype {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, bfloat16>) {
+      return {static_cast<uint8_t>(nb::dlpack::dtype_code::Bfloat), 16, 1};
+    } else if constexpr (std::is_same_v<T, float16>) {
+      return {static_cast<uint8_t>(nb::dlpack::dtype_code::Float), 16, 1};
+    } else {
+      return nb::dtype<T>();
+    }
+  });
+}
+
+namespace {
+
 // Returns the element type of `dtype`, or throws TypeError.
 DType from_dlpack_dtype(nb::dlpack::dtype dtype) {
-  for (DType d : {DType::kFloat32, DType::kFloat64, DType::kInt32, DType::kInt64, DType::kBool}) {
-    nb::dlpack::dtype candidate =
-        visit_dtype(d, [](auto tag) { return nb::dtype<typename decltype(tag)::type>(); });
-    if (candidate == dtype) return d;
+  for (int d = 0; d < kNumDTypes; ++d) {
+    if (dlpack_dtype(static_cast<DType>(d)) == dtype) return static_cast<DType>(d);
   }
   throw nb::type_error("[from_dlpack] unsupported element type");
 }
@@ -90,6 +104,20 @@ Tensor from_dlpack(nb::ndarray<nb::c_contig> array) {
   return Tensor(impl);
 }
 
+// Returns the struct-module format of `dtype`'s elements; null for bfloat16, which has none.
+const char* buffer_format(DType dtype) {
+  return visit_dtype(dtype, [](auto tag) -> const char* {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, float>) return "f";
+    if constexpr (std::is_same_v<T, double>) return "d";
+    if constexpr (std::is_same_v<T, int32_t>) return "i";
+    if constexpr (std::is_same_v<T, int64_t>) return "q";
+    if constexpr (std::is_same_v<T, bool>) return "?";
+    if constexpr (std::is_same_v<T, float16>) return "e";
+    return nullptr;
+  });
+}
+
 }  // namespace
 
 // The buffer protocol for CPU tensors: a read-only view, with `view->obj` keeping the
@@ -105,7 +133,12 @@ int get_buffer(PyObject* self, Py_buffer* view, int flags) {
     PyErr_SetString(PyExc_BufferError, "tensors are immutable; the buffer is read-only");
     return -1;
   }
-  static const char* kFormats[] = {"f", "d", "i", "q", "?"};
+  const char* format = buffer_format(impl.dtype);
+  if (format == nullptr) {
+    PyErr_SetString(PyExc_BufferError,
+                    "bfloat16 has no buffer format; cast to float32 first (minitensor.cast)");
+    return -1;
+  }
   int rank = impl.shape.rank();
   auto* dims = new Py_ssize_t[2 * rank + 1];
   Py_ssize_t itemsize = static_cast<Py_ssize_t>(dtype_size(impl.dtype));
@@ -121,7 +154,7 @@ int get_buffer(PyObject* self, Py_buffer* view, int flags) {
   view->itemsize = itemsize;
   view->readonly = 1;
   view->ndim = rank;
-  view->format = const_cast<char*>(kFormats[static_cast<int>(impl.dtype)]);
+  view->format = const_cast<char*>(format);
   view->shape = dims;
   view->strides = dims + rank;
   view->suboffsets = nullptr;

@@ -20,9 +20,7 @@ using Release = nb::call_guard<nb::gil_scoped_release>;
 using HostArray = nb::ndarray<nb::ro, nb::c_contig, nb::device::cpu>;
 
 // Returns the nanobind dtype of `dtype`'s elements.
-nb::dlpack::dtype to_dlpack(DType dtype) {
-  return visit_dtype(dtype, [](auto tag) { return nb::dtype<typename decltype(tag)::type>(); });
-}
+nb::dlpack::dtype to_dlpack(DType dtype) { return dlpack_dtype(dtype); }
 
 // Creates a tensor (_EagerConst) from a C-contiguous host array whose elements are `dtype`.
 Tensor constant_from_array(const HostArray& array, DType dtype) {
@@ -38,8 +36,14 @@ Tensor constant_from_array(const HostArray& array, DType dtype) {
 }
 
 // Copies `t`'s elements into a new NumPy array (from any device).
+// NumPy has no bfloat16: a bfloat16 tensor raises TypeError rather than guess a wider type.
 nb::ndarray<nb::numpy> to_numpy(const Tensor& t) {
   const internal::TensorImpl& impl = *t.impl();
+  if (impl.dtype == DType::kBFloat16) {
+    throw nb::type_error(
+        "[numpy] NumPy has no bfloat16; cast to float32 first: minitensor.cast(t, "
+        "minitensor.float32).numpy()");
+  }
   char* host = new char[impl.bytes() > 0 ? impl.bytes() : 1];
   nb::capsule owner(host, [](void* p) noexcept { delete[] static_cast<char*>(p); });
   if (impl.bytes() > 0) {
@@ -171,6 +175,8 @@ void bind_tensor(nb::module_& m) {
       .value("int32", DType::kInt32)
       .value("int64", DType::kInt64)
       .value("bool", DType::kBool)
+      .value("bfloat16", DType::kBFloat16)
+      .value("float16", DType::kFloat16)
       .def_prop_ro("size", [](DType d) { return dtype_size(d); });
   bind_tensor_class(m);
   bind_ops(m);

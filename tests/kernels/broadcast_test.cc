@@ -121,10 +121,11 @@ TEST(BinaryOpDefTest, RejectsBadCalls) {
   expect_invalid(infer2(OpId::kMul, s, s, DType::kFloat32, DType::kInt32),
                  "[Mul] dtypes differ: float32 vs int32");
   expect_invalid(infer2(OpId::kRealDiv, s, s, DType::kInt32, DType::kInt32),
-                 "[RealDiv] dtype int32 is not supported; expected one of float32, float64");
+                 "[RealDiv] dtype int32 is not supported; expected one of float32, float64, "
+                 "bfloat16, float16");
   expect_invalid(infer2(OpId::kSub, s, s, DType::kBool, DType::kBool),
                  "[Sub] dtype bool is not supported; expected one of float32, float64, int32, "
-                 "int64");
+                 "int64, bfloat16, float16");
   expect_invalid(infer2(OpId::kAddV2, S({2, 3}), S({4}), DType::kFloat32, DType::kFloat32),
                  "[AddV2] shapes cannot be broadcast: (2, 3) vs (4,)");
 }

@@ -78,17 +78,19 @@ HostTensor cast_source(DType dtype) {
       return HostTensor::make<int64_t>({4}, {0, 1, -2, 3});
     case DType::kBool:
       return HostTensor::make<bool>({4}, {false, true, false, true});
+    case DType::kBFloat16:
+      return HostTensor::make<bfloat16>({4}, vec<bfloat16>({0, 1, -2.75, 3.5}));
+    case DType::kFloat16:
+      return HostTensor::make<float16>({4}, vec<float16>({0, 1, -2.75, 3.5}));
   }
   return HostTensor();
 }
-
-bool is_float(DType d) { return d == DType::kFloat32 || d == DType::kFloat64; }
 
 // The expected result of casting cast_source(src) to dst, worked out by hand.
 std::vector<double> cast_expected(DType src, DType dst) {
   if (src == DType::kBool) return {0, 1, 0, 1};
   if (dst == DType::kBool) return {0, 1, 1, 1};
-  if (is_float(src) && is_float(dst)) return {0, 1, -2.75, 3.5};
+  if (is_floating(src) && is_floating(dst)) return {0, 1, -2.75, 3.5};
   return {0, 1, -2, 3};  // integers, or floats truncated toward zero
 }
 

@@ -13,21 +13,21 @@ namespace {
 using testutil::cpu_registry;
 
 // The expected CPU support, written out: a row per op, columns in DType order
-// (float32, float64, int32, int64, bool).
+// (float32, float64, int32, int64, bool, bfloat16, float16).
 struct Row {
   OpId op;
   bool supported[kNumDTypes];
 };
 constexpr Row kTable[] = {
-    {OpId::kEagerConst, {1, 1, 1, 1, 1}}, {OpId::kFill, {1, 1, 1, 1, 1}},
-    {OpId::kIdentity, {1, 1, 1, 1, 1}},   {OpId::kCast, {1, 1, 1, 1, 1}},
-    {OpId::kMatMul, {1, 1, 1, 1, 0}},     {OpId::kAddN, {1, 1, 1, 1, 0}},
-    {OpId::kAddV2, {1, 1, 1, 1, 0}},      {OpId::kSub, {1, 1, 1, 1, 0}},
-    {OpId::kMul, {1, 1, 1, 1, 0}},        {OpId::kRealDiv, {1, 1, 0, 0, 0}},
-    {OpId::kNeg, {1, 1, 1, 1, 0}},        {OpId::kAbs, {1, 1, 1, 1, 0}},
-    {OpId::kExp, {1, 1, 0, 0, 0}},        {OpId::kRelu, {1, 1, 1, 1, 0}},
-    {OpId::kSum, {1, 1, 1, 1, 0}},        {OpId::kMean, {1, 1, 1, 1, 0}},
-    {OpId::kMax, {1, 1, 1, 1, 0}},
+    {OpId::kEagerConst, {1, 1, 1, 1, 1, 1, 1}}, {OpId::kFill, {1, 1, 1, 1, 1, 1, 1}},
+    {OpId::kIdentity, {1, 1, 1, 1, 1, 1, 1}},   {OpId::kCast, {1, 1, 1, 1, 1, 1, 1}},
+    {OpId::kMatMul, {1, 1, 1, 1, 0, 1, 1}},     {OpId::kAddN, {1, 1, 1, 1, 0, 1, 1}},
+    {OpId::kAddV2, {1, 1, 1, 1, 0, 1, 1}},      {OpId::kSub, {1, 1, 1, 1, 0, 1, 1}},
+    {OpId::kMul, {1, 1, 1, 1, 0, 1, 1}},        {OpId::kRealDiv, {1, 1, 0, 0, 0, 1, 1}},
+    {OpId::kNeg, {1, 1, 1, 1, 0, 1, 1}},        {OpId::kAbs, {1, 1, 1, 1, 0, 1, 1}},
+    {OpId::kExp, {1, 1, 0, 0, 0, 1, 1}},        {OpId::kRelu, {1, 1, 1, 1, 0, 1, 1}},
+    {OpId::kSum, {1, 1, 1, 1, 0, 1, 1}},        {OpId::kMean, {1, 1, 1, 1, 0, 1, 1}},
+    {OpId::kMax, {1, 1, 1, 1, 0, 1, 1}},
 };
 static_assert(std::size(kTable) == kNumOps);
 

@@ -179,7 +179,13 @@ inline std::vector<double> as_doubles(const HostTensor& t) {
   return visit_dtype(t.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     std::vector<double> out;
-    for (T v : t.values<T>()) out.push_back(static_cast<double>(v));
+    for (T v : t.values<T>()) {
+      if constexpr (dtype_kind(dtype_of<T>()) == DTypeKind::kHalf) {
+        out.push_back(static_cast<float>(v));
+      } else {
+        out.push_back(static_cast<double>(v));
+      }
+    }
     return out;
   });
 }

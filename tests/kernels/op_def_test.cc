@@ -112,7 +112,7 @@ TEST(OpDefTest, MatMulRejectsBadCalls) {
   TensorMeta bools[2] = {{&a, DType::kBool}, {&b, DType::kBool}};
   expect_invalid(infer_output(OpId::kMatMul, bools, {}),
                  "[MatMul] dtype bool is not supported; expected one of float32, float64, "
-                 "int32, int64");
+                 "int32, int64, bfloat16, float16");
   TensorMeta rank3[2] = {{&r3, DType::kFloat32}, {&b, DType::kFloat32}};
   expect_invalid(infer_output(OpId::kMatMul, rank3, {}),
                  "[MatMul] expects rank-2 inputs, got shapes (2, 3, 4) and (4, 2)");
@@ -161,7 +161,7 @@ TEST(OpDefTest, AddNRejectsBadCalls) {
   TensorMeta bools[2] = {{&s, DType::kBool}, {&s, DType::kBool}};
   expect_invalid(infer_output(OpId::kAddN, bools, {}),
                  "[AddN] dtype bool is not supported; expected one of float32, float64, int32, "
-                 "int64");
+                 "int64, bfloat16, float16");
 }
 
 TEST(OpDefTest, UnaryOpsReturnTheirInput) {
@@ -181,12 +181,13 @@ TEST(OpDefTest, UnaryOpsRejectBadCalls) {
   expect_invalid(infer_output(OpId::kRelu, two, {}), "[Relu] expects 1 input, got 2");
   expect_invalid(infer_output(OpId::kNeg, {}, {}), "[Neg] expects 1 input, got 0");
   TensorMeta i32{&s, DType::kInt32};
-  expect_invalid(infer_output(OpId::kExp, {&i32, 1}, {}),
-                 "[Exp] dtype int32 is not supported; expected one of float32, float64");
+  expect_invalid(
+      infer_output(OpId::kExp, {&i32, 1}, {}),
+      "[Exp] dtype int32 is not supported; expected one of float32, float64, bfloat16, float16");
   TensorMeta b{&s, DType::kBool};
   expect_invalid(infer_output(OpId::kAbs, {&b, 1}, {}),
                  "[Abs] dtype bool is not supported; expected one of float32, float64, int32, "
-                 "int64");
+                 "int64, bfloat16, float16");
 }
 
 }  // namespace

@@ -69,7 +69,7 @@ TEST(ReductionOpDefTest, RejectsBadCalls) {
   expect_invalid(infer_output(OpId::kSum, two, {}), "[Sum] expects 1 input, got 2");
   expect_invalid(infer_reduce(OpId::kMax, s, {0}, false, false, DType::kBool),
                  "[Max] dtype bool is not supported; expected one of float32, float64, int32, "
-                 "int64");
+                 "int64, bfloat16, float16");
   expect_invalid(infer_reduce(OpId::kSum, s, {2}),
                  "[Sum] axis 2 is out of range for input of shape (2, 3); expected an axis in "
                  "[-2, 2)");

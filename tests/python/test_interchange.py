@@ -73,7 +73,14 @@ def test_from_dlpack_rejects_non_contiguous_and_unsupported_arrays():
     with pytest.raises(TypeError):
         mt.from_dlpack(np.arange(6, dtype=np.float32).reshape(2, 3).T)
     with pytest.raises(TypeError):
-        mt.from_dlpack(np.zeros(2, np.float16))
+        mt.from_dlpack(np.zeros(2, np.complex64))
+
+
+def test_from_dlpack_takes_float16_without_a_copy():
+    source = np.array([0.5, -2.0], np.float16)
+    t = mt.from_dlpack(source)
+    assert t.dtype == mt.float16
+    np.testing.assert_array_equal(t.numpy(), source)
 
 
 def test_torch_cpu_shares_memory_both_ways():

@@ -39,7 +39,39 @@ def test_ragged_list_is_rejected():
 
 def test_unsupported_numpy_dtype_is_a_type_error():
     with pytest.raises(TypeError):
-        mt.constant(np.zeros(2, np.float16))
+        mt.constant(np.zeros(2, np.complex64))
+
+
+def test_float16_round_trips_through_numpy():
+    a = np.array([0.1, 2.0, np.inf], np.float16)
+    t = mt.constant(a)
+    assert t.dtype == mt.float16 and mt.half == mt.float16
+    np.testing.assert_array_equal(t.numpy(), a)
+    assert t.numpy().dtype == np.float16
+    assert str(mt.constant([0.1, 2, 3], dtype=mt.float16)) == (
+        "Tensor([0.1 2.  3. ], shape=(3,), dtype=float16)")
+    np.testing.assert_array_equal(np.asarray(memoryview(t)), a)
+
+
+def test_bfloat16_rounds_through_float32_and_has_no_numpy_array():
+    t = mt.constant([1.5, 0.1], dtype=mt.bfloat16)
+    assert t.dtype == mt.bfloat16
+    assert str(t) == "Tensor([1.5 0.100098], shape=(2,), dtype=bfloat16)"
+    np.testing.assert_array_equal(mt.cast(t, mt.float32).numpy(),
+                                  np.array([1.5, 0.10009765625], np.float32))
+    with pytest.raises(TypeError, match="NumPy has no bfloat16"):
+        t.numpy()
+    with pytest.raises(BufferError, match="bfloat16 has no buffer format"):
+        memoryview(t)
+    assert float(mt.constant(0.1, dtype=mt.bfloat16)) == 0.10009765625
+    assert repr(t) == "<mt.Tensor: shape=(2,), dtype=bfloat16, numpy=array([1.5       , 0.10009766], dtype=bfloat16)>"
+    with pytest.raises(TypeError):
+        mt.bfloat16.as_numpy_dtype
+
+
+def test_mixing_half_dtypes_is_an_error():
+    with pytest.raises(mt.errors.InvalidArgumentError, match="dtypes differ: bfloat16 vs float16"):
+        mt.add(mt.constant([1.0], dtype=mt.bfloat16), mt.constant([1.0], dtype=mt.float16))
 
 
 def test_str_is_the_cpp_format_and_repr_is_tensorflows():

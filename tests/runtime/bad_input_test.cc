@@ -313,15 +313,19 @@ TEST_F(BadInputTest, OpsRejectDtypesWithoutAKernel) {
   Tensor b = constant({true}), i = constant({1});
   expect([&] { matmul(b, b); }, absl::StatusCode::kInvalidArgument,
          "[MatMul] no kernel for dtype bool on any device; supported: float32, float64, int32, "
-         "int64");
+         "int64, bfloat16, float16");
   expect([&] { i / i; }, absl::StatusCode::kInvalidArgument,
-         "[RealDiv] no kernel for dtype int32 on any device; supported: float32, float64");
+         "[RealDiv] no kernel for dtype int32 on any device; supported: float32, float64, "
+         "bfloat16, float16");
   expect([&] { exp(i); }, absl::StatusCode::kInvalidArgument,
-         "[Exp] no kernel for dtype int32 on any device; supported: float32, float64");
+         "[Exp] no kernel for dtype int32 on any device; supported: float32, float64, bfloat16, "
+         "float16");
   expect([&] { -b; }, absl::StatusCode::kInvalidArgument,
-         "[Neg] no kernel for dtype bool on any device; supported: float32, float64, int32, int64");
+         "[Neg] no kernel for dtype bool on any device; supported: float32, float64, int32, int64, "
+         "bfloat16, float16");
   expect([&] { reduce_max(b); }, absl::StatusCode::kInvalidArgument,
-         "[Max] no kernel for dtype bool on any device; supported: float32, float64, int32, int64");
+         "[Max] no kernel for dtype bool on any device; supported: float32, float64, int32, int64, "
+         "bfloat16, float16");
 }
 
 TEST_F(BadInputTest, AddNRejectsAnEmptyListAndShapeMismatch) {

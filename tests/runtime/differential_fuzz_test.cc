@@ -96,6 +96,15 @@ TEST_F(DifferentialFuzzTest, ComparisonCatchesCodesShapesAndValues) {
   Outcome nan = want;
   nan.values[1] = 0;
   EXPECT_EQ(compare_outcomes(want, nan, false), "element 1 is 0, reference nan");
+  Outcome half = want;  // bfloat16 values amplified by later ops (Note [Fuzzing 2-byte dtypes])
+  half.dtype = DType::kBFloat16;
+  Outcome half_near = half, half_far = half;
+  half_near.values[0] = 1.2;
+  half_far.values[0] = -1;
+  EXPECT_EQ(compare_outcomes(half, half_near, false), "");
+  EXPECT_EQ(compare_outcomes(half, half_far, false), "element 0 is -1, reference 1");
+  EXPECT_EQ(compare_outcomes(half, half_near, /*exact=*/true), "element 0 is 1.2, reference 1");
+  EXPECT_EQ(compare_outcomes(want, close, false, false, /*half_upstream=*/true), "");
 }
 
 // Note [Sign of zero] in op_chain.h: +0 and -0 compare equal, and a float division by a

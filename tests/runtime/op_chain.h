@@ -14,8 +14,9 @@
 // largest magnitude of the reference inputs. A replay runs each op under a scope naming
 // the device under test, on inputs that it recreates on the same random devices, and
 // compares each step with the reference: the error code, or dtype, shape and values
-// (bitwise on the same device type; a small relative tolerance across types; +0 and -0
-// equal, Note [Sign of zero]).
+// (bitwise on the same device type; a small relative tolerance across types, a larger one
+// where bfloat16 or float16 values flowed in: Note [Fuzzing 2-byte dtypes] in
+// op_chain_steps.h; +0 and -0 equal, Note [Sign of zero]).
 
 #include <algorithm>
 #include <cmath>
@@ -84,13 +85,19 @@ class OpChain {
   void replay(const std::string& device, Tally* tally) const {
     std::vector<Tensor> values(steps_.size());
     std::vector<bool> float32(steps_.size());  // float32 values flow into step i
+    std::vector<bool> half(steps_.size());     // bfloat16 or float16 values flow into step i
     for (size_t i = 0; i < steps_.size(); ++i) {
       float32[i] = steps_[i].dtype == DType::kFloat32;
-      for (int in : steps_[i].inputs) float32[i] = float32[i] || float32[in];
+      half[i] = steps_[i].dtype == DType::kBFloat16 || steps_[i].dtype == DType::kFloat16;
+      for (int in : steps_[i].inputs) {
+        float32[i] = float32[i] || float32[in];
+        half[i] = half[i] || half[in];
+      }
       Outcome got = run(steps_[i], values, device, &values[i]);
       ++tally->ops;
       tally->errors += got.code != absl::StatusCode::kOk;
-      std::string why = compare_outcomes(reference_[i], got, same_type(device), float32[i]);
+      std::string why =
+          compare_outcomes(reference_[i], got, same_type(device), float32[i], half[i]);
       if (why.empty()) continue;
       ++tally->mismatches;
       if (tally->reports.size() < 10) {

@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "kernels/cpu/isa/isa_eigen.h"
+#include "kernels/type_list.h"
 
 namespace mt::cpu::MT_ISA_NS {
 namespace {
@@ -10,9 +11,15 @@ namespace {
 // Note [Float to integer casts]: in range, a float converts as static_cast does (it
 // truncates toward zero). Out of range, where static_cast is undefined, it saturates to
 // the integer's lowest or highest value, and NaN becomes 0 (as XLA defines it).
+// bfloat16 and float16 convert through float: widening is exact, and narrowing rounds once
+// from float to nearest even (so float64 -> float16 rounds twice, as Eigen and TensorFlow do).
 template <typename Dst, typename Src>
 Dst cast_value(Src x) {
-  if constexpr (std::is_same_v<Dst, bool>) {
+  if constexpr (dtype_kind(dtype_of<Src>()) == DTypeKind::kHalf) {
+    return cast_value<Dst>(static_cast<float>(x));
+  } else if constexpr (dtype_kind(dtype_of<Dst>()) == DTypeKind::kHalf) {
+    return Dst(cast_value<float>(x));
+  } else if constexpr (std::is_same_v<Dst, bool>) {
     return x != Src(0);
   } else if constexpr (std::is_floating_point_v<Src> && std::is_integral_v<Dst>) {
     constexpr Dst kLowest = std::numeric_limits<Dst>::lowest();
@@ -41,12 +48,12 @@ void fill_from(CpuLoops& loops) {
 }
 
 template <typename... Ts>
-void fill_all(CpuLoops& loops) {
+void fill_all(CpuLoops& loops, TypeList<Ts...>) {
   (fill_from<Ts, Ts...>(loops), ...);
 }
 
 }  // namespace
 
-void fill_cast_loops(CpuLoops& loops) { fill_all<float, double, int32_t, int64_t, bool>(loops); }
+void fill_cast_loops(CpuLoops& loops) { fill_all(loops, AllTypes{}); }
 
 }  // namespace mt::cpu::MT_ISA_NS

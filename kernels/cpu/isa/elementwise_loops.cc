@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "kernels/cpu/isa/isa_eigen.h"
+#include "kernels/type_list.h"
 
 namespace mt::cpu::MT_ISA_NS {
 namespace {
@@ -153,11 +154,11 @@ void fill_numeric(CpuLoops& loops) {
 
 }  // namespace
 
+// bfloat16 and float16 have no loops: their kernels widen to float32 (widened_kernel.h).
 void fill_elementwise_loops(CpuLoops& loops) {
-  fill_numeric<float>(loops);
-  fill_numeric<double>(loops);
-  fill_numeric<int32_t>(loops);
-  fill_numeric<int64_t>(loops);
+  [&]<typename... Ts>(TypeList<Ts...>) {
+    (fill_numeric<Ts>(loops), ...);
+  }(WithoutHalf<NumericTypes>{});
 }
 
 }  // namespace mt::cpu::MT_ISA_NS

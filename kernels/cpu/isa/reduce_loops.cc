@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "kernels/cpu/isa/isa_eigen.h"
+#include "kernels/type_list.h"
 
 namespace mt::cpu::MT_ISA_NS {
 namespace {
@@ -68,11 +69,11 @@ void fill_type(CpuLoops& loops) {
 
 }  // namespace
 
+// bfloat16 and float16 have no loops: their kernels widen to float32 (widened_kernel.h).
 void fill_reduce_loops(CpuLoops& loops) {
-  fill_type<float>(loops);
-  fill_type<double>(loops);
-  fill_type<int32_t>(loops);
-  fill_type<int64_t>(loops);
+  [&]<typename... Ts>(TypeList<Ts...>) {
+    (fill_type<Ts>(loops), ...);
+  }(WithoutHalf<NumericTypes>{});
 }
 
 }  // namespace mt::cpu::MT_ISA_NS

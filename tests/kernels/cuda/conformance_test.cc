@@ -2,7 +2,9 @@
 // GPU runs on fresh random inputs (broadcasts, sizes 0 and 1, odd sizes, transposes) and
 // must match the CPU kernel from the registry within a per-op tolerance: exact for
 // integers and bools, a few ulp for element-wise floats, scaled by the summed count for
-// reductions and by k for MatMul. Skipped, with the reason, when no GPU is visible.
+// reductions and by k for MatMul. bfloat16 and float16 are checked against the CPU's
+// float32 kernel on the same (widened) inputs, its result rounded to the 2-byte dtype
+// (Note [GPU half tolerances]). Skipped, with the reason, when no GPU is visible.
 #include <cmath>
 #include <limits>
 #include <random>
@@ -124,15 +126,21 @@ std::string describe(OpId op, DType dtype, const Case& c) {
   std::string s = absl::StrCat(op_name(op), " ", dtype_name(dtype), " on");
   for (const Shape& shape : c.shapes) absl::StrAppend(&s, " ", shape.to_string());
   const OpAttrs& a = c.attrs;
+  if (op == OpId::kCast) absl::StrAppend(&s, " to ", dtype_name(a.dst_dtype));
   return absl::StrCat(s, " axes=[", absl::StrJoin(a.axes, ","), "] all/keep/ta/tb=", a.reduce_all,
                       a.keep_dims, a.transpose_a, a.transpose_b, " value=", a.value.f, "/",
                       a.value.i);
 }
 
 template <typename T>
+inline constexpr bool kIsHalf = std::is_same_v<T, bfloat16> || std::is_same_v<T, float16>;
+
+template <typename T>
 T random_value(OpId op, std::mt19937_64& rng) {
   if constexpr (std::is_same_v<T, bool>) {
     return (rng() & 1) != 0;
+  } else if constexpr (kIsHalf<T>) {
+    return T(static_cast<float>(random_value<float>(op, rng)));
   } else if constexpr (std::is_floating_point_v<T>) {
     const double range = op == OpId::kExp ? 10 : 1;
     return static_cast<T>(std::uniform_real_distribution<double>(-range, range)(rng));
@@ -150,9 +158,9 @@ HostTensor random_tensor(OpId op, const Shape& shape, DType dtype, bool specials
     T* p = static_cast<T*>(t.data());
     const int64_t n = shape.num_elements();
     for (int64_t i = 0; i < n; ++i) p[i] = random_value<T>(op, rng);
-    if constexpr (std::is_floating_point_v<T>) {
-      const T values[] = {std::numeric_limits<T>::quiet_NaN(), std::numeric_limits<T>::infinity(),
-                          -std::numeric_limits<T>::infinity(), T(-0.0)};
+    if constexpr (std::is_floating_point_v<T> || kIsHalf<T>) {
+      constexpr float kInf = std::numeric_limits<float>::infinity();
+      const T values[] = {T(std::numeric_limits<float>::quiet_NaN()), T(kInf), T(-kInf), T(-0.f)};
       for (int j = 0; specials && j < 4 && n > 0; ++j) p[rng() % n] = values[j];
     }
   });
@@ -163,11 +171,51 @@ struct Tolerance {
   double rtol = 0, atol = 0;
 };
 
+// Note [GPU half tolerances]: a bfloat16 or float16 result is compared with the CPU's float32
+// result on the same inputs, rounded to the 2-byte dtype. Let u be the dtype's unit
+// roundoff (half an ulp at 1): 2^-8 for bfloat16 (8 significand bits), 2^-11 for float16
+// (11). The GPU computes in float32 and rounds once (Note [Half arithmetic on the GPU] in
+// kernels/cuda/half_math.h), so where its float32 value equals the CPU's both round alike;
+// where the float32 values differ by d (a different summation order, expf, tensor cores),
+// the rounded ones differ by at most d plus one ulp of the result, 2u relative. So every op
+// gets rtol 2u (Max and the exact ops need none, but stay within it), and atol d:
+// - Sum: count terms in [-1, 1] summed in float32 in any order: 4 x 2^-24 x count;
+// - Mean: the same divided by count, and AddN as Sum over its inputs, plus u x count for
+//   each pass after the first 64 inputs (the running sum is stored in T between passes);
+// - MatMul: k products, exact in float32 (2-byte significands), summed by tensor cores whose
+//   float32 accumulation may keep fewer guard bits than an IEEE add: 2^-14 per term, still
+//   far below the error of a wrong index (order 1);
+// - Exp: expf differs by a few float32 ulp: 8 x 2^-24 relative, added to rtol;
+// - float16 results below 2^-14 are subnormal, with an absolute ulp of 2^-24: atol >= that.
+Tolerance half_tolerance(OpId op, DType dtype, const std::vector<HostTensor>& in,
+                         const HostTensor& out, const OpAttrs& attrs) {
+  const double u = dtype == DType::kBFloat16 ? std::ldexp(1.0, -8) : std::ldexp(1.0, -11);
+  const double eps32 = std::ldexp(1.0, -24);  // float32's unit roundoff
+  Tolerance tol{2 * u, dtype == DType::kFloat16 ? std::ldexp(1.0, -24) : 0.0};
+  if (op == OpId::kExp) tol.rtol += 8 * eps32;
+  if (op == OpId::kMatMul) tol.atol += in[0].shape().dim(attrs.transpose_a ? 0 : 1) * 0x1p-14;
+  if (op == OpId::kAddN) {
+    const double n = double(in.size());
+    const double roundings = n <= 64 ? 0 : std::ceil((n - 64) / 63);  // 63 new inputs a pass
+    tol.atol += 4 * eps32 * n + roundings * u * n;
+  }
+  if (op == OpId::kSum || op == OpId::kMean) {
+    const int64_t n_out = out.shape().num_elements();
+    const double count = n_out == 0 ? 0 : double(in[0].shape().num_elements()) / n_out;
+    tol.atol += 4 * eps32 * (op == OpId::kSum ? count : 1);
+  }
+  return tol;
+}
+
 // Exact for integers and bools; for floats a few ulp, plus the summation error of the
 // reductions (count terms) and MatMul (k terms; k x 2^-10 with TensorFloat-32). Inputs
 // with an absolute tolerance lie in [-1, 1], so it needs no scale.
 Tolerance tolerance(OpId op, DType dtype, const std::vector<HostTensor>& in, const HostTensor& out,
                     const OpAttrs& attrs) {
+  if (op == OpId::kCast) return {};  // every conversion is exact or rounds as the CPU does
+  if (dtype == DType::kBFloat16 || dtype == DType::kFloat16) {
+    return half_tolerance(op, dtype, in, out, attrs);
+  }
   if (dtype != DType::kFloat32 && dtype != DType::kFloat64) return {};
   const double eps = dtype == DType::kFloat32 ? std::numeric_limits<float>::epsilon()
                                               : std::numeric_limits<double>::epsilon();
@@ -184,6 +232,30 @@ Tolerance tolerance(OpId op, DType dtype, const std::vector<HostTensor>& in, con
   }
   return {4 * eps, 0};
 }
+
+// Returns `t` converted element by element to `dtype` (bfloat16 and float16 to and from
+// float32: widening is exact, narrowing rounds to nearest even).
+HostTensor convert(const HostTensor& t, DType dtype) {
+  HostTensor out = HostTensor::uninitialized(t.shape(), dtype);
+  visit_dtype(t.dtype(), [&](auto from) {
+    visit_dtype(dtype, [&](auto to) {
+      using From = typename decltype(from)::type;
+      using To = typename decltype(to)::type;
+      if constexpr (std::is_same_v<From, float> || std::is_same_v<To, float>) {
+        const From* src = static_cast<const From*>(t.data());
+        To* dst = static_cast<To*>(out.data());
+        for (int64_t i = 0; i < t.shape().num_elements(); ++i) {
+          dst[i] = static_cast<To>(static_cast<float>(src[i]));
+        }
+      } else {
+        ADD_FAILURE() << "convert: one side must be float32";
+      }
+    });
+  });
+  return out;
+}
+
+HostTensor widen(const HostTensor& t) { return convert(t, DType::kFloat32); }
 
 template <typename T>
 void expect_match(const HostTensor& got, const HostTensor& want, Tolerance tol,
@@ -206,6 +278,29 @@ void expect_match(const HostTensor& got, const HostTensor& want, Tolerance tol,
   }
 }
 
+// The reference of a bfloat16 or float16 case (Note [GPU half tolerances]): the CPU's float32
+// kernel on the widened inputs, its output rounded to `dtype`.
+absl::StatusOr<HostTensor> run_cpu_in_float32(OpId op, const std::vector<HostTensor>& inputs,
+                                              const OpAttrs& attrs, DType dtype) {
+  std::vector<HostTensor> wide;
+  for (const HostTensor& t : inputs) wide.push_back(widen(t));
+  MT_ASSIGN_OR_RETURN(HostTensor out, testutil::run_cpu(op, wide, attrs));
+  return convert(out, dtype);
+}
+
+bool is_half(DType dtype) { return dtype == DType::kBFloat16 || dtype == DType::kFloat16; }
+
+// The reference of Cast: the CPU's Cast, with bfloat16 and float16 going through float32
+// (widened as a source, rounded as a destination), as the GPU kernel converts them.
+absl::StatusOr<HostTensor> cast_on_cpu(const HostTensor& in, DType dst) {
+  OpAttrs attrs;
+  attrs.dst_dtype = is_half(dst) ? DType::kFloat32 : dst;
+  MT_ASSIGN_OR_RETURN(
+      HostTensor out,
+      testutil::run_cpu(OpId::kCast, {is_half(in.dtype()) ? widen(in) : in}, attrs));
+  return is_half(dst) ? convert(out, dst) : out;
+}
+
 // Runs one case on both devices and compares.
 void check_case(TestGpu& gpu, OpId op, DType dtype, const Case& c, bool specials,
                 std::mt19937_64& rng, bool misalign = false) {
@@ -214,14 +309,23 @@ void check_case(TestGpu& gpu, OpId op, DType dtype, const Case& c, bool specials
     inputs.push_back(random_tensor(op, shape, dtype, specials, rng));
   const std::string what =
       describe(op, dtype, c) + (specials ? " with NaN/inf" : "") + (misalign ? " misaligned" : "");
-  absl::StatusOr<HostTensor> want = testutil::run_cpu(op, inputs, c.attrs);
+  const bool half_dtype = is_half(dtype);
+  absl::StatusOr<HostTensor> want = op == OpId::kCast ? cast_on_cpu(inputs[0], c.attrs.dst_dtype)
+                                    : half_dtype ? run_cpu_in_float32(op, inputs, c.attrs, dtype)
+                                                 : testutil::run_cpu(op, inputs, c.attrs);
   ASSERT_TRUE(want.ok()) << what << ": " << want.status();
   absl::StatusOr<HostTensor> got = run_gpu(gpu, op, inputs, c.attrs, misalign);
   ASSERT_TRUE(got.ok()) << what << ": " << got.status();
   ASSERT_EQ(got->shape(), want->shape()) << what;
   const Tolerance tol = tolerance(op, dtype, inputs, *want, c.attrs);
-  visit_dtype(
-      dtype, [&](auto tag) { expect_match<typename decltype(tag)::type>(*got, *want, tol, what); });
+  visit_dtype(want->dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (kIsHalf<T>) {  // compared as the float32 values they hold
+      expect_match<float>(widen(*got), widen(*want), tol, what);
+    } else {
+      expect_match<T>(*got, *want, tol, what);
+    }
+  });
 }
 
 // The cases of each op family.
@@ -318,8 +422,22 @@ std::vector<Case> fill_cases() {
   return cases;
 }
 
+// The unary shapes, each cast to every dtype.
+std::vector<Case> cast_cases() {
+  std::vector<Case> cases;
+  for (const Case& u : unary_cases()) {
+    for (int d = 0; d < kNumDTypes; ++d) {
+      Case c = u;
+      c.attrs.dst_dtype = static_cast<DType>(d);
+      cases.push_back(c);
+    }
+  }
+  return cases;
+}
+
 std::vector<Case> cases_for(OpId op) {
   if (op == OpId::kFill) return fill_cases();
+  if (op == OpId::kCast) return cast_cases();
   if (op == OpId::kMatMul) return matmul_cases();
   if (op == OpId::kAddN) return add_n_cases();
   if (op == OpId::kSum || op == OpId::kMean || op == OpId::kMax) return reduction_cases();
@@ -346,7 +464,7 @@ class ConformanceTest : public ::testing::Test {
       ++pairs_;
       for (const Case& c : cases_for(op)) {
         check_case(gpu_, op, dtype, c, /*specials=*/false, rng_, misalign);
-        const bool floats = dtype == DType::kFloat32 || dtype == DType::kFloat64;
+        const bool floats = is_floating(dtype);
         if (floats && op != OpId::kMatMul && op != OpId::kFill) {
           check_case(gpu_, op, dtype, c, /*specials=*/true, rng_, misalign);
         }
@@ -361,11 +479,14 @@ class ConformanceTest : public ::testing::Test {
 
 TEST_F(ConformanceTest, EveryGpuKernelMatchesTheCpu) {
   for (int o = 0; o < kNumOps; ++o) check_op(static_cast<OpId>(o));
-  EXPECT_EQ(pairs_, 5 * 3 + 2 + 4 * 7 + 2 * 2 + 3 * 4) << "(op, dtype) pairs run on the GPU";
+  // Data ops and Cast on all 7 dtypes, MatMul on the 4 float ones, 7 ops on the 6 numeric
+  // ones, RealDiv and Exp on the 4 float ones, 3 reductions on the 6 numeric ones.
+  EXPECT_EQ(pairs_, 4 * 7 + 4 + 7 * 6 + 2 * 4 + 3 * 6) << "(op, dtype) pairs run on the GPU";
 }
 
 TEST_F(ConformanceTest, MisalignedPointersTakeTheScalarPath) {
-  for (OpId op : {OpId::kFill, OpId::kNeg, OpId::kExp, OpId::kAddV2, OpId::kAddN, OpId::kSum}) {
+  for (OpId op :
+       {OpId::kFill, OpId::kNeg, OpId::kExp, OpId::kAddV2, OpId::kAddN, OpId::kSum, OpId::kCast}) {
     check_op(op, /*misalign=*/true);
   }
 }
@@ -379,7 +500,7 @@ TEST_F(ConformanceTest, ReductionsWithoutScratchUseOnePass) {
   TestGpu bare;
   ASSERT_TRUE(bare.init(/*with_scratch=*/false).ok());
   for (OpId op : {OpId::kSum, OpId::kMean, OpId::kMax}) {
-    for (DType dtype : {DType::kFloat32, DType::kInt64}) {
+    for (DType dtype : {DType::kFloat32, DType::kInt64, DType::kBFloat16}) {
       for (const Case& c : reduction_cases()) check_case(bare, op, dtype, c, false, rng_);
     }
   }

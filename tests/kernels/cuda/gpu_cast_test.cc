@@ -1,6 +1,7 @@
-// Cast of NaN and infinities to integers gives the same on a GPU input as on the CPU: it
+// Cast of NaN and infinities to integers gives the same on the GPU as on the CPU: it
 // saturates and maps NaN to 0 (docs/bad-input.md, Note [Float to integer casts] in
-// kernels/cpu/isa/cast_loops.cc). Skips itself without a GPU.
+// kernels/cpu/isa/cast_loops.cc; the GPU kernel is kernels/cuda/cast_kernels.cu). Skips
+// itself without a GPU.
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -34,7 +35,9 @@ TEST_F(GpuCastTest, NanAndInfinitiesOnAGpuCastAsOnTheCpu) {
   DeviceScope gpu("/GPU:0");
   Tensor x = constant(values, {5});
   ASSERT_EQ(x.device(), "/job:localhost/replica:0/task:0/device:GPU:0");
-  EXPECT_EQ(cast(x, DType::kInt32).to_vector<int32_t>(), expected);
+  Tensor y = cast(x, DType::kInt32);
+  EXPECT_EQ(y.device(), x.device());  // the GPU kernel ran
+  EXPECT_EQ(y.to_vector<int32_t>(), expected);
   EXPECT_EQ(on_cpu.to_vector<int32_t>(), expected);
   EXPECT_EQ(cast(x, DType::kInt64).to_vector<int64_t>(),
             (std::vector<int64_t>{0, std::numeric_limits<int64_t>::max(),

@@ -71,13 +71,13 @@ TEST_F(GpuEagerTest, CpuTensorFreedDuringItsCopyKeepsItsBytesUntilTheCopyEnds) {
   EXPECT_EQ(std::count(values.begin(), values.end(), 3.f), kElements);
 }
 
-TEST_F(GpuEagerTest, CastFallsBackToCpuAndIntMatmulToo) {
+TEST_F(GpuEagerTest, CastStaysOnTheGpuAndIntMatmulFallsBackToCpu) {
   debugging::set_log_device_placement(true);
   DeviceScope gpu("/GPU:0");
   Tensor x = constant({1.5f, -2.5f});
   EXPECT_EQ(x.device(), kGpu0);
   Tensor y = cast(x, DType::kInt32);
-  EXPECT_EQ(y.device(), cpu(0));
+  EXPECT_EQ(y.device(), kGpu0);
   EXPECT_EQ(y.to_vector<int32_t>(), (std::vector<int32_t>{1, -2}));
   Tensor m = matmul(constant({{1, 2}}), constant({{3}, {4}}));
   EXPECT_EQ(m.device(), cpu(0));

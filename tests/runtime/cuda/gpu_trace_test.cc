@@ -59,17 +59,17 @@ TEST_F(GpuTraceTest, GpuOpsAndCopiesTakeDeviceTime) {
   EXPECT_EQ(copies, 2);
 }
 
-TEST_F(GpuTraceTest, CastWithoutGpuKernelSaysWhy) {
+TEST_F(GpuTraceTest, IntegerMatMulWithoutGpuKernelSaysWhy) {
   debugging::set_log_device_placement(true);
   debugging::set_log_placement_reasons(true);
   DeviceScope gpu("/GPU:0");
-  Tensor a = constant({1.f, 2.f});
-  Tensor c = cast(a, DType::kInt32);
-  ASSERT_EQ(log().size(), 2u);
-  EXPECT_EQ(log()[1], std::string("Executing op Cast in device ") + kCpu0 +
-                          " (no GPU kernel for Cast on float32; asked for /device:GPU:0; input 0 "
-                          "copied from GPU:0, 8 B)");
-  debugging::PlacementExplanation e = debugging::explain_placement("Cast", {a});
+  Tensor a = constant({{1, 2}}), b = constant({{3}, {4}});  // int32, 8 B each
+  Tensor c = matmul(a, b);
+  ASSERT_EQ(log().size(), 3u);
+  EXPECT_EQ(log()[2], std::string("Executing op MatMul in device ") + kCpu0 +
+                          " (no GPU kernel for MatMul on int32; asked for /device:GPU:0; input 0 "
+                          "copied from GPU:0, 8 B; input 1 copied from GPU:0, 8 B)");
+  debugging::PlacementExplanation e = debugging::explain_placement("MatMul", {a, b});
   EXPECT_EQ(e.reason, "no_kernel_fallback");
   EXPECT_EQ(e.device, kCpu0);
 }

@@ -1,0 +1,59 @@
+#pragma once
+// widened_kernel: the CPU kernels of bfloat16 and float16, made from the float32 ones.
+//
+// Note [Half kernels on the CPU]: a kernel for a 2-byte float dtype H widens each H input to a
+// float32 buffer (exactly), runs the float32 kernel of the op into a float32 buffer, and rounds
+// that to H (nearest even) once. So every op computes in float32 and reductions, AddN and
+// MatMul accumulate in float32, as TensorFlow's CPU kernels do for these dtypes; the result of
+// AddV2, Sub, Mul and RealDiv is the correctly rounded H result (float32 has more than twice
+// H's significand bits plus two). The cost is the two extra passes over memory.
+//
+//   return &widened_kernel<bfloat16, &binary_kernel<kAdd, float>>;
+
+#include <vector>
+
+#include "absl/container/inlined_vector.h"
+#include "core/status.h"
+#include "kernels/cpu/cpu_kernels.h"
+#include "kernels/cpu/loops.h"
+#include "kernels/cpu/thread_pool.h"
+
+namespace mt::cpu {
+
+// Converts n elements from `from` to `to` with the ISA level's cast loop, split across threads.
+inline void convert(DType from, const void* in, DType to, void* out, int64_t n) {
+  const CastLoop loop = cpu_loops().cast[static_cast<int>(from)][static_cast<int>(to)];
+  const size_t in_size = dtype_size(from), out_size = dtype_size(to);
+  parallel_for(n, 32768, [&](int64_t begin, int64_t end) {
+    loop(static_cast<const char*>(in) + begin * in_size, static_cast<char*>(out) + begin * out_size,
+         end - begin);
+  });
+}
+
+// Runs kFloatKernel on ctx with every H input and the output widened to float32
+// (Note [Half kernels on the CPU]).
+template <typename H, KernelFn kFloatKernel>
+absl::Status widened_kernel(const KernelContext& ctx) {
+  constexpr DType kHalf = dtype_of<H>();
+  absl::InlinedVector<std::vector<float>, 2> wide(ctx.inputs.size());
+  absl::InlinedVector<TensorArg, 2> args(ctx.inputs.begin(), ctx.inputs.end());
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i].dtype != kHalf) continue;
+    wide[i].resize(args[i].shape->num_elements());
+    convert(kHalf, args[i].data, DType::kFloat32, wide[i].data(), wide[i].size());
+    args[i].data = wide[i].data();
+    args[i].dtype = DType::kFloat32;
+  }
+  std::vector<float> out(ctx.output.shape->num_elements());
+  const KernelContext wide_ctx{
+      args, {out.data(), ctx.output.shape, DType::kFloat32}, ctx.attrs, ctx.device_state};
+  MT_RETURN_IF_ERROR(kFloatKernel(wide_ctx));
+  convert(DType::kFloat32, out.data(), kHalf, ctx.output.data, out.size());
+  return absl::OkStatus();
+}
+
+// True for the 2-byte float element types, whose kernels are widened_kernel.
+template <typename T>
+inline constexpr bool kIsHalf = dtype_kind(dtype_of<T>()) == DTypeKind::kHalf;
+
+}  // namespace mt::cpu
