@@ -10,7 +10,9 @@
 //
 //   return &widened_kernel<bfloat16, &binary_kernel<kAdd, float>>;
 
-#include <vector>
+#include <algorithm>
+#include <memory>
+#include <new>
 
 #include "absl/container/inlined_vector.h"
 #include "core/status.h"
@@ -30,25 +32,39 @@ inline void convert(DType from, const void* in, DType to, void* out, int64_t n) 
   });
 }
 
+// A float32 buffer aligned to 256 bytes as tensor buffers are, so that a float32 kernel takes
+// the same vector paths (and gives the same bits) whatever the allocator returns: Eigen
+// treats the unaligned head of a buffer element by element.
+struct WideDelete {
+  void operator()(float* p) const { ::operator delete[](p, std::align_val_t{256}); }
+};
+using WideBuffer = std::unique_ptr<float[], WideDelete>;
+inline WideBuffer wide_buffer(int64_t n) {
+  const size_t bytes = std::max<int64_t>(n, 1) * sizeof(float);
+  return WideBuffer(static_cast<float*>(::operator new[](bytes, std::align_val_t{256})));
+}
+
 // Runs kFloatKernel on ctx with every H input and the output widened to float32
 // (Note [Half kernels on the CPU]).
 template <typename H, KernelFn kFloatKernel>
 absl::Status widened_kernel(const KernelContext& ctx) {
   constexpr DType kHalf = dtype_of<H>();
-  absl::InlinedVector<std::vector<float>, 2> wide(ctx.inputs.size());
+  absl::InlinedVector<WideBuffer, 2> wide(ctx.inputs.size());
   absl::InlinedVector<TensorArg, 2> args(ctx.inputs.begin(), ctx.inputs.end());
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i].dtype != kHalf) continue;
-    wide[i].resize(args[i].shape->num_elements());
-    convert(kHalf, args[i].data, DType::kFloat32, wide[i].data(), wide[i].size());
-    args[i].data = wide[i].data();
+    const int64_t n = args[i].shape->num_elements();
+    wide[i] = wide_buffer(n);
+    convert(kHalf, args[i].data, DType::kFloat32, wide[i].get(), n);
+    args[i].data = wide[i].get();
     args[i].dtype = DType::kFloat32;
   }
-  std::vector<float> out(ctx.output.shape->num_elements());
+  const int64_t n = ctx.output.shape->num_elements();
+  WideBuffer out = wide_buffer(n);
   const KernelContext wide_ctx{
-      args, {out.data(), ctx.output.shape, DType::kFloat32}, ctx.attrs, ctx.device_state};
+      args, {out.get(), ctx.output.shape, DType::kFloat32}, ctx.attrs, ctx.device_state};
   MT_RETURN_IF_ERROR(kFloatKernel(wide_ctx));
-  convert(DType::kFloat32, out.data(), kHalf, ctx.output.data, out.size());
+  convert(DType::kFloat32, out.get(), kHalf, ctx.output.data, n);
   return absl::OkStatus();
 }
 
