@@ -93,20 +93,21 @@ absl::StatusOr<HostTensor> run_gpu(TestGpu& gpu, OpId op, const std::vector<Host
   MT_ASSIGN_OR_RETURN(OutputMeta meta, infer_output(op, metas, attrs));
   KernelFn fn = gpu_registry().find(op, DeviceType::kGPU, inputs[0].dtype());
   if (fn == nullptr) return absl::NotFoundError(absl::StrCat("no GPU kernel for ", op_name(op)));
-  const size_t shift = misalign ? dtype_size(meta.dtype) : 0;
+  // One element of each buffer's own dtype (a Cast's input and output differ).
+  auto shift = [&](DType dtype) -> size_t { return misalign ? dtype_size(dtype) : 0; };
   std::vector<DeviceTensor> buffers;
   std::vector<TensorArg> args;
   for (const HostTensor& t : inputs) {
     const void* data = op == OpId::kEagerConst ? t.data() : nullptr;  // host memory
     if (op != OpId::kEagerConst && op != OpId::kFill) {
-      MT_ASSIGN_OR_RETURN(DeviceTensor d, upload(gpu, t, shift));
+      MT_ASSIGN_OR_RETURN(DeviceTensor d, upload(gpu, t, shift(t.dtype())));
       data = d.data;
       buffers.push_back(std::move(d));
     }
     args.push_back({data, &t.shape(), t.dtype()});
   }
   HostTensor out = HostTensor::uninitialized(meta.shape, meta.dtype);
-  MT_ASSIGN_OR_RETURN(DeviceTensor d_out, upload(gpu, out, shift));
+  MT_ASSIGN_OR_RETURN(DeviceTensor d_out, upload(gpu, out, shift(out.dtype())));
   const KernelContext ctx{args, {d_out.data, &out.shape(), out.dtype()}, &attrs, gpu.state()};
   MT_RETURN_IF_ERROR(fn(ctx));
   const size_t bytes = out.shape().num_elements() * dtype_size(out.dtype());
