@@ -1,7 +1,12 @@
 #include "distributed/bulk_service.h"
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "distributed/worker_service.h"
@@ -21,6 +26,16 @@ grpc::ByteBuffer view(std::string_view bytes) {
 }
 
 }  // namespace
+
+void keep_transfer_buffers() {
+#if defined(__GLIBC__)
+  static std::once_flag once;
+  std::call_once(once, [] {
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);   // glibc's largest
+    mallopt(M_TRIM_THRESHOLD, 256 << 20);  // fixed values also stop glibc adjusting them
+  });
+#endif
+}
 
 BulkService::BulkService(WorkerService* worker) {
   AddMethod(new grpc::internal::RpcServiceMethod(

@@ -59,6 +59,7 @@ Server::Server(const ClusterSpec& cluster, std::string_view job_name, int task_i
         absl::InvalidArgumentError(absl::StrCat("[Server] ", address.status().message())));
   }
   state_->address = *address;
+  internal::keep_transfer_buffers();  // Note [Tensor bytes on the wire]
   state_->service = std::make_unique<internal::WorkerService>(options.max_message_bytes);
   grpc::ServerBuilder builder;
   int port = 0;

@@ -52,7 +52,9 @@ TaskClient::TaskClient(std::string job, int task, std::string address,
           [this](const grpc::Status& status, const char* op) {
             return to_status(status, op, options_.rpc_timeout_ms);
           },
-          options_.rpc_timeout_ms)) {}
+          options_.rpc_timeout_ms)) {
+  keep_transfer_buffers();  // Note [Tensor bytes on the wire]
+}
 
 TaskClient::~TaskClient() = default;
 

@@ -4,7 +4,13 @@
 //   BM_RemoteAdd         1-element add on the task, the result left there: the time to
 //                        enqueue it, as both runtimes return a remote handle at once
 //   BM_RemoteAddAndRead  the same, then the result read back (waits for the add)
-//   BM_RoundTrip64MiB    a 64 MiB tensor sent to the task and read back
+//   BM_RoundTrip64MiB    a 64 MiB tensor sent to the task and read back; the same local
+//                        tensor each time, which TensorFlow sends only once (it keeps
+//                        the task's copy beside the local tensor, "mirroring") and
+//                        minitensor every time
+//   BM_RoundTripNew64MiB the same with a new local tensor each time (a local fill):
+//                        both runtimes send it and read it back
+//   BM_Read64MiB         a 64 MiB tensor on the task read back
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -34,7 +40,6 @@ BENCHMARK(BM_RemoteAddAndRead)->UseRealTime();
 
 void BM_RoundTrip64MiB(benchmark::State& state) {
   mt::Tensor local = mt::zeros({16 << 20});
-  std::vector<float> back(16 << 20);
   for (auto _ : state) {
     mt::Tensor remote;
     {
@@ -46,6 +51,32 @@ void BM_RoundTrip64MiB(benchmark::State& state) {
   state.SetBytesProcessed(state.iterations() * int64_t{2} * (64 << 20));
 }
 BENCHMARK(BM_RoundTrip64MiB)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+void BM_RoundTripNew64MiB(benchmark::State& state) {
+  float value = 0;
+  for (auto _ : state) {
+    mt::Tensor local = mt::fill({16 << 20}, value++);
+    mt::Tensor remote;
+    {
+      mt::DeviceScope scope(kTask);
+      remote = mt::identity(local);
+    }
+    benchmark::DoNotOptimize(remote.to_vector<float>());
+  }
+  state.SetBytesProcessed(state.iterations() * int64_t{2} * (64 << 20));
+}
+BENCHMARK(BM_RoundTripNew64MiB)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+void BM_Read64MiB(benchmark::State& state) {
+  mt::Tensor remote;
+  {
+    mt::DeviceScope scope(kTask);
+    remote = mt::zeros({16 << 20});
+  }
+  for (auto _ : state) benchmark::DoNotOptimize(remote.to_vector<float>());
+  state.SetBytesProcessed(state.iterations() * int64_t{64 << 20});
+}
+BENCHMARK(BM_Read64MiB)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

@@ -59,10 +59,30 @@ def main():
             remote = tf.identity(local)
         return remote.numpy()
 
+    # A new local tensor each time: TensorFlow keeps the task's copy of a local tensor
+    # beside it ("mirroring"), so round_trip sends `local` once and then only reads back.
+    fill_value = [0.0]
+
+    def round_trip_new():
+        fill_value[0] += 1
+        fresh = tf.fill([16 << 20], fill_value[0])
+        with tf.device(task):
+            remote = tf.identity(fresh)
+        return remote.numpy()
+
+    with tf.device(task):
+        on_task = tf.zeros([16 << 20])
+
+    def read():
+        return on_task.numpy()
+
+    per_call_mib = {"RoundTrip64MiB": 128, "RoundTripNew64MiB": 128, "Read64MiB": 64}
     for name, fn, secs in [("RemoteAdd", add_with_device, 3), ("RemoteAddAndRead", add_and_read, 3),
-                           ("RoundTrip64MiB", round_trip, 6)]:
+                           ("RoundTrip64MiB", round_trip, 6), ("RoundTripNew64MiB", round_trip_new, 6),
+                           ("Read64MiB", read, 4)]:
         median, n = timed(fn, secs)
-        extra = f"  {2 * 64 / median / 1024:.2f} GiB/s" if name == "RoundTrip64MiB" else ""
+        mib = per_call_mib.get(name)
+        extra = f"  {mib / median / 1024:.2f} GiB/s" if mib else ""
         print(f"TF {name:18s} median {median * 1e6:10.1f} us over {n} runs{extra}", flush=True)
     assert np.all(round_trip() == 0)
     worker.kill()
