@@ -57,6 +57,7 @@ void BM_MatMulHalf(benchmark::State& state) {
 BENCHMARK(BM_MatMulHalf)
     ->ArgNames({"dtype", "n"})
     ->ArgsProduct({{0, 1}, {256, 4096, 8192}})
+    ->Iterations(10)  // fixed, as the minitensor side: each iteration is `reps` calls
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 
@@ -71,7 +72,7 @@ void BM_AddN8x64MiB(benchmark::State& state) {
   state.counters["GBps"] = benchmark::Counter((kAddNInputs + 1) * kHalfElements * 2.0 / 1e9,
                                               benchmark::Counter::kIsIterationInvariantRate);
 }
-BENCHMARK(BM_AddN8x64MiB)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_AddN8x64MiB)->Iterations(20)->UseManualTime()->Unit(benchmark::kMicrosecond);
 
 void BM_ReduceSum64MiB(benchmark::State& state) {
   if (!torch::cuda::is_available()) return state.SkipWithError("no CUDA device");
@@ -80,7 +81,7 @@ void BM_ReduceSum64MiB(benchmark::State& state) {
   state.counters["GBps"] =
       benchmark::Counter(kHalfElements * 2.0 / 1e9, benchmark::Counter::kIsIterationInvariantRate);
 }
-BENCHMARK(BM_ReduceSum64MiB)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ReduceSum64MiB)->Iterations(20)->UseManualTime()->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 

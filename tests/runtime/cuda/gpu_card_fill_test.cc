@@ -102,10 +102,11 @@ std::string read_output(const Child& c, const std::string& marker, int seconds, 
 // Returns the child's exit status, killing it first when `kill_it` (a hang).
 int finish(Child& c, bool kill_it) {
   if (kill_it) kill(c.pid, SIGKILL);
-  close(c.to_child);
-  close(c.from_child);
+  close(c.to_child);  // the filler lets its memory go when its stdin closes
   int status = 0;
+  // Before closing its output: a last line written into a closed pipe is SIGPIPE.
   waitpid(c.pid, &status, 0);
+  close(c.from_child);
   return status;
 }
 
