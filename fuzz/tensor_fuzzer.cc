@@ -242,7 +242,7 @@ void reduce(FuzzedDataProvider& in, const Tensor& t, const std::vector<int64_t>&
     return expect_error(run, absl::StatusCode::kInvalidArgument,
                         "[" + name +
                             "] no kernel for dtype bool on any device; supported: "
-                            "float32, float64, int32, int64");
+                            "float32, float64, int32, int64, bfloat16, float16");
   }
   std::vector<bool> reduced(rank, all);
   for (int64_t a : axes) {
