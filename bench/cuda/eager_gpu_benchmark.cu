@@ -11,6 +11,7 @@
 #include <functional>
 #include <vector>
 
+#include "bench/cuda/gpu_bench_util.h"
 #include "runtime/context.h"
 #include "runtime/cuda/cuda_device.h"
 #include "runtime/minitensor.h"
@@ -21,20 +22,7 @@ namespace {
 
 __global__ void empty_kernel() {}
 
-// Returns GPU:0 as a CudaDevice, or nullptr (and marks the benchmark skipped).
-internal::CudaDevice* gpu0(benchmark::State& state) {
-  if (config::list_physical_devices("GPU").empty()) {
-    state.SkipWithError("needs a GPU: none is visible");
-    return nullptr;
-  }
-  internal::Runtime* rt = internal::Context::get().runtime().value();
-  for (int i = 0; i < rt->num_devices(); ++i) {
-    if (rt->device(i).type() == DeviceType::kGPU) {
-      return static_cast<internal::CudaDevice*>(&rt->device(i));
-    }
-  }
-  return nullptr;
-}
+using bench::gpu0;
 
 // Times `body` with events on `stream`; reports the time per iteration as manual time.
 void time_on_stream(benchmark::State& state, cudaStream_t stream, int reps,

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/cuda/gpu_bench_util.h"
 #include "runtime/context.h"
 #include "runtime/cuda/cuda_device.h"
 #include "runtime/minitensor.h"
@@ -29,23 +30,10 @@
 namespace mt {
 namespace {
 
-constexpr int64_t kHalfElements = int64_t{32} << 20;  // 64 MiB of a 2-byte dtype
+using bench::gpu0;
+using bench::median;
 
-// Returns GPU:0 as a CudaDevice, or nullptr (and marks the benchmark skipped).
-internal::CudaDevice* gpu0(benchmark::State& state) {
-  if (config::list_physical_devices("GPU").empty()) {
-    state.SkipWithError("needs a GPU: none is visible");
-    return nullptr;
-  }
-  internal::Runtime* rt = internal::Context::get().runtime().value();
-  for (int i = 0; i < rt->num_devices(); ++i) {
-    if (rt->device(i).type() == DeviceType::kGPU) {
-      return static_cast<internal::CudaDevice*>(&rt->device(i));
-    }
-  }
-  state.SkipWithError("no GPU device in the runtime");
-  return nullptr;
-}
+constexpr int64_t kHalfElements = int64_t{32} << 20;  // 64 MiB of a 2-byte dtype
 
 // Returns GPU 0's name and its dense bfloat16/float16 tensor-core peak in TFLOP/s (NVIDIA
 // datasheets, without sparsity), 0 for a card not listed.
@@ -61,11 +49,6 @@ double dense_peak_tflops(std::string* name) {
   }
   if (name->find("A100") != std::string::npos) return 312;
   return 0;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
 }
 
 // Times `reps` calls of `ours`, then of `baseline`, with events on `stream` in every
