@@ -81,14 +81,15 @@ const char* intra_op_thread_backend() { return internal::thread_backend_name(); 
 void parallel_for(int64_t n, int64_t grain, absl::FunctionRef<void(int64_t, int64_t)> fn) {
   if (n <= 0) return;
   grain = std::max<int64_t>(grain, 1);
-  if (n <= grain || intra_op_threads() == 1 || internal::in_parallel_block()) {
+  const int total = n > grain ? intra_op_threads() : 1;
+  if (total == 1 || internal::in_parallel_block()) {
     fn(0, n);
     return;
   }
   // This call's share of the threads (Note [One pool for all logical CPUs]).
   PoolState& s = state();
   const int calls = s.running.fetch_add(1, std::memory_order_acq_rel) + 1;
-  const int64_t threads = std::max(1, intra_op_threads() / calls);
+  const int64_t threads = std::max(1, total / calls);
   // Blocks: as many as the share allows, each at least `grain` long and a multiple of
   // min(grain, 64), so that vector loops split an array where they would split it whole.
   const int64_t blocks = std::min<int64_t>(threads, (n + grain - 1) / grain);
