@@ -126,6 +126,49 @@ void BM_Exp(benchmark::State& state) {
 }
 BENCHMARK(BM_Exp)->UseRealTime()->Unit(benchmark::kMicrosecond);
 
+// Equal-shape float32 add: the baseline of BM_AddBF16 below.
+void BM_Add(benchmark::State& state) {
+  Tensor a = random_tensor({kBigElements}), b = random_tensor({kBigElements}, 2);
+  for (auto _ : state) benchmark::DoNotOptimize(add(a, b).impl());
+  set_bytes(state, kBigElements * 12);
+}
+BENCHMARK(BM_Add)->UseRealTime()->Unit(benchmark::kMicrosecond);
+
+// bfloat16, each beside the float32 op above with the same element count (BM_Add, BM_Exp,
+// BM_ReduceSum): the bytes count 2 per element, so the element rate is bytes / 2 here and
+// bytes / 4 there.
+Tensor random_bf16(unsigned seed = 1) {
+  return cast(random_tensor({kBigElements}, seed), DType::kBFloat16);
+}
+
+void BM_AddBF16(benchmark::State& state) {
+  Tensor a = random_bf16(), b = random_bf16(2);
+  for (auto _ : state) benchmark::DoNotOptimize(add(a, b).impl());
+  set_bytes(state, kBigElements * 6);
+}
+BENCHMARK(BM_AddBF16)->UseRealTime()->Unit(benchmark::kMicrosecond);
+
+void BM_ExpBF16(benchmark::State& state) {
+  Tensor x = random_bf16();
+  for (auto _ : state) benchmark::DoNotOptimize(exp(x).impl());
+  set_bytes(state, kBigElements * 4);
+}
+BENCHMARK(BM_ExpBF16)->UseRealTime()->Unit(benchmark::kMicrosecond);
+
+void BM_ReduceSumBF16(benchmark::State& state) {
+  Tensor x = random_bf16();
+  for (auto _ : state) benchmark::DoNotOptimize(reduce_sum(x).impl());
+  set_bytes(state, kBigElements * 2);
+}
+BENCHMARK(BM_ReduceSumBF16)->UseRealTime()->Unit(benchmark::kMicrosecond);
+
+void BM_CastF32ToBF16(benchmark::State& state) {
+  Tensor x = random_tensor({kBigElements});
+  for (auto _ : state) benchmark::DoNotOptimize(cast(x, DType::kBFloat16).impl());
+  set_bytes(state, kBigElements * 6);
+}
+BENCHMARK(BM_CastF32ToBF16)->UseRealTime()->Unit(benchmark::kMicrosecond);
+
 }  // namespace
 }  // namespace mt
 
