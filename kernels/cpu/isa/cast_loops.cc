@@ -2,6 +2,7 @@
 #include <cmath>
 #include <limits>
 
+#include "kernels/cpu/isa/half_convert.h"
 #include "kernels/cpu/isa/isa_eigen.h"
 #include "kernels/type_list.h"
 
@@ -33,11 +34,21 @@ Dst cast_value(Src x) {
   }
 }
 
+// Between float32 and bfloat16 or float16 the vector conversions of half_convert.h give
+// the bits cast_value gives.
 template <typename Src, typename Dst>
 void cast_loop(const void* vin, void* vout, int64_t n) {
   const Src* in = static_cast<const Src*>(vin);
   Dst* __restrict out = static_cast<Dst*>(vout);
-  for (int64_t i = 0; i < n; ++i) out[i] = cast_value<Dst>(in[i]);
+  constexpr bool kHalfSrc = dtype_kind(dtype_of<Src>()) == DTypeKind::kHalf;
+  constexpr bool kHalfDst = dtype_kind(dtype_of<Dst>()) == DTypeKind::kHalf;
+  if constexpr (kHalfSrc && std::is_same_v<Dst, float>) {
+    widen(in, out, n);
+  } else if constexpr (std::is_same_v<Src, float> && kHalfDst) {
+    narrow(in, out, n);
+  } else {
+    for (int64_t i = 0; i < n; ++i) out[i] = cast_value<Dst>(in[i]);
+  }
 }
 
 template <typename Src, typename... Dsts>
