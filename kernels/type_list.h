@@ -40,6 +40,7 @@ struct Filter<TypeList<T, Ts...>, Keep> {
 constexpr bool is_numeric_dtype(DType d) { return dtype_kind(d) != DTypeKind::kBool; }
 constexpr bool is_floating_dtype(DType d) { return is_floating(d); }
 constexpr bool is_not_half_dtype(DType d) { return dtype_kind(d) != DTypeKind::kHalf; }
+constexpr bool is_half_dtype(DType d) { return dtype_kind(d) == DTypeKind::kHalf; }
 
 }  // namespace internal
 
@@ -48,6 +49,8 @@ using AllTypes = internal::DropFirst<void MT_DTYPE_TABLE(MT_DTYPE_COMMA_TYPE)>::
 #undef MT_DTYPE_COMMA_TYPE
 using NumericTypes = internal::Filter<AllTypes, internal::is_numeric_dtype>::type;
 using FloatTypes = internal::Filter<AllTypes, internal::is_floating_dtype>::type;
+// The 2-byte floats (kind kHalf): bfloat16 and float16.
+using HalfTypes = internal::Filter<AllTypes, internal::is_half_dtype>::type;
 
 // Drops bfloat16 and float16 from a list: for a backend that has no 2-byte kernels yet.
 template <typename List>

@@ -4,7 +4,6 @@
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/loops.h"
 #include "kernels/cpu/thread_pool.h"
-#include "kernels/cpu/widened_kernel.h"
 
 namespace mt::cpu {
 namespace {
@@ -27,12 +26,7 @@ absl::Status add_n_kernel(const KernelContext& ctx) {
 
 absl::Status register_add_n_kernels(KernelRegistry& registry) {
   return add_kernels(registry, OpId::kAddN, NumericTypes{}, [](auto tag) -> KernelFn {
-    using T = typename decltype(tag)::type;
-    if constexpr (kIsHalf<T>) {
-      return &widened_kernel<T, &add_n_kernel<float>>;
-    } else {
-      return &add_n_kernel<T>;
-    }
+    return &add_n_kernel<typename decltype(tag)::type>;
   });
 }
 

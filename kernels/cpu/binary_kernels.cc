@@ -6,7 +6,6 @@
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/loops.h"
 #include "kernels/cpu/thread_pool.h"
-#include "kernels/cpu/widened_kernel.h"
 
 namespace mt::cpu {
 namespace {
@@ -60,6 +59,22 @@ void binary_broadcast(const KernelContext& ctx, BinaryLoop loop) {
   });
 }
 
+// Returns a op b; bfloat16 and float16 compute in float32 and round once, as their loops do.
+template <BinaryOp kOp, typename T>
+T apply_one(T a, T b) {
+  if constexpr (kIsHalf<T>) {
+    return T(apply_one<kOp>(static_cast<float>(a), static_cast<float>(b)));
+  } else if constexpr (kOp == kAdd) {
+    return add_op(a, b);
+  } else if constexpr (kOp == kSub) {
+    return sub_op(a, b);
+  } else if constexpr (kOp == kMul) {
+    return mul_op(a, b);
+  } else {
+    return a / b;
+  }
+}
+
 template <BinaryOp kOp, typename T>
 absl::Status binary_kernel(const KernelContext& ctx) {
   const TensorArg& a = ctx.inputs[0];
@@ -69,10 +84,7 @@ absl::Status binary_kernel(const KernelContext& ctx) {
   T* out = output_data<T>(ctx);
   const int64_t n = ctx.output.shape->num_elements();
   if (__builtin_expect(n == 1, 0)) {  // every operand of a 1-element output has 1 element
-    if constexpr (kOp == kAdd) out[0] = add_op(pa[0], pb[0]);
-    if constexpr (kOp == kSub) out[0] = sub_op(pa[0], pb[0]);
-    if constexpr (kOp == kMul) out[0] = mul_op(pa[0], pb[0]);
-    if constexpr (kOp == kDiv) out[0] = pa[0] / pb[0];
+    out[0] = apply_one<kOp>(pa[0], pb[0]);
     return absl::OkStatus();
   }
   const BinaryLoop loop = cpu_loops().binary[kOp][static_cast<int>(dtype_of<T>())];
@@ -90,12 +102,7 @@ absl::Status binary_kernel(const KernelContext& ctx) {
 template <BinaryOp kOp, typename Types>
 absl::Status add_binary(KernelRegistry& registry, OpId op, Types types) {
   return add_kernels(registry, op, types, [](auto tag) -> KernelFn {
-    using T = typename decltype(tag)::type;
-    if constexpr (kIsHalf<T>) {
-      return &widened_kernel<T, &binary_kernel<kOp, float>>;
-    } else {
-      return &binary_kernel<kOp, T>;
-    }
+    return &binary_kernel<kOp, typename decltype(tag)::type>;
   });
 }
 

@@ -32,6 +32,10 @@ absl::Status add_kernels(KernelRegistry& registry, OpId op, TypeList<Ts...>, Mak
   return status;
 }
 
+// True for the 2-byte float element types, bfloat16 and float16.
+template <typename T>
+inline constexpr bool kIsHalf = dtype_kind(dtype_of<T>()) == DTypeKind::kHalf;
+
 // Returns input `i`'s elements, typed.
 template <typename T>
 const T* input_data(const KernelContext& ctx, size_t i) {

@@ -21,20 +21,23 @@ const CpuLoops* table(CpuIsa isa) {
   switch (isa) {
     case CpuIsa::kBaseline: {
       static const CpuLoops loops =
-          make<isa_baseline::fill_elementwise_loops, isa_baseline::fill_reduce_loops,
-               isa_baseline::fill_cast_loops, isa_baseline::fill_gemm_loops>("baseline");
+          make<isa_baseline::fill_elementwise_loops, isa_baseline::fill_half_loops,
+               isa_baseline::fill_reduce_loops, isa_baseline::fill_cast_loops,
+               isa_baseline::fill_gemm_loops>("baseline");
       return &loops;
     }
     case CpuIsa::kAvx2: {
       static const CpuLoops loops =
-          make<isa_avx2::fill_elementwise_loops, isa_avx2::fill_reduce_loops,
-               isa_avx2::fill_cast_loops, isa_avx2::fill_gemm_loops>("avx2");
+          make<isa_avx2::fill_elementwise_loops, isa_avx2::fill_half_loops,
+               isa_avx2::fill_reduce_loops, isa_avx2::fill_cast_loops, isa_avx2::fill_gemm_loops>(
+              "avx2");
       return &loops;
     }
     case CpuIsa::kAvx512: {
       static const CpuLoops loops =
-          make<isa_avx512::fill_elementwise_loops, isa_avx512::fill_reduce_loops,
-               isa_avx512::fill_cast_loops, isa_avx512::fill_gemm_loops>("avx512");
+          make<isa_avx512::fill_elementwise_loops, isa_avx512::fill_half_loops,
+               isa_avx512::fill_reduce_loops, isa_avx512::fill_cast_loops,
+               isa_avx512::fill_gemm_loops>("avx512");
       return &loops;
     }
   }

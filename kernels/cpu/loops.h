@@ -72,6 +72,7 @@ const CpuLoops* cpu_loops_for(int isa_level);
 #define MT_DECLARE_ISA_FILLERS(ns)              \
   namespace ns {                                \
   void fill_elementwise_loops(CpuLoops& loops); \
+  void fill_half_loops(CpuLoops& loops);        \
   void fill_reduce_loops(CpuLoops& loops);      \
   void fill_cast_loops(CpuLoops& loops);        \
   void fill_gemm_loops(CpuLoops& loops);        \

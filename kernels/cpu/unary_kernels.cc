@@ -3,7 +3,6 @@
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/loops.h"
 #include "kernels/cpu/thread_pool.h"
-#include "kernels/cpu/widened_kernel.h"
 
 namespace mt::cpu {
 namespace {
@@ -26,12 +25,7 @@ absl::Status unary_kernel(const KernelContext& ctx) {
 template <UnaryOp kOp, typename Types>
 absl::Status add_unary(KernelRegistry& registry, OpId op, Types types) {
   return add_kernels(registry, op, types, [](auto tag) -> KernelFn {
-    using T = typename decltype(tag)::type;
-    if constexpr (kIsHalf<T>) {
-      return &widened_kernel<T, &unary_kernel<kOp, float>>;
-    } else {
-      return &unary_kernel<kOp, T>;
-    }
+    return &unary_kernel<kOp, typename decltype(tag)::type>;
   });
 }
 

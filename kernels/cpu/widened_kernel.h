@@ -68,8 +68,4 @@ absl::Status widened_kernel(const KernelContext& ctx) {
   return absl::OkStatus();
 }
 
-// True for the 2-byte float element types, whose kernels are widened_kernel.
-template <typename T>
-inline constexpr bool kIsHalf = dtype_kind(dtype_of<T>()) == DTypeKind::kHalf;
-
 }  // namespace mt::cpu
