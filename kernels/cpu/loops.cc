@@ -15,29 +15,29 @@ CpuLoops make(const char* name) {
 }
 
 // The fill functions are compiled for their level, so only a supported level's are called;
-// each table is built on first use.
+// each table is built on first use. fill_half_loops comes last: it reads the float32 loops.
 const CpuLoops* table(CpuIsa isa) {
   if (isa > best_supported_cpu_isa()) return nullptr;
   switch (isa) {
     case CpuIsa::kBaseline: {
       static const CpuLoops loops =
-          make<isa_baseline::fill_elementwise_loops, isa_baseline::fill_half_loops,
-               isa_baseline::fill_reduce_loops, isa_baseline::fill_cast_loops,
-               isa_baseline::fill_gemm_loops>("baseline");
+          make<isa_baseline::fill_elementwise_loops, isa_baseline::fill_reduce_loops,
+               isa_baseline::fill_cast_loops, isa_baseline::fill_gemm_loops,
+               isa_baseline::fill_half_loops>("baseline");
       return &loops;
     }
     case CpuIsa::kAvx2: {
       static const CpuLoops loops =
-          make<isa_avx2::fill_elementwise_loops, isa_avx2::fill_half_loops,
-               isa_avx2::fill_reduce_loops, isa_avx2::fill_cast_loops, isa_avx2::fill_gemm_loops>(
+          make<isa_avx2::fill_elementwise_loops, isa_avx2::fill_reduce_loops,
+               isa_avx2::fill_cast_loops, isa_avx2::fill_gemm_loops, isa_avx2::fill_half_loops>(
               "avx2");
       return &loops;
     }
     case CpuIsa::kAvx512: {
       static const CpuLoops loops =
-          make<isa_avx512::fill_elementwise_loops, isa_avx512::fill_half_loops,
-               isa_avx512::fill_reduce_loops, isa_avx512::fill_cast_loops,
-               isa_avx512::fill_gemm_loops>("avx512");
+          make<isa_avx512::fill_elementwise_loops, isa_avx512::fill_reduce_loops,
+               isa_avx512::fill_cast_loops, isa_avx512::fill_gemm_loops,
+               isa_avx512::fill_half_loops>("avx512");
       return &loops;
     }
   }

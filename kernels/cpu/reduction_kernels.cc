@@ -46,11 +46,13 @@ Layout merge_dims(const Shape& shape, const internal::AxisMask& mask) {
   return layout;
 }
 
-// The loops of one (reducer, dtype) and the identity they start from.
+// The loops of one (reducer, dtype) and the identity they start from. The accumulators are
+// of the input's type, or float32 for bfloat16 and float16 (Note [Half reductions]).
 struct Reducer {
-  ReduceLoop reduce;
-  AccumulateLoop accumulate;
-  size_t elem;
+  ReduceLoop reduce;          // a run of inputs into an accumulator
+  AccumulateLoop accumulate;  // a row of inputs into a row of accumulators
+  ReduceLoop combine;         // a run of accumulators (the partials) into an accumulator
+  size_t in_elem, elem;       // bytes per input, per accumulator
   const void* identity;
 };
 
@@ -65,10 +67,11 @@ void reduce_run(const Reducer& r, const char* in, int64_t n, char* out) {
   for (int64_t b = 0; b < blocks; ++b) std::memcpy(&partials[b * r.elem], r.identity, r.elem);
   parallel_for(blocks, 1, [&](int64_t begin, int64_t end) {
     for (int64_t b = begin; b < end; ++b) {
-      r.reduce(in + b * kBlock * r.elem, std::min(kBlock, n - b * kBlock), &partials[b * r.elem]);
+      r.reduce(in + b * kBlock * r.in_elem, std::min(kBlock, n - b * kBlock),
+               &partials[b * r.elem]);
     }
   });
-  r.reduce(partials.data(), blocks, out);
+  r.combine(partials.data(), blocks, out);
 }
 
 // Reduces `in` into `out` serially, following Note [Reduction layout].
@@ -85,7 +88,7 @@ void reduce_serial(const Reducer& r, const Layout& layout, int first, const char
   }
   int64_t o = 0;
   for (int64_t row = 0; row < rows; ++row) {
-    const char* src = in + row * inner * r.elem;
+    const char* src = in + row * inner * r.in_elem;
     if (layout.reduced[last]) {
       r.reduce(src, inner, out + o * r.elem);
     } else {
@@ -110,7 +113,7 @@ void reduce_into(const Reducer& r, const Layout& layout, const char* in, char* o
   for (int k = 1; k < rank; ++k) rest *= layout.dims[k];
   if (rank == 1) {  // [K]: nothing reduced, each element combines into its own output
     return parallel_for(d0, kGrain, [&](int64_t begin, int64_t end) {
-      r.accumulate(in + begin * r.elem, out + begin * r.elem, end - begin);
+      r.accumulate(in + begin * r.in_elem, out + begin * r.elem, end - begin);
     });
   }
   if (!layout.reduced[0]) {  // [K, ...]: each outer index has its own output slice
@@ -118,19 +121,19 @@ void reduce_into(const Reducer& r, const Layout& layout, const char* in, char* o
     for (int k = 1; k < rank; ++k) out_rest *= layout.reduced[k] ? 1 : layout.dims[k];
     if (rank == 2 && rest >= 2 * kBlock) {  // few long runs: split each run instead
       for (int64_t i = 0; i < d0; ++i)
-        reduce_run(r, in + i * rest * r.elem, rest, out + i * r.elem);
+        reduce_run(r, in + i * rest * r.in_elem, rest, out + i * r.elem);
       return;
     }
     parallel_for(d0, (kGrain + rest - 1) / rest, [&](int64_t begin, int64_t end) {
       for (int64_t i = begin; i < end; ++i) {
-        reduce_serial(r, layout, 1, in + i * rest * r.elem, out + i * out_rest * r.elem);
+        reduce_serial(r, layout, 1, in + i * rest * r.in_elem, out + i * out_rest * r.elem);
       }
     });
   } else if (rank == 2) {  // [R, K]: split the kept columns; each thread walks every row
     const int64_t cols = layout.dims[1];
     parallel_for(cols, std::max<int64_t>(64, kGrain / d0), [&](int64_t begin, int64_t end) {
       for (int64_t i = 0; i < d0; ++i) {
-        r.accumulate(in + (i * cols + begin) * r.elem, out + begin * r.elem, end - begin);
+        r.accumulate(in + (i * cols + begin) * r.in_elem, out + begin * r.elem, end - begin);
       }
     });
   } else {
@@ -160,18 +163,22 @@ void divide_by_count(T* out, int64_t n, int64_t count) {
   }
 }
 
-template <OpId kOp, typename T>
-absl::Status reduction_kernel(const KernelContext& ctx) {
+// Reduces input 0 of ctx into out, the output's n elements as accumulators of type Acc.
+template <OpId kOp, typename T, typename Acc>
+void reduce(const KernelContext& ctx, Acc* out) {
   constexpr ReduceOp kReduce = kOp == OpId::kMax ? kMaxReduce : kSumReduce;
-  static const T identity = kOp == OpId::kMax ? max_identity<T>() : sum_identity<T>();
-  const int d = static_cast<int>(dtype_of<T>());
-  const Reducer r{cpu_loops().reduce[kReduce][d], cpu_loops().accumulate[kReduce][d], sizeof(T),
+  static const Acc identity = kOp == OpId::kMax ? max_identity<Acc>() : sum_identity<Acc>();
+  const int d = static_cast<int>(dtype_of<T>()), a = static_cast<int>(dtype_of<Acc>());
+  const Reducer r{cpu_loops().reduce[kReduce][d],
+                  cpu_loops().accumulate[kReduce][d],
+                  cpu_loops().reduce[kReduce][a],
+                  sizeof(T),
+                  sizeof(Acc),
                   &identity};
   const Shape& in_shape = *ctx.inputs[0].shape;
   const int64_t n = ctx.output.shape->num_elements();
-  T* out = output_data<T>(ctx);
   for (int64_t i = 0; i < n; ++i) out[i] = identity;
-  if (n == 0) return absl::OkStatus();
+  if (n == 0) return;
   internal::AxisMask mask;
   MT_CHECK(internal::reduction_mask(kOp, in_shape, *ctx.attrs, &mask).ok());
   if (in_shape.num_elements() != 0) {
@@ -187,6 +194,22 @@ absl::Status reduction_kernel(const KernelContext& ctx) {
     }
     divide_by_count(out, n, count);
   }
+}
+
+// Note [Half reductions]: bfloat16 and float16 accumulate in float32 (a float32 buffer of the
+// output's size) and round once at the end. Their loops (isa/half_reduce_loops.cc) widen each
+// run and call the float32 loop's code, so the result is the float32 kernel's on the widened
+// tensor, rounded once (Note [Half kernels on the CPU] in widened_kernel.h).
+template <OpId kOp, typename T>
+absl::Status reduction_kernel(const KernelContext& ctx) {
+  if constexpr (kIsHalf<T>) {
+    const int64_t n = ctx.output.shape->num_elements();
+    WideBuffer acc = wide_buffer(n);
+    reduce<kOp, T>(ctx, acc.get());
+    convert(DType::kFloat32, acc.get(), dtype_of<T>(), ctx.output.data, n);
+  } else {
+    reduce<kOp, T>(ctx, output_data<T>(ctx));
+  }
   return absl::OkStatus();
 }
 
@@ -194,12 +217,7 @@ absl::Status reduction_kernel(const KernelContext& ctx) {
 template <OpId kOp>
 absl::Status add_reduction(KernelRegistry& registry) {
   return add_kernels(registry, kOp, NumericTypes{}, [](auto tag) -> KernelFn {
-    using T = typename decltype(tag)::type;
-    if constexpr (kIsHalf<T>) {
-      return &widened_kernel<T, &reduction_kernel<kOp, float>>;
-    } else {
-      return &reduction_kernel<kOp, T>;
-    }
+    return &reduction_kernel<kOp, typename decltype(tag)::type>;
   });
 }
 

@@ -1,17 +1,18 @@
-// Element-wise loops of bfloat16 and float16 for one ISA level: the binary ops, the unary
-// ops and AddN, each running the float32 loop on widened blocks.
+// The loops of bfloat16 and float16 for one ISA level: the binary ops, the unary ops, AddN,
+// and Sum and Max into float32 accumulators (Note [Half reductions] in reduction_kernels.cc).
 //
 // Note [Half loops]: a loop widens up to kHalfBlock elements of each input into float32
-// buffers on the stack (half_convert.h, exact), runs the float32 loop of the op on them and
-// rounds the block to H once, so each element gets the bits the float32 kernel gives on the
-// widened tensor, rounded once (Note [Half kernels on the CPU] in widened_kernel.h). Exp
-// depends on where Eigen's vectorised exp starts and ends (its last run % packet elements go
-// element by element): the kernels call these loops on ranges that start at multiples of 64
-// (parallel_for), kHalfBlock is a multiple of 64 and the buffers are 64-byte aligned, so
-// every element meets the path it meets in one float32 pass over the tensor.
+// buffers on the stack (half_convert.h, exact), runs this level's float32 loop of the op on
+// them (the very function of the table, so the same machine code decides every bit, a NaN's
+// payload included) and rounds the block to H once: each element gets the bits the float32
+// kernel gives on the widened tensor, rounded once (Note [Half kernels on the CPU] in
+// widened_kernel.h). Exp depends on where Eigen's vectorised exp starts and ends (its last
+// len % packet elements go element by element): the kernels call these loops on ranges that
+// start at multiples of 64 (parallel_for), kHalfBlock is a multiple of 64 and the buffers are
+// 64-byte aligned, so every element meets the path it meets in one float32 pass.
 #include <algorithm>
+#include <cstdint>
 
-#include "kernels/cpu/isa/elementwise_ops.h"
 #include "kernels/cpu/isa/half_convert.h"
 #include "kernels/cpu/isa/isa_eigen.h"
 #include "kernels/type_list.h"
@@ -21,7 +22,17 @@ namespace {
 
 static_assert(kHalfBlock % 64 == 0, "Note [Half loops]");
 
-template <typename Fn, typename H>
+// This level's float32 loops, copied from its table by fill_half_loops, which loops.cc
+// runs after the fillers of the native loops.
+struct FloatLoops {
+  BinaryLoop binary[kNumBinaryOps];
+  UnaryLoop unary[kNumUnaryOps];
+  ReduceLoop reduce[kNumReduceOps];
+  AccumulateLoop accumulate[kNumReduceOps];
+};
+FloatLoops float_loops;
+
+template <BinaryOp kOp, typename H>
 void half_binary_loop(const void* va, int64_t sa, const void* vb, int64_t sb, void* vout,
                       int64_t n) {
   const H* a = static_cast<const H*>(va);
@@ -34,13 +45,12 @@ void half_binary_loop(const void* va, int64_t sa, const void* vb, int64_t sb, vo
     const int64_t len = std::min(kHalfBlock, n - start);
     if (sa != 0) widen(a + start, wa, len);
     if (sb != 0) widen(b + start, wb, len);
-    binary_loop<Fn, float>(wa, sa, wb, sb, wout, len);
+    float_loops.binary[kOp](wa, sa, wb, sb, wout, len);
     narrow(wout, out + start, len);
   }
 }
 
-// Runs kFloatLoop (a float32 UnaryLoop) on widened blocks.
-template <typename H, void (*kFloatLoop)(const void*, void*, int64_t)>
+template <UnaryOp kOp, typename H>
 void half_unary_loop(const void* vin, void* vout, int64_t n) {
   const H* in = static_cast<const H*>(vin);
   H* out = static_cast<H*>(vout);
@@ -48,7 +58,7 @@ void half_unary_loop(const void* vin, void* vout, int64_t n) {
   for (int64_t start = 0; start < n; start += kHalfBlock) {
     const int64_t len = std::min(kHalfBlock, n - start);
     widen(in + start, win, len);
-    kFloatLoop(win, wout, len);
+    float_loops.unary[kOp](win, wout, len);
     narrow(wout, out + start, len);
   }
 }
@@ -71,23 +81,89 @@ void half_add_n_loop(const void* const* inputs, int64_t count, int64_t begin, in
   }
 }
 
+// Floats of widened runs each thread keeps between calls: reduce_run hands the reduce loops
+// runs of at most 2 * 65536 elements; longer ones (from some rank-3 layouts) allocate.
+constexpr int64_t kKeptRun = 2 * 65536;
+
+// Floats on the heap, grown on demand. A type of this file's own: std::vector's destructor
+// would be inline code shared with other levels (Note [Kernels per ISA]).
+struct RunBuffer {
+  float* data = nullptr;
+  int64_t size = 0;
+  ~RunBuffer() { delete[] data; }
+  float* reserve(int64_t n) {
+    if (n > size) {
+      delete[] data;
+      data = new float[n];
+      size = n;
+    }
+    return data;
+  }
+};
+
+// Widens in[0 .. n) into a float32 buffer at the address, modulo 64 bytes, that the float32
+// tensor widened from `in` would hold it at: which of several NaNs Eigen's Max returns depends
+// on where its vector loop starts. Tensor buffers are 256-byte aligned, so input element i
+// sits at 2 * i modulo 128 and its float32 twin at 4 * i modulo 64.
+template <typename H>
+const float* widened_run(const H* in, int64_t n, RunBuffer& own) {
+  thread_local RunBuffer kept;
+  float* buffer = (n <= kKeptRun ? kept : own).reserve(n + 32);
+  const uintptr_t base = reinterpret_cast<uintptr_t>(buffer);
+  float* out = buffer + (64 - base % 64) % 64 / sizeof(float) +
+               reinterpret_cast<uintptr_t>(in) / sizeof(H) % 16;
+  widen(in, out, n);
+  return out;
+}
+
+// *acc = combine(*acc, reduce(in[0 .. n))) with the float32 loop on the widened run.
+template <ReduceOp kOp, typename H>
+void half_reduce(const void* in, int64_t n, void* acc) {
+  RunBuffer own;
+  float_loops.reduce[kOp](widened_run(static_cast<const H*>(in), n, own), n, acc);
+}
+
+// acc[i] = combine(acc[i], in[i]) with the float32 loop, a widened block at a time.
+template <ReduceOp kOp, typename H>
+void half_accumulate(const void* vin, void* vacc, int64_t n) {
+  const H* in = static_cast<const H*>(vin);
+  float* acc = static_cast<float*>(vacc);
+  alignas(64) float w[kHalfBlock];
+  for (int64_t start = 0; start < n; start += kHalfBlock) {
+    const int64_t len = std::min(kHalfBlock, n - start);
+    widen(in + start, w, len);
+    float_loops.accumulate[kOp](w, acc + start, len);
+  }
+}
+
 template <typename H>
 void fill_half(CpuLoops& loops) {
   const int d = static_cast<int>(dtype_of<H>());
-  loops.binary[kAdd][d] = &half_binary_loop<AddFn, H>;
-  loops.binary[kSub][d] = &half_binary_loop<SubFn, H>;
-  loops.binary[kMul][d] = &half_binary_loop<MulFn, H>;
-  loops.binary[kDiv][d] = &half_binary_loop<DivFn, H>;
-  loops.unary[kNeg][d] = &half_unary_loop<H, &unary_loop<NegFn, float>>;
-  loops.unary[kAbs][d] = &half_unary_loop<H, &unary_loop<AbsFn, float>>;
-  loops.unary[kRelu][d] = &half_unary_loop<H, &unary_loop<ReluFn, float>>;
-  loops.unary[kExp][d] = &half_unary_loop<H, &exp_loop<float>>;
+  loops.binary[kAdd][d] = &half_binary_loop<kAdd, H>;
+  loops.binary[kSub][d] = &half_binary_loop<kSub, H>;
+  loops.binary[kMul][d] = &half_binary_loop<kMul, H>;
+  loops.binary[kDiv][d] = &half_binary_loop<kDiv, H>;
+  loops.unary[kNeg][d] = &half_unary_loop<kNeg, H>;
+  loops.unary[kAbs][d] = &half_unary_loop<kAbs, H>;
+  loops.unary[kRelu][d] = &half_unary_loop<kRelu, H>;
+  loops.unary[kExp][d] = &half_unary_loop<kExp, H>;
   loops.add_n[d] = &half_add_n_loop<H>;
+  loops.reduce[kSumReduce][d] = &half_reduce<kSumReduce, H>;
+  loops.reduce[kMaxReduce][d] = &half_reduce<kMaxReduce, H>;
+  loops.accumulate[kSumReduce][d] = &half_accumulate<kSumReduce, H>;
+  loops.accumulate[kMaxReduce][d] = &half_accumulate<kMaxReduce, H>;
 }
 
 }  // namespace
 
 void fill_half_loops(CpuLoops& loops) {
+  const int f = static_cast<int>(DType::kFloat32);
+  for (int op = 0; op < kNumBinaryOps; ++op) float_loops.binary[op] = loops.binary[op][f];
+  for (int op = 0; op < kNumUnaryOps; ++op) float_loops.unary[op] = loops.unary[op][f];
+  for (int op = 0; op < kNumReduceOps; ++op) {
+    float_loops.reduce[op] = loops.reduce[op][f];
+    float_loops.accumulate[op] = loops.accumulate[op][f];
+  }
   [&]<typename... Hs>(TypeList<Hs...>) { (fill_half<Hs>(loops), ...); }(HalfTypes{});
 }
 

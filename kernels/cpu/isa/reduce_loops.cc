@@ -69,7 +69,7 @@ void fill_type(CpuLoops& loops) {
 
 }  // namespace
 
-// bfloat16 and float16 have no loops: their kernels widen to float32 (widened_kernel.h).
+// bfloat16 and float16 have loops of their own (half_loops.cc).
 void fill_reduce_loops(CpuLoops& loops) {
   [&]<typename... Ts>(TypeList<Ts...>) {
     (fill_type<Ts>(loops), ...);
