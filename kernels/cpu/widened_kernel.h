@@ -1,14 +1,20 @@
 #pragma once
-// widened_kernel: the CPU kernels of bfloat16 and float16, made from the float32 ones.
+// widened_kernel: a CPU kernel of bfloat16 or float16 made from the float32 one by widening
+// whole tensors (MatMul's), and the float32 buffers and conversions the others share.
 //
-// Note [Half kernels on the CPU]: a kernel for a 2-byte float dtype H widens each H input to a
-// float32 buffer (exactly), runs the float32 kernel of the op into a float32 buffer, and rounds
-// that to H (nearest even) once. So every op computes in float32 and reductions, AddN and
-// MatMul accumulate in float32, as TensorFlow's CPU kernels do for these dtypes; the result of
-// AddV2, Sub, Mul and RealDiv is the correctly rounded H result (float32 has more than twice
-// H's significand bits plus two). The cost is the two extra passes over memory.
+// Note [Half kernels on the CPU]: a kernel for a 2-byte float dtype H gives the bits of the
+// float32 kernel of the op run on its inputs widened to float32 (exactly), rounded to H
+// (nearest even) once. So every op computes in float32 and reductions, AddN and MatMul
+// accumulate in float32, as TensorFlow's CPU kernels do for these dtypes; the result of AddV2,
+// Sub, Mul and RealDiv is the correctly rounded H result (float32 has more than twice H's
+// significand bits plus two); only where two NaNs meet in AddN may the payload be the other
+// NaN's. MatMul does it literally (widened_kernel: two extra passes over
+// memory); the element-wise ops, AddN and the reductions widen a block at a time on the stack
+// and run the float32 loops there (Note [Half loops] in isa/half_loops.cc, Note [Half
+// reductions] in reduction_kernels.cc), vectorised (Note [Vector half conversions] in
+// isa/half_convert.h).
 //
-//   return &widened_kernel<bfloat16, &binary_kernel<kAdd, float>>;
+//   return &widened_kernel<bfloat16, &matmul_kernel<float>>;
 
 #include <algorithm>
 #include <memory>
