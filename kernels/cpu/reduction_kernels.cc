@@ -197,9 +197,9 @@ void reduce(const KernelContext& ctx, Acc* out) {
 }
 
 // Note [Half reductions]: bfloat16 and float16 accumulate in float32 (a float32 buffer of the
-// output's size) and round once at the end. Their loops (isa/half_reduce_loops.cc) widen each
-// run and call the float32 loop's code, so the result is the float32 kernel's on the widened
-// tensor, rounded once (Note [Half kernels on the CPU] in widened_kernel.h).
+// output's size) and round once at the end. Their loops (isa/half_loops.cc) widen each run
+// and call the level's float32 loop on it, so the result is the float32 kernel's on the
+// widened tensor, rounded once (Note [Half kernels on the CPU] in widened_kernel.h).
 template <OpId kOp, typename T>
 absl::Status reduction_kernel(const KernelContext& ctx) {
   if constexpr (kIsHalf<T>) {
