@@ -105,10 +105,15 @@ struct RunBuffer {
 // tensor widened from `in` would hold it at: which of several NaNs Eigen's Max returns depends
 // on where its vector loop starts. Tensor buffers are 256-byte aligned, so input element i
 // sits at 2 * i modulo 128 and its float32 twin at 4 * i modulo 64.
+// Returns this thread's kept buffer, shared by bfloat16 and float16.
+RunBuffer& kept_buffer() {
+  thread_local RunBuffer kept;
+  return kept;
+}
+
 template <typename H>
 const float* widened_run(const H* in, int64_t n, RunBuffer& own) {
-  thread_local RunBuffer kept;
-  float* buffer = (n <= kKeptRun ? kept : own).reserve(n + 32);
+  float* buffer = (n <= kKeptRun ? kept_buffer() : own).reserve(n + 32);
   const uintptr_t base = reinterpret_cast<uintptr_t>(buffer);
   float* out = buffer + (64 - base % 64) % 64 / sizeof(float) +
                reinterpret_cast<uintptr_t>(in) / sizeof(H) % 16;
