@@ -145,9 +145,9 @@ for step in $steps; do
         -L"$TLIB" -Wl,-rpath,"$TLIB" -ltorch -ltorch_cpu -lc10 -lbenchmark -lpthread \
         -o /tmp/torch_cpu_peer >"$out/peer-build.log" 2>&1
       record "build torch_cpu_peer" "rc=$?"
-      # Two rounds, each program in turn, so that both sides meet the same noise of a shared
-      # machine; the table compares each side's best round and lists every round's ratio.
-      for round in 1 2; do
+      # Three rounds, each program in turn, so that both sides meet the same noise of a
+      # shared machine; the table compares each side's best round and lists every round's ratio.
+      for round in 1 2 3; do
         for t in 1 "$cores"; do
           .gpu/bin/cpu_kernels_benchmark --threads="$t" --benchmark_min_time=0.3 \
             --benchmark_out="$out/cpu-mt-$t-$round.json" --benchmark_out_format=json \
@@ -161,17 +161,30 @@ for step in $steps; do
       done
       pairs=()
       for t in 1 "$cores"; do
-        pairs+=("$t:$out/cpu-mt-$t-1.json,$out/cpu-mt-$t-2.json:$out/cpu-torch-$t-1.json,$out/cpu-torch-$t-2.json")
+        pairs+=("$t:$out/cpu-mt-$t-1.json,$out/cpu-mt-$t-2.json,$out/cpu-mt-$t-3.json:$out/cpu-torch-$t-1.json,$out/cpu-torch-$t-2.json,$out/cpu-torch-$t-3.json")
       done
       python3 .gpu/src/scripts/cpu-bench-table.py "${pairs[@]}" | tee "$out/cpu-table.md" ;;
     halfbench)
       # bfloat16 and float16 on the GPU: minitensor beside raw cuBLAS and memcpy in one run
       # (the fraction_of_* counters are the targets of the half-precision issue), then
       # libtorch's at::mm, add and sum as a second baseline (built here against its CUDA).
+      # The SM clock and power are sampled throughout: a card held below its boost clock by
+      # its power limit cannot reach the datasheet's peak, whatever the library.
+      nvidia-smi --query-gpu=clocks.sm,clocks.max.sm,power.draw,power.limit,temperature.gpu \
+        --format=csv,noheader,nounits -i 0 -lms 250 >"$out/half-clocks.csv" 2>/dev/null &
+      smi=$!
       b=.gpu/bin/half_precision_benchmark
       "$b" --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
         >"$out/half-mt.log" 2>&1
       record "half_precision_benchmark" "rc=$?"
+      # cuBLAS's own ceiling: cublasGemmEx's default beside the best cuBLASLt candidate.
+      .gpu/bin/cublaslt_search_benchmark >"$out/half-lt.log" 2>&1
+      record "cublaslt_search_benchmark" "rc=$?"
+      while read -r line; do
+        record "lt $(echo "$line" | awk '{print $1}')" "$(echo "$line" | grep -oE '(best_[a-z_]+|gemmex_[a-z_]+|gemmex_TFLOPs|best_lt_TFLOPs|candidates)=[0-9.]+[kMG]?' | tr '\n' ' ')"
+      done < <(grep -E '^BM_CublasLtSearch' "$out/half-lt.log")
+      kill "$smi" 2>/dev/null
+      record "half clocks (MHz sm min/median/max, max.sm, W max, limit)" "$(awk -F', *' '$1+0 > 0 {print $1, $2, $3, $4}' "$out/half-clocks.csv" | sort -n | awk '{c[NR]=$1; m=$2; if ($3 > w) w=$3; l=$4} END {if (NR) print c[1], c[int((NR+1)/2)], c[NR], m, w, l}')"
       while read -r line; do
         name=$(echo "$line" | awk '{print $1}')
         record "mt $name" "$(echo "$line" | grep -oE '(fraction_of_[a-z]+|[A-Za-z_]*(TFLOPs|GBps))=[0-9.]+[kMG]?' | tr '\n' ' ')"
