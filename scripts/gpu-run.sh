@@ -66,6 +66,7 @@ trace_report() {
 }
 
 for step in $steps; do
+  step_start=$SECONDS
   case "$step" in
     tests)
       for t in .gpu/bin/*_test; do
@@ -248,6 +249,7 @@ for step in $steps; do
       record "python overhead benchmark" "rc=$?"
       cat "$out/python-bench.log" ;;
   esac
+  record "step $step" "$((SECONDS - step_start)) s"
 done
 
 [ -n "${OUT:-}" ] && tar czf "$OUT/gpu-logs.tgz" -C /tmp mt-gpu-logs
