@@ -1,12 +1,13 @@
 #pragma once
 // What the soak tests read of memory while they run: the process's resident set (VmRSS, its
-// peak VmHWM, and its anonymous and file-backed parts: heap, stacks and pinned memory, or
-// code and libraries paged in), glibc's malloc statistics, and the pools' bytes, one sample
-// every 1/20 of the run (30 s at most), so that a reader can tell warm-up from a leak.
+// peak VmHWM, and its anonymous and file-backed parts: heap and stacks, or code and
+// libraries paged in), glibc's malloc statistics, and the pools' bytes and resident pages,
+// one sample every 1/20 of the run (30 s at most), so that a reader can tell warm-up from a
+// leak.
 //
 //   MemorySeries series(devices, /*host_devices=*/{cpu0}, seconds);
-//   series.sample(elapsed, ops, /*running=*/true);  // prints "[soak] t=... ops=... rss_kib=...
-//   ..." RssGrowth g = series.growth();
+//   series.sample(elapsed, ops, /*running=*/true);  // "[soak] t=... ops=... rss_kib=..."
+//   RssGrowth g = series.growth();
 //
 // Note [Soak RSS after warm-up]
 // Two points cannot tell a leak from warm-up: glibc's per-thread arenas fill up to the
@@ -17,8 +18,8 @@
 // resident pages (mincore over their regions: a pool's region is paged in as its chunks are
 // first used, and the pools account for it themselves); what is left is growth beyond the
 // pools. "From the start" compares the samples before the threads start and after they have
-// exited. (Pinned regions that the driver maps outside RSS would make the subtraction too
-// large; the series shows whether host_reserved changed after the warm-up at all.)
+// exited. Pinned regions (CPU:0 in the GPU soak) count as far as mincore sees them in RAM;
+// host_reserved in each line shows whether they grew after the warm-up at all.
 
 #include <malloc.h>
 #include <sys/mman.h>
@@ -55,7 +56,7 @@ inline constexpr int64_t kRssMarginKib = int64_t{32} << 10;
 struct ProcessMemory {
   int64_t rss_kib = 0;
   int64_t hwm_kib = 0;
-  int64_t anon_kib = 0;  // heap, stacks, pinned and other anonymous mappings
+  int64_t anon_kib = 0;  // heap, stacks and other anonymous mappings
   int64_t file_kib = 0;  // the program's code and its libraries, as far as paged in
 };
 
