@@ -12,7 +12,7 @@
 #   call 1: bash .gpu/gpu-run.sh soak-start tests examples   (MT_SOAK_SECONDS, default 600)
 #   call 2: bash .gpu/gpu-run.sh soak-collect                (within 30 s of call 1's end,
 #                                                             while the machine is warm)
-# soak-start copies runtime_test and its libraries to $soak_dir, starts the soak there in
+# soak-start copies runtime_test and its libraries to /tmp/mt-soak, starts the soak there in
 # its own process session at nice 10 and returns at once; soak-collect waits for it (at
 # most MT_SOAK_COLLECT_WAIT s, default 540) and prints what `soak` prints. Meanwhile the
 # soak holds 8 GiB of GPU 0 and 16 busy threads: steps beside it run slower, benchmark
