@@ -1,15 +1,29 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine from the repository root (see scripts/gpu-check.sh). Optional
 # arguments: the steps to run (tests faults sanitizer racecheck examples distributed
-# benchmarks cpubench halfbench python fuzz, and soak cardfill); default all but soak and
-# cardfill. `fuzz` runs the differential fuzzer against the CPU for MT_DIFF_FUZZ_SECONDS
-# (default 90) on every GPU, then as long on two logical GPUs of GPU 0. `soak` runs 16
-# threads of mixed ops on two logical GPUs for MT_SOAK_SECONDS (default 60). `cardfill` fills
-# GPU 0 from a second process and tries the default pool, growth mode and a fixed limit on
-# what is left.
+# benchmarks cpubench halfbench python fuzz, and soak soak-start soak-collect cardfill);
+# default all but the soak steps and cardfill. `fuzz` runs the differential fuzzer against
+# the CPU for MT_DIFF_FUZZ_SECONDS (default 90) on every GPU, then as long on two logical
+# GPUs of GPU 0. `soak` runs 16 threads of mixed ops on two logical GPUs for MT_SOAK_SECONDS
+# (default 60). `cardfill` fills GPU 0 from a second process and tries the default pool,
+# growth mode and a fixed limit on what is left.
+#
+# A soak longer than one device call (10 minutes, unpacking included) runs in two calls:
+#   call 1: bash .gpu/gpu-run.sh soak-start tests examples   (MT_SOAK_SECONDS, default 600)
+#   call 2: bash .gpu/gpu-run.sh soak-collect                (within 30 s of call 1's end,
+#                                                             while the machine is warm)
+# soak-start copies runtime_test and its libraries to /tmp/mt-soak, starts the soak there in
+# its own process session at nice 10 and returns at once; soak-collect waits for it (at
+# most MT_SOAK_COLLECT_WAIT s, default 540) and prints what `soak` prints. Meanwhile the
+# soak holds 8 GiB of GPU 0 and 16 busy threads: steps beside it run slower, benchmark
+# figures taken beside it are not comparable, and `cardfill` (which fills GPU 0) would
+# starve it.
 set -uo pipefail
 export LD_LIBRARY_PATH="$PWD/.gpu/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
-if [ -f .gpu/bin.tar.xz ] && [ ! -d .gpu/bin ]; then xz -dc .gpu/bin.tar.xz | tar -C .gpu -xf -; fi
+# (soak-collect alone needs no programs: the soak runs from its own copy.)
+if [ -f .gpu/bin.tar.xz ] && [ ! -d .gpu/bin ] && [ "$*" != soak-collect ]; then
+  xz -dc .gpu/bin.tar.xz | tar -C .gpu -xf -
+fi
 # gRPC needs libssl.so.3, libcrypto.so.3 and libz.so.1, the CPU kernels libgomp.so.1: the
 # bundled ones only if missing.
 for lib in libssl.so.3 libcrypto.so.3 libz.so.1 libgomp.so.1; do
@@ -40,6 +54,19 @@ record() {
   echo "${summary[-1]}"
 }
 
+# The detached soak's folder: outside the working tree, which the next call replaces.
+soak_dir=/tmp/mt-soak
+# Records the soak's result from its log $1 and exit status $2: the summary line, the
+# memory series, malloc's statistics and the RSS growth (tests/runtime/soak_memory.h).
+soak_summary() {
+  record "soak GPU" "rc=$2 $(grep -aE '^\[  (PASSED|FAILED|SKIPPED)' "$1" | head -1)"
+  grep -a '^\[soak\] \(t=\|malloc\)' "$1"
+  grep -a -A5 '^\[soak\] GPU' "$1"
+  record "soak GPU line" "$(grep -a '^\[soak\] GPU' "$1")"
+  record "soak GPU RSS" "$(grep -a '^\[soak\] RSS growth' "$1")"
+  grep -aE -B2 -A8 'Failure|^\[watchdog\]' "$1" | head -40
+}
+
 nvidia-smi --query-gpu=index,name,memory.total,driver_version --format=csv,noheader \
   | tee "$out/gpus.txt"
 
@@ -66,6 +93,7 @@ trace_report() {
 }
 
 for step in $steps; do
+  step_start=$SECONDS
   case "$step" in
     tests)
       for t in .gpu/bin/*_test; do
@@ -92,9 +120,48 @@ for step in $steps; do
       secs="${MT_SOAK_SECONDS:-60}"
       MT_SOAK_SECONDS="$secs" MT_TEST_TIMEOUT=$((${secs%.*} + 50)) limit .gpu/bin/runtime_test \
         --gtest_filter='GpuSoakTest.*' >"$out/soak.log" 2>&1
-      record "soak GPU" "rc=$? $(grep -aE '^\[  (PASSED|FAILED)' "$out/soak.log" | head -1)"
-      grep -a -A5 '^\[soak\]' "$out/soak.log"
-      record "soak GPU line" "$(grep -a '^\[soak\] GPU' "$out/soak.log")" ;;
+      soak_summary "$out/soak.log" $? ;;
+    soak-start)
+      if [ -f "$soak_dir/pid" ] && [ ! -f "$soak_dir/rc" ] && kill -0 "$(cat "$soak_dir/pid")" 2>/dev/null; then
+        record "soak GPU start" "one is running already (pid $(cat "$soak_dir/pid")): not started"
+        continue
+      fi
+      secs="${MT_SOAK_SECONDS:-600}"
+      rm -rf "$soak_dir" && mkdir -p "$soak_dir/bin"
+      cp .gpu/bin/runtime_test "$soak_dir/bin/" && cp -r .gpu/lib "$soak_dir/lib" &&
+        { [ ! -d .gpu/lib-fallback ] || cp -r .gpu/lib-fallback "$soak_dir/lib-fallback"; }
+      echo "$(date +%s) $secs" >"$soak_dir/started"
+      # The inner shell writes its pid, then the test's exit status once it ends; the time
+      # limit leaves room for the warm-up and the checks after the run.
+      LD_LIBRARY_PATH="${LD_LIBRARY_PATH//$PWD\/.gpu/$soak_dir}" MT_SOAK_SECONDS="$secs" \
+        setsid nohup nice -n 10 bash -c 'cd "$1" && echo $$ >pid &&
+          timeout --kill-after=5 "$2" bin/runtime_test --gtest_filter="GpuSoakTest.*" >soak.log 2>&1
+          echo $? >rc.tmp && mv rc.tmp rc' soak "$soak_dir" $((${secs%.*} + 120)) \
+        </dev/null >/dev/null 2>&1 &
+      for _ in 1 2 3 4 5 6 7 8 9 10; do [ -s "$soak_dir/pid" ] && break; sleep 0.2; done
+      record "soak GPU start" "pid $(cat "$soak_dir/pid" 2>/dev/null || echo none) MT_SOAK_SECONDS=$secs log $soak_dir/soak.log" ;;
+    soak-collect)
+      if [ ! -f "$soak_dir/started" ]; then
+        record "soak GPU" "no soak was started on this machine (a fresh one?): run soak-start first"
+        continue
+      fi
+      read -r t0 secs <"$soak_dir/started"
+      end=$((SECONDS + ${MT_SOAK_COLLECT_WAIT:-540}))
+      while [ ! -f "$soak_dir/rc" ] && [ "$SECONDS" -lt "$end" ] &&
+            kill -0 "$(cat "$soak_dir/pid" 2>/dev/null)" 2>/dev/null; do
+        sleep 2
+      done
+      cp "$soak_dir/soak.log" "$out/soak.log" 2>/dev/null
+      if [ -f "$soak_dir/rc" ]; then
+        soak_summary "$soak_dir/soak.log" "$(cat "$soak_dir/rc")"
+      else
+        grep -a '^\[soak\] t=' "$soak_dir/soak.log" 2>/dev/null | tail -3
+        if kill -0 "$(cat "$soak_dir/pid" 2>/dev/null)" 2>/dev/null; then
+          record "soak GPU" "still running, $(($(date +%s) - t0)) s of MT_SOAK_SECONDS=$secs: collect again"
+        else
+          record "soak GPU" "gone without an exit status after $(($(date +%s) - t0)) s (killed?)"
+        fi
+      fi ;;
     cardfill)
       MT_TEST_TIMEOUT=500 limit .gpu/bin/runtime_test \
         --gtest_filter='GpuCardFillTest.DefaultGrowthAndAFixedLimitFitOrFailWithAClearOom' \
@@ -145,9 +212,9 @@ for step in $steps; do
         -L"$TLIB" -Wl,-rpath,"$TLIB" -ltorch -ltorch_cpu -lc10 -lbenchmark -lpthread \
         -o /tmp/torch_cpu_peer >"$out/peer-build.log" 2>&1
       record "build torch_cpu_peer" "rc=$?"
-      # Two rounds, each program in turn, so that both sides meet the same noise of a shared
-      # machine; the table compares each side's best round and lists every round's ratio.
-      for round in 1 2; do
+      # Three rounds, each program in turn, so that both sides meet the same noise of a
+      # shared machine; the table compares each side's best round and lists every round's ratio.
+      for round in 1 2 3; do
         for t in 1 "$cores"; do
           .gpu/bin/cpu_kernels_benchmark --threads="$t" --benchmark_min_time=0.3 \
             --benchmark_out="$out/cpu-mt-$t-$round.json" --benchmark_out_format=json \
@@ -161,17 +228,30 @@ for step in $steps; do
       done
       pairs=()
       for t in 1 "$cores"; do
-        pairs+=("$t:$out/cpu-mt-$t-1.json,$out/cpu-mt-$t-2.json:$out/cpu-torch-$t-1.json,$out/cpu-torch-$t-2.json")
+        pairs+=("$t:$out/cpu-mt-$t-1.json,$out/cpu-mt-$t-2.json,$out/cpu-mt-$t-3.json:$out/cpu-torch-$t-1.json,$out/cpu-torch-$t-2.json,$out/cpu-torch-$t-3.json")
       done
       python3 .gpu/src/scripts/cpu-bench-table.py "${pairs[@]}" | tee "$out/cpu-table.md" ;;
     halfbench)
       # bfloat16 and float16 on the GPU: minitensor beside raw cuBLAS and memcpy in one run
       # (the fraction_of_* counters are the targets of the half-precision issue), then
       # libtorch's at::mm, add and sum as a second baseline (built here against its CUDA).
+      # The SM clock and power are sampled throughout: a card held below its boost clock by
+      # its power limit cannot reach the datasheet's peak, whatever the library.
+      nvidia-smi --query-gpu=clocks.sm,clocks.max.sm,power.draw,power.limit,temperature.gpu \
+        --format=csv,noheader,nounits -i 0 -lms 250 >"$out/half-clocks.csv" 2>/dev/null &
+      smi=$!
       b=.gpu/bin/half_precision_benchmark
       "$b" --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
         >"$out/half-mt.log" 2>&1
       record "half_precision_benchmark" "rc=$?"
+      # cuBLAS's own ceiling: cublasGemmEx's default beside the best cuBLASLt candidate.
+      .gpu/bin/cublaslt_search_benchmark >"$out/half-lt.log" 2>&1
+      record "cublaslt_search_benchmark" "rc=$?"
+      while read -r line; do
+        record "lt $(echo "$line" | awk '{print $1}')" "$(echo "$line" | grep -oE '(best_[a-z_]+|gemmex_[a-z_]+|gemmex_TFLOPs|best_lt_TFLOPs|candidates)=[0-9.]+[kMG]?' | tr '\n' ' ')"
+      done < <(grep -E '^BM_CublasLtSearch' "$out/half-lt.log")
+      kill "$smi" 2>/dev/null
+      record "half clocks (MHz sm min/median/max, max.sm, W max, limit)" "$(awk -F', *' '$1+0 > 0 {print $1, $2, $3, $4}' "$out/half-clocks.csv" | sort -n | awk '{c[NR]=$1; m=$2; if ($3 > w) w=$3; l=$4} END {if (NR) print c[1], c[int((NR+1)/2)], c[NR], m, w, l}')"
       while read -r line; do
         name=$(echo "$line" | awk '{print $1}')
         record "mt $name" "$(echo "$line" | grep -oE '(fraction_of_[a-z]+|[A-Za-z_]*(TFLOPs|GBps))=[0-9.]+[kMG]?' | tr '\n' ' ')"
@@ -235,6 +315,7 @@ for step in $steps; do
       record "python overhead benchmark" "rc=$?"
       cat "$out/python-bench.log" ;;
   esac
+  record "step $step" "$((SECONDS - step_start)) s"
 done
 
 [ -n "${OUT:-}" ] && tar czf "$OUT/gpu-logs.tgz" -C /tmp mt-gpu-logs

@@ -1,10 +1,13 @@
 #pragma once
 // Shared by the runtime-level GPU benchmarks in bench/cuda/ (eager_gpu_benchmark.cu,
-// half_precision_benchmark.cc): the runtime's first GPU and the median of timings.
+// half_precision_benchmark.cc, cublaslt_search_benchmark.cc): the runtime's first GPU, the
+// median of timings and the card's dense half-precision peak.
 
 #include <benchmark/benchmark.h>
+#include <cuda_runtime.h>
 
 #include <algorithm>
+#include <string>
 #include <vector>
 
 #include "runtime/context.h"
@@ -33,6 +36,22 @@ inline internal::CudaDevice* gpu0(benchmark::State& state) {
 inline double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : v[v.size() / 2];
+}
+
+// Returns GPU 0's name and its dense bfloat16/float16 tensor-core peak in TFLOP/s (NVIDIA
+// datasheets, without sparsity), 0 for a card not listed.
+inline double dense_peak_tflops(std::string* name) {
+  cudaDeviceProp prop{};
+  cudaGetDeviceProperties(&prop, 0);
+  *name = prop.name;
+  if (name->find("H200") != std::string::npos) return 989;
+  if (name->find("H100") != std::string::npos) {
+    if (name->find("PCIe") != std::string::npos) return 756;
+    if (name->find("NVL") != std::string::npos) return 835;
+    return 989;  // SXM ("NVIDIA H100 80GB HBM3")
+  }
+  if (name->find("A100") != std::string::npos) return 312;
+  return 0;
 }
 
 }  // namespace mt::bench

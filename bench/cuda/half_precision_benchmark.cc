@@ -30,26 +30,11 @@
 namespace mt {
 namespace {
 
+using bench::dense_peak_tflops;
 using bench::gpu0;
 using bench::median;
 
 constexpr int64_t kHalfElements = int64_t{32} << 20;  // 64 MiB of a 2-byte dtype
-
-// Returns GPU 0's name and its dense bfloat16/float16 tensor-core peak in TFLOP/s (NVIDIA
-// datasheets, without sparsity), 0 for a card not listed.
-double dense_peak_tflops(std::string* name) {
-  cudaDeviceProp prop{};
-  cudaGetDeviceProperties(&prop, 0);
-  *name = prop.name;
-  if (name->find("H200") != std::string::npos) return 989;
-  if (name->find("H100") != std::string::npos) {
-    if (name->find("PCIe") != std::string::npos) return 756;
-    if (name->find("NVL") != std::string::npos) return 835;
-    return 989;  // SXM ("NVIDIA H100 80GB HBM3")
-  }
-  if (name->find("A100") != std::string::npos) return 312;
-  return 0;
-}
 
 // Times `reps` calls of `ours`, then of `baseline`, with events on `stream` in every
 // iteration; reports ours as the manual time and sets the counters ours_us and

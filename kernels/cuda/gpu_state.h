@@ -32,6 +32,15 @@ struct GpuState {
   // reductions to few outputs run correctly but on fewer blocks, hence slower.
   void* scratch = nullptr;
   size_t scratch_bytes = 0;
+  // A counter in device memory that is zero between kernels: the one-pass reductions take
+  // tickets from it and the last block puts it back to zero (Note [One-pass full reduction]
+  // in reduce_all.h). Null when the device has no scratch; those reductions then take two
+  // passes.
+  unsigned* reduce_tickets = nullptr;
 };
+
+// The scratch each logical GPU allocates, and the bytes after it that hold reduce_tickets.
+inline constexpr size_t kScratchBytes = size_t{1} << 20;
+inline constexpr size_t kTicketBytes = 256;
 
 }  // namespace mt::cuda

@@ -4,7 +4,8 @@
 // propagates NaN. Integer sums wrap around and are exact in any order; float sums are
 // taken in Compute<T> (T itself, float32 for bfloat16 and float16: Note [Half arithmetic
 // on the GPU] in half_math.h), each thread over a strided slice of r, then as a tree across
-// the block, and rounded to T once at the end.
+// the block, and rounded to T once at the end. A whole contiguous input reduced to one value
+// takes a single kernel instead (Note [One-pass full reduction] in reduce_all.h).
 //
 // Note [Vectorised reduction]: when the reduced elements of each output are one contiguous
 // run (a single reduced dimension of stride 1) whose length is a multiple of kVec<T>, and
@@ -15,33 +16,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "kernels/cuda/elementwise.h"
+#include "kernels/cuda/reduce_all.h"
+#include "kernels/cuda/reducers.h"
 #include "kernels/cuda/reduction_layout.h"
 
 namespace mt::cuda {
 namespace {
-
-struct SumReducer {
-  template <typename T>
-  static T identity() {
-    return T(0);
-  }
-  template <typename T>
-  __device__ static T combine(T a, T b) {
-    return add_op(a, b);
-  }
-};
-
-struct MaxReducer {  // NaN wins, as in TensorFlow and on the CPU
-  template <typename T>
-  static T identity() {
-    if constexpr (std::numeric_limits<T>::has_infinity) return -std::numeric_limits<T>::infinity();
-    return std::numeric_limits<T>::lowest();
-  }
-  template <typename T>
-  __device__ static T combine(T a, T b) {
-    return (b > a || b != b) ? b : a;
-  }
-};
 
 // One pass from In to Out, accumulating in Acc = Compute<In> (which is Compute<Out> too).
 template <typename In, typename Out>
@@ -147,17 +127,6 @@ __device__ __forceinline__ Compute<In> reduce_slice(const ReduceArgs<In, Out>& a
       in, [&red](int64_t r) { return offset_of(red, r); }, begin + ty, end, step, a.identity);
 }
 
-// Returns Mean's quotient (truncating for integers), or `sum` when mean_count is 0.
-template <typename Acc>
-__device__ __forceinline__ Acc finish(Acc sum, int64_t mean_count) {
-  if (mean_count == 0) return sum;
-  if constexpr (std::is_integral_v<Acc>) {
-    return static_cast<Acc>(int64_t{sum} / mean_count);
-  } else {
-    return sum / static_cast<Acc>(mean_count);
-  }
-}
-
 // Combines the `by` values of each of the block's `bx` outputs in `tile`, as a tree.
 template <typename R, typename T>
 __device__ __forceinline__ void combine_tile(T* tile, int bx, int by, int tx, int ty) {
@@ -242,6 +211,10 @@ absl::Status run_reduction(const KernelContext& ctx) {
   const Acc identity = R::template identity<Acc>();
   const GpuState& state = gpu_state(ctx);
   const int64_t mean_count = kOp == OpId::kMean ? layout.num_red : 0;
+  if (layout.num_out == 1 && layout.reduced.rank == 1 && layout.reduced.stride[0] == 1 &&
+      can_reduce_all(state, in)) {  // Note [One-pass full reduction] in reduce_all.h
+    return launch_reduce_all<kOp, R>(state, in, out, layout.num_red, identity, mean_count);
+  }
   const int64_t scratch = state.scratch ? state.scratch_bytes / sizeof(Acc) : 0;
   const ReduceGrid g = choose_reduce_grid(layout, sm_count(state), scratch);
   if (g.splits == 1) {

@@ -73,7 +73,11 @@ CudaDevice::CudaDevice(const GpuDeviceOptions& options, std::unique_ptr<Allocato
   state_.blas = &blas_;
   state_.num_sms = handles_.num_sms;
   state_.scratch = handles_.scratch.get();
-  state_.scratch_bytes = handles_.scratch.get() != nullptr ? size_t{1} << 20 : 0;
+  if (state_.scratch != nullptr) {
+    state_.scratch_bytes = cuda::kScratchBytes;
+    state_.reduce_tickets =
+        reinterpret_cast<unsigned*>(static_cast<char*>(state_.scratch) + cuda::kScratchBytes);
+  }
 }
 
 absl::Status CudaDevice::make_current() {

@@ -23,7 +23,6 @@ namespace {
 // 1 GiB, or a quarter of the free memory on cards with less than 4 GiB free. (TensorFlow
 // keeps 1800 MiB on compute capability 9.x; cuBLAS needs far less here, having no cuDNN.)
 constexpr int64_t kReserveBytes = int64_t{1} << 30;
-constexpr size_t kScratchBytes = size_t{1} << 20;
 // A default pool smaller than this means the card is all but full.
 constexpr int64_t kMinDefaultPoolBytes = int64_t{1} << 20;
 
@@ -92,8 +91,13 @@ absl::StatusOr<std::unique_ptr<Device>> create_gpu_device(const GpuDeviceOptions
   CudaDevice::Handles handles;
   MT_ASSIGN_OR_RETURN(handles.stream, cuda::Stream::create());
   MT_ASSIGN_OR_RETURN(handles.cublas, cuda::CublasHandle::create(handles.stream.get()));
-  // Kernel temporaries (split reductions); outside the pool, within the reserve.
-  MT_ASSIGN_OR_RETURN(handles.scratch, cuda::DeviceBuffer::create(kScratchBytes));
+  // Kernel temporaries (split reductions) and the zeroed reduction tickets; outside the
+  // pool, within the reserve.
+  MT_ASSIGN_OR_RETURN(handles.scratch,
+                      cuda::DeviceBuffer::create(cuda::kScratchBytes + cuda::kTicketBytes));
+  MT_RETURN_IF_ERROR(cuda::cuda_check(
+      "cudaMemset", cudaMemset(static_cast<char*>(handles.scratch.get()) + cuda::kScratchBytes, 0,
+                               cuda::kTicketBytes)));
   MT_RETURN_IF_ERROR(
       cuda::cuda_check("cudaDeviceGetAttribute",
                        cudaDeviceGetAttribute(&handles.num_sms, cudaDevAttrMultiProcessorCount,

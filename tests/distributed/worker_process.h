@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -91,9 +92,17 @@ class WorkerProcess {
     ASSERT_NE(said.find("mt-server: serving"), std::string::npos) << "mt-server said: " << said;
   }
 
-  // Sends `signal` (SIGSTOP, SIGCONT) to the worker.
+  // Sends `signal` (SIGSTOP, SIGCONT) to the worker. SIGSTOP returns only once the worker
+  // has stopped: kill() merely queues the signal, and a loaded machine may otherwise let
+  // the worker answer the caller's next request first.
   void signal(int signal) {
-    if (pid_ > 0) ::kill(pid_, signal);
+    if (pid_ <= 0) return;
+    ::kill(pid_, signal);
+    if (signal == SIGSTOP) {
+      int status = 0;
+      while (waitpid(pid_, &status, WUNTRACED) < 0 && errno == EINTR) {
+      }
+    }
   }
 
   void kill() {

@@ -34,19 +34,26 @@ std::string why_no_gpu() {
   return count == 0 ? "cudaGetDeviceCount reports no GPU" : "";
 }
 
-// What a test hands kernels as device_state: its own stream, cuBLAS handle and scratch.
+// What a test hands kernels as device_state: its own stream, cuBLAS handle and scratch, with
+// reduction tickets after the scratch as a logical GPU has them (or without: the reductions
+// then take two passes).
 class TestGpu {
  public:
-  absl::Status init(bool with_scratch) {
+  absl::Status init(bool with_scratch, bool with_tickets = true) {
     MT_ASSIGN_OR_RETURN(stream_, Stream::create());
     MT_ASSIGN_OR_RETURN(cublas_, CublasHandle::create(stream_.get()));
-    if (with_scratch) {
-      MT_ASSIGN_OR_RETURN(scratch_, DeviceBuffer::create(size_t{1} << 20));
-    }
     state_.stream = stream_.get();
     state_.cublas = cublas_.get();
-    state_.scratch = scratch_.get();
-    state_.scratch_bytes = with_scratch ? size_t{1} << 20 : 0;
+    if (with_scratch) {
+      MT_ASSIGN_OR_RETURN(scratch_, DeviceBuffer::create(kScratchBytes + kTicketBytes));
+      state_.scratch = scratch_.get();
+      state_.scratch_bytes = kScratchBytes;
+      if (with_tickets) {
+        char* tickets = static_cast<char*>(scratch_.get()) + kScratchBytes;
+        MT_RETURN_IF_ERROR(cuda_check("cudaMemset", cudaMemset(tickets, 0, kTicketBytes)));
+        state_.reduce_tickets = reinterpret_cast<unsigned*>(tickets);
+      }
+    }
     cudaDeviceGetAttribute(&state_.num_sms, cudaDevAttrMultiProcessorCount, 0);
     return absl::OkStatus();
   }
@@ -495,6 +502,39 @@ TEST_F(ConformanceTest, MisalignedPointersTakeTheScalarPath) {
 TEST_F(ConformanceTest, MatMulWithTensorFloat32StaysWithinItsTolerance) {
   internal::set_tf32_enabled(true);
   check_op(OpId::kMatMul);
+}
+
+// Sizes below one Vec, around one, within one block and over many blocks with elements left
+// over (Note [One-pass full reduction] in kernels/cuda/reduce_all.h).
+constexpr int64_t kFullReductionSizes[] = {1, 7, 9, 4099, 1000003, 4194307};
+
+TEST_F(ConformanceTest, FullReductionsTakeOnePassAndLeaveTheTicketsAtZero) {
+  for (OpId op : {OpId::kSum, OpId::kMean, OpId::kMax}) {
+    for (DType dtype : {DType::kFloat32, DType::kFloat64, DType::kInt32, DType::kBFloat16}) {
+      for (int64_t n : kFullReductionSizes) {
+        // Twice each: a ticket counter left behind by the first would break the second.
+        check_case(gpu_, op, dtype, reduce(S({n}), {}, false, true), false, rng_);
+        check_case(gpu_, op, dtype, reduce(S({n}), {}, false, true), is_floating(dtype), rng_);
+      }
+    }
+  }
+  unsigned tickets = 1;
+  ASSERT_EQ(
+      cudaMemcpy(&tickets, gpu_.state()->reduce_tickets, sizeof(tickets), cudaMemcpyDeviceToHost),
+      cudaSuccess);
+  EXPECT_EQ(tickets, 0u);
+}
+
+TEST_F(ConformanceTest, FullReductionsWithoutTicketsTakeTwoPasses) {
+  TestGpu no_tickets;
+  ASSERT_TRUE(no_tickets.init(/*with_scratch=*/true, /*with_tickets=*/false).ok());
+  for (OpId op : {OpId::kSum, OpId::kMean, OpId::kMax}) {
+    for (DType dtype : {DType::kFloat32, DType::kBFloat16}) {
+      for (int64_t n : kFullReductionSizes) {
+        check_case(no_tickets, op, dtype, reduce(S({n}), {}, false, true), false, rng_);
+      }
+    }
+  }
 }
 
 TEST_F(ConformanceTest, ReductionsWithoutScratchUseOnePass) {
