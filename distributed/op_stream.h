@@ -10,6 +10,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -18,6 +19,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -32,12 +34,16 @@ class OpStream {
   using Describe = std::function<absl::Status(const grpc::Status&, const char* op)>;
 
   // Streams to the task at the end of `channel`. `timeout_ms` bounds every wait for it.
+  // Starts the watchdog thread (Note [Deadlines on the op stream] in op_stream.cc).
   OpStream(std::shared_ptr<grpc::Channel> channel, Describe describe, int64_t timeout_ms);
   ~OpStream();  // closes the stream, waiting at most the timeout for the task
 
   // Sends `op` (its handle set; null: only frees) and returns without waiting for the task.
   // `deletes` are freed after it. An error of an earlier op not reported yet comes back
   // instead, and `op` is not sent; one the stream reports while sending comes back too.
+  // Sending waits only while the stream's flow-control window is full; DeadlineExceeded,
+  // naming the first op not answered, when that lasts longer than the timeout (the stream
+  // is then closed, as by sync).
   absl::Status enqueue(proto::RunOpRequest* op, const char* name, std::vector<uint64_t> deletes);
 
   // Copies tensor `handle` (`bytes` of it, a small tensor) into `dst` once every op sent
@@ -62,10 +68,15 @@ class OpStream {
   absl::Status wait(const char* name, bool frees_too);
   // Waits (holding write_mu_) until message `seq` is answered; DeadlineExceeded after the
   // timeout, when the stream is closed.
-  absl::Status await(std::unique_lock<std::mutex>& lock, uint64_t seq, const char* name);
-  void open();  // holds write_mu_
+  absl::Status await(std::unique_lock<std::mutex>& lock, uint64_t seq);
+  void open();   // holds write_mu_
+  void close();  // holds write_mu_: ends the stream, if one is open
   absl::Status send(proto::EnqueueRequest& message, const char* name);
+  // Runs `io`, a blocking call on `call`'s stream, under the watchdog; holds write_mu_.
+  template <typename Io>
+  bool watched(Call* call, Io io);
   void read(Call* call);
+  void watch();  // the watchdog thread
 
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<proto::Worker::Stub> stub_;
@@ -84,6 +95,15 @@ class OpStream {
   std::vector<uint64_t> deletes_;                         // guarded by mu_: to send
   std::map<uint64_t, std::string> fetched_;               // guarded by mu_: bytes read, by message
   absl::Status error_;                                    // guarded by mu_: not reported yet
+
+  // The watchdog (Note [Deadlines on the op stream] in op_stream.cc).
+  std::condition_variable watch_cv_;
+  Call* watched_ = nullptr;  // guarded by mu_: whose blocking call is in flight, if any
+  uint64_t watch_seq_ = 0;   // guarded by mu_: blocking calls started so far
+  std::chrono::steady_clock::time_point watch_deadline_;  // guarded by mu_: the latest one's
+  bool watchdog_idle_ = false;  // guarded by mu_: it sleeps until a blocking call starts
+  bool closing_ = false;        // guarded by mu_: it is to end
+  std::thread watchdog_;        // declared last: started once the rest is built
 };
 
 }  // namespace mt::distributed::internal

@@ -91,9 +91,15 @@ class WorkerProcess {
     ASSERT_NE(said.find("mt-server: serving"), std::string::npos) << "mt-server said: " << said;
   }
 
-  // Sends `signal` (SIGSTOP, SIGCONT) to the worker.
+  // Sends `signal` (SIGSTOP, SIGCONT) to the worker. SIGSTOP returns once every thread of
+  // it has stopped (kill returns earlier, and a thread not told yet may still answer).
   void signal(int signal) {
-    if (pid_ > 0) ::kill(pid_, signal);
+    if (pid_ <= 0) return;
+    ::kill(pid_, signal);
+    int status = 0;
+    if (signal == SIGSTOP) {
+      ASSERT_EQ(waitpid(pid_, &status, WUNTRACED), pid_);
+    }
   }
 
   void kill() {
