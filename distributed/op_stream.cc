@@ -176,11 +176,11 @@ void OpStream::release(uint64_t handle) {
   deletes_.push_back(handle);
 }
 
-absl::Status OpStream::sync(const char* name) { return wait(name, /*frees_too=*/false); }
+absl::Status OpStream::sync() { return wait(/*frees_too=*/false); }
 
-void OpStream::drain(const char* name) { (void)wait(name, /*frees_too=*/true); }
+void OpStream::drain() { (void)wait(/*frees_too=*/true); }
 
-absl::Status OpStream::wait(const char* name, bool frees_too) {
+absl::Status OpStream::wait(bool frees_too) {
   std::lock_guard<std::mutex> write(write_mu_);
   bool flush;
   {
@@ -189,7 +189,11 @@ absl::Status OpStream::wait(const char* name, bool frees_too) {
   }
   if (flush) {
     proto::EnqueueRequest message;
-    (void)send(message, "Delete");  // a failure is kept in error_
+    absl::Status sent = send(message, "Delete");
+    if (!sent.ok()) {  // kept in error_: returned below, or left for the next call by drain
+      std::lock_guard<std::mutex> lock(mu_);
+      error_ = std::move(sent);
+    }
   }
   std::unique_lock<std::mutex> lock(mu_);
   MT_RETURN_IF_ERROR(await(lock, frees_too ? sent_ : last_op_));

@@ -4,7 +4,7 @@
 //
 //   OpStream ops(channel, describe, timeout_ms);
 //   MT_RETURN_IF_ERROR(ops.enqueue(&request, "AddV2", {}));  // returns once sent
-//   MT_RETURN_IF_ERROR(ops.sync("Fetch"));  // waits for it; its error, if any, comes here
+//   MT_RETURN_IF_ERROR(ops.sync());  // waits for it; its error, if any, comes here
 //
 // Thread safety: every method may be called from any thread.
 
@@ -55,17 +55,17 @@ class OpStream {
 
   // Waits for every op sent so far (frees are sent, not waited for), then returns the
   // first error among them not reported yet (and forgets it). DeadlineExceeded, naming
-  // the op waited for, when the task does not answer within the timeout (the stream is
-  // then closed: ops still queued did not run).
-  absl::Status sync(const char* name);
+  // the first op not answered, when the task does not answer within the timeout (the
+  // stream is then closed: ops still queued may not run).
+  absl::Status sync();
 
   // Waits for every op and free sent so far; keeps any error for the next enqueue or sync.
-  void drain(const char* name);
+  void drain();
 
  private:
   struct Call;
 
-  absl::Status wait(const char* name, bool frees_too);
+  absl::Status wait(bool frees_too);
   // Waits (holding write_mu_) until message `seq` is answered; DeadlineExceeded after the
   // timeout, when the stream is closed.
   absl::Status await(std::unique_lock<std::mutex>& lock, uint64_t seq);

@@ -146,7 +146,7 @@ absl::Status TaskClient::upload(uint64_t handle, int device, DType dtype, const 
 absl::Status TaskClient::fetch(uint64_t handle, void* dst, size_t bytes) {
   MT_RETURN_IF_ERROR(check_size(bytes, "Fetch"));
   if (bytes <= kInlineBytes) return ops_->fetch(handle, dst, bytes);  // one round trip
-  MT_RETURN_IF_ERROR(ops_->sync("Fetch"));
+  MT_RETURN_IF_ERROR(ops_->sync());
   auto ctx = context(options_.rpc_timeout_ms, false);
   size_t received = 0;
   grpc::Status status =
@@ -165,7 +165,7 @@ absl::StatusOr<MemoryStats> TaskClient::memory_info(int device) {
   proto::MemoryInfoRequest request;
   request.set_device(device);
   proto::MemoryInfoResponse r;
-  ops_->drain("get_memory_info");  // frees and ops sent before count; errors stay for later
+  ops_->drain();  // frees and ops sent before count; errors stay for later
   auto ctx = context(options_.rpc_timeout_ms, false);
   grpc::Status status = stub_->GetMemoryInfo(ctx.get(), request, &r);
   if (!status.ok()) return to_status(status, "get_memory_info", options_.rpc_timeout_ms);

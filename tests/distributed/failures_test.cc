@@ -156,6 +156,38 @@ TEST_F(FailuresTest, StoppedWorkerWithAFullOpStreamIsDeadlineExceededNotAHang) {
   EXPECT_EQ((x + x).to_vector<float>(), std::vector<float>{2.f});  // its tensors are there
 }
 
+// A large tensor goes in pieces on its own call, which a stopped task blocks the same way.
+TEST_F(FailuresTest, StoppedWorkerDuringAnUploadIsDeadlineExceededNotAHang) {
+  distributed::ClusterSpec spec = testing::loopback_workers(1);
+  std::string task = "/job:worker/replica:0/task:0";
+  WorkerProcess worker;
+  worker.start(spec, 0);
+  config::ConnectOptions options = quick();
+  options.rpc_timeout_ms = 2'000;
+  config::experimental_connect_to_cluster(spec, "localhost", 0, options);
+  const int64_t n = int64_t{16} << 20;  // 64 MiB, more than the window and the socket hold
+  Tensor big = fill({n}, 2.f);
+  worker.signal(SIGSTOP);
+  DeviceScope scope(task);
+  Error e = expect_error([&] { identity(big); });
+  EXPECT_EQ(e.code(), absl::StatusCode::kDeadlineExceeded) << e.what();
+  EXPECT_THAT(e.what(), HasSubstr("[Identity] task " + task + " at " + spec["worker"][0] +
+                                  " did not answer within 2000 ms"));
+  worker.signal(SIGCONT);
+  std::vector<float> back;
+  for (int i = 0; i < 50 && back.empty(); ++i) {  // the connection closed: gRPC reconnects
+    try {
+      back = identity(big).to_vector<float>();
+    } catch (const Error& again) {
+      ASSERT_EQ(again.code(), absl::StatusCode::kUnavailable) << again.what();
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
+  ASSERT_EQ(back.size(), static_cast<size_t>(n));
+  EXPECT_EQ(back.front(), 2.f);
+  EXPECT_EQ(back.back(), 2.f);
+}
+
 TEST_F(FailuresTest, UnreachableTaskIsUnavailableAtConnect) {
   distributed::ClusterSpec spec = testing::loopback_workers(1);  // nothing listens there
   config::ConnectOptions options = quick();
