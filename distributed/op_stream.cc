@@ -14,8 +14,9 @@ namespace mt::distributed::internal {
 // gRPC's synchronous API makes progress (a connection attempt included) only while some
 // call waits on it, or every 5 s from its backup poller. A stream opened while the channel
 // is down would fail at once and leave the next attempt undriven, so that a task that came
-// back is found seconds late. Opening a stream therefore waits for the channel first, at
-// most kReconnectWaitMs (the longest reconnection backoff, task_client.cc).
+// back is found seconds late. Opening a stream, and each upload or read in pieces, therefore
+// waits for the channel first, at most kReconnectWaitMs (the longest reconnection backoff,
+// task_client.cc).
 constexpr int64_t kReconnectWaitMs = 1000;
 
 // Note [Deadlines on the op stream]
@@ -30,6 +31,14 @@ constexpr int64_t kReconnectWaitMs = 1000;
 // it sleeps so, at most once per timeout. Read needs no watchdog: the reader thread waits
 // in it by design, and an await or a cancel ends it. Finish follows a failed Read, when
 // the call is over, and returns at once. The next op after a cancel opens a new stream.
+
+void wait_for_connection(grpc::Channel& channel, int64_t timeout_ms) {
+  // A call made while the channel is down fails at once, and with no call in flight
+  // nothing drives gRPC's next connection attempt (Note [Driving reconnection]).
+  if (channel.GetState(/*try_to_connect=*/true) == GRPC_CHANNEL_READY) return;
+  int64_t ms = std::min<int64_t>(timeout_ms, kReconnectWaitMs);
+  channel.WaitForConnected(std::chrono::system_clock::now() + std::chrono::milliseconds(ms));
+}
 
 // One Enqueue call and the thread that reads its answers.
 struct OpStream::Call {
@@ -89,12 +98,7 @@ void OpStream::open() {
     }
     call_->reader.join();  // a stream that ended (an op failed, or the task went away)
   }
-  // A call made while the channel is down fails at once, and with no call in flight
-  // nothing drives gRPC's next connection attempt (Note [Driving reconnection]).
-  if (channel_->GetState(/*try_to_connect=*/true) != GRPC_CHANNEL_READY) {
-    int64_t ms = std::min<int64_t>(timeout_ms_, kReconnectWaitMs);
-    channel_->WaitForConnected(std::chrono::system_clock::now() + std::chrono::milliseconds(ms));
-  }
+  wait_for_connection(*channel_, timeout_ms_);
   call_ = std::make_unique<Call>();
   // The stream starts with its first message, so that opening it never waits.
   call_->context.set_initial_metadata_corked(true);

@@ -28,6 +28,10 @@
 
 namespace mt::distributed::internal {
 
+// Waits, at most 1 s and `timeout_ms`, for `channel` to connect when it is not connected
+// (Note [Driving reconnection] in op_stream.cc); returns at once when it is.
+void wait_for_connection(grpc::Channel& channel, int64_t timeout_ms);
+
 class OpStream {
  public:
   // Turns a gRPC status of the stream into one that names `op`, the task and its address.

@@ -138,6 +138,7 @@ absl::Status TaskClient::upload(uint64_t handle, int device, DType dtype, const 
   for (size_t offset = 0; offset < bytes; offset += kChunkBytes) {
     pieces.emplace_back(src + offset, std::min(kChunkBytes, bytes - offset));
   }
+  wait_for_connection(*channel_, options_.rpc_timeout_ms);
   auto ctx = context(options_.rpc_timeout_ms, false);
   grpc::Status status = upload_pieces(channel_.get(), ctx.get(), header, pieces);
   return to_status(status, op, options_.rpc_timeout_ms);
@@ -147,6 +148,7 @@ absl::Status TaskClient::fetch(uint64_t handle, void* dst, size_t bytes) {
   MT_RETURN_IF_ERROR(check_size(bytes, "Fetch"));
   if (bytes <= kInlineBytes) return ops_->fetch(handle, dst, bytes);  // one round trip
   MT_RETURN_IF_ERROR(ops_->sync());
+  wait_for_connection(*channel_, options_.rpc_timeout_ms);
   auto ctx = context(options_.rpc_timeout_ms, false);
   size_t received = 0;
   grpc::Status status =
