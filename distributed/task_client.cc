@@ -28,7 +28,7 @@ namespace {
 constexpr int kNoKeepalivePingsMs = std::numeric_limits<int>::max() - 1;
 
 int unacknowledged_limit_ms(int64_t rpc_timeout_ms) {
-  return static_cast<int>(std::min<int64_t>(2 * rpc_timeout_ms, kNoKeepalivePingsMs));
+  return static_cast<int>(std::min<int64_t>(rpc_timeout_ms, kNoKeepalivePingsMs / 2) * 2);
 }
 
 std::shared_ptr<grpc::Channel> make_channel(const std::string& address,
