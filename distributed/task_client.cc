@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <limits>
 #include <random>
 
 #include "absl/strings/str_cat.h"
@@ -13,6 +14,22 @@
 
 namespace mt::distributed::internal {
 namespace {
+
+// Note [Bytes stuck in the socket]
+// A task that stops reading its socket altogether (a stopped or hung process, a network
+// gone quiet) lets the socket's buffers fill; gRPC then holds every call that has bytes in
+// that write, and cancelling the call or its deadline expiring does not release it (gRPC
+// proposal A18). What ends it is the kernel's TCP_USER_TIMEOUT: sent bytes left
+// unacknowledged that long close the connection, and the calls fail. gRPC sets it, to the
+// keepalive timeout, only while keepalive is on; so keepalive is on here with an interval
+// of 24 days (it sends no pings in practice), and the timeout is twice the RPC deadline,
+// so that the deadline (Note [Deadlines on the op stream] in op_stream.cc) is what a
+// caller meets first, and the closing only frees what it could not.
+constexpr int kNoKeepalivePingsMs = std::numeric_limits<int>::max() - 1;
+
+int unacknowledged_limit_ms(int64_t rpc_timeout_ms) {
+  return static_cast<int>(std::min<int64_t>(rpc_timeout_ms, kNoKeepalivePingsMs / 2) * 2);
+}
 
 std::shared_ptr<grpc::Channel> make_channel(const std::string& address,
                                             const config::ConnectOptions& options) {
@@ -25,6 +42,9 @@ std::shared_ptr<grpc::Channel> make_channel(const std::string& address,
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
+  // Note [Bytes stuck in the socket].
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, kNoKeepalivePingsMs);
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, unacknowledged_limit_ms(options.rpc_timeout_ms));
   std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials();
   if (!options.tls.root_cert_pem.empty()) {
     grpc::SslCredentialsOptions ssl;
@@ -118,6 +138,7 @@ absl::Status TaskClient::upload(uint64_t handle, int device, DType dtype, const 
   for (size_t offset = 0; offset < bytes; offset += kChunkBytes) {
     pieces.emplace_back(src + offset, std::min(kChunkBytes, bytes - offset));
   }
+  wait_for_connection(*channel_, options_.rpc_timeout_ms);
   auto ctx = context(options_.rpc_timeout_ms, false);
   grpc::Status status = upload_pieces(channel_.get(), ctx.get(), header, pieces);
   return to_status(status, op, options_.rpc_timeout_ms);
@@ -126,7 +147,8 @@ absl::Status TaskClient::upload(uint64_t handle, int device, DType dtype, const 
 absl::Status TaskClient::fetch(uint64_t handle, void* dst, size_t bytes) {
   MT_RETURN_IF_ERROR(check_size(bytes, "Fetch"));
   if (bytes <= kInlineBytes) return ops_->fetch(handle, dst, bytes);  // one round trip
-  MT_RETURN_IF_ERROR(ops_->sync("Fetch"));
+  MT_RETURN_IF_ERROR(ops_->sync());
+  wait_for_connection(*channel_, options_.rpc_timeout_ms);
   auto ctx = context(options_.rpc_timeout_ms, false);
   size_t received = 0;
   grpc::Status status =
@@ -145,7 +167,7 @@ absl::StatusOr<MemoryStats> TaskClient::memory_info(int device) {
   proto::MemoryInfoRequest request;
   request.set_device(device);
   proto::MemoryInfoResponse r;
-  ops_->drain("get_memory_info");  // frees and ops sent before count; errors stay for later
+  ops_->drain();  // frees and ops sent before count; errors stay for later
   auto ctx = context(options_.rpc_timeout_ms, false);
   grpc::Status status = stub_->GetMemoryInfo(ctx.get(), request, &r);
   if (!status.ok()) return to_status(status, "get_memory_info", options_.rpc_timeout_ms);

@@ -13,6 +13,7 @@
 namespace mt {
 namespace {
 
+using ::testing::AnyOf;
 using testing::expect_error;
 using ::testing::HasSubstr;
 using testing::WorkerProcess;
@@ -106,6 +107,84 @@ TEST_F(FailuresTest, StoppedWorkerIsDeadlineExceededNotAHang) {
                                   " did not answer within 500 ms"));
   worker.signal(SIGCONT);
   EXPECT_EQ((x + x).to_vector<float>(), std::vector<float>{2.f});  // a new stream works
+}
+
+// A task that stops reading lets the op stream's flow-control window and the socket fill,
+// and sending the next op then waits: that wait has the RPC deadline too. ctest's TIMEOUT
+// catches the hang this guards against.
+TEST_F(FailuresTest, StoppedWorkerWithAFullOpStreamIsDeadlineExceededNotAHang) {
+  distributed::ClusterSpec spec = testing::loopback_workers(1);
+  std::string task = "/job:worker/replica:0/task:0";
+  WorkerProcess worker;
+  worker.start(spec, 0);
+  config::ConnectOptions options = quick();
+  options.rpc_timeout_ms = 2'000;
+  config::experimental_connect_to_cluster(spec, "localhost", 0, options);
+  Tensor x;
+  {
+    DeviceScope scope(task);
+    x = constant({1.f});
+  }
+  x.to_vector<float>();
+  worker.signal(SIGSTOP);
+  // Each constant travels inside its op (64 KiB, the most that does): 256 MiB in all, far
+  // more than the window and the socket buffers hold.
+  const int64_t n = 16 << 10;
+  std::vector<float> values(n, 1.f);
+  Error e = expect_error([&] {
+    DeviceScope scope(task);
+    for (int i = 0; i < 4096; ++i) constant(values, {n});
+  });
+  EXPECT_EQ(e.code(), absl::StatusCode::kDeadlineExceeded) << e.what();
+  // Named by the first op the task did not answer: one of the constants.
+  EXPECT_THAT(e.what(), HasSubstr("[_EagerConst] task " + task + " at " + spec["worker"][0] +
+                                  " did not answer within 2000 ms"));
+  Tensor local = constant({3.f});
+  EXPECT_EQ((local + local).to_vector<float>(), std::vector<float>{6.f});  // local work goes on
+  // An op issued while the task is still stopped fails too, on a new stream.
+  Error again = expect_error([&] {
+    DeviceScope scope(task);
+    constant(values, {n});
+    (x + x).to_vector<float>();
+  });
+  EXPECT_THAT(again.code(),
+              AnyOf(absl::StatusCode::kDeadlineExceeded, absl::StatusCode::kUnavailable))
+      << again.what();
+  EXPECT_THAT(again.what(), HasSubstr("] task " + task + " at " + spec["worker"][0]));
+  worker.signal(SIGCONT);
+  DeviceScope scope(task);
+  EXPECT_EQ((x + x).to_vector<float>(), std::vector<float>{2.f});  // its tensors are there
+}
+
+// A large tensor goes in pieces on its own call, which a stopped task blocks the same way.
+TEST_F(FailuresTest, StoppedWorkerDuringAnUploadIsDeadlineExceededNotAHang) {
+  distributed::ClusterSpec spec = testing::loopback_workers(1);
+  std::string task = "/job:worker/replica:0/task:0";
+  WorkerProcess worker;
+  worker.start(spec, 0);
+  config::ConnectOptions options = quick();
+  options.rpc_timeout_ms = 2'000;
+  config::experimental_connect_to_cluster(spec, "localhost", 0, options);
+  const int64_t n = int64_t{16} << 20;  // 64 MiB, more than the window and the socket hold
+  Tensor big = fill({n}, 2.f);
+  Tensor small = fill({int64_t{1} << 18}, 3.f);  // 1 MiB, sent in pieces too, for afterwards
+  worker.signal(SIGSTOP);
+  DeviceScope scope(task);
+  Error e = expect_error([&] { identity(big); });
+  EXPECT_EQ(e.code(), absl::StatusCode::kDeadlineExceeded) << e.what();
+  EXPECT_THAT(e.what(), HasSubstr("[Identity] task " + task + " at " + spec["worker"][0] +
+                                  " did not answer within 2000 ms"));
+  worker.signal(SIGCONT);
+  std::vector<float> back;
+  for (int i = 0; i < 50 && back.empty(); ++i) {  // the connection closed: gRPC reconnects
+    try {
+      back = identity(small).to_vector<float>();
+    } catch (const Error& again) {
+      ASSERT_EQ(again.code(), absl::StatusCode::kUnavailable) << again.what();
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
+  EXPECT_EQ(back, std::vector<float>(size_t{1} << 18, 3.f));
 }
 
 TEST_F(FailuresTest, UnreachableTaskIsUnavailableAtConnect) {

@@ -11,7 +11,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -92,16 +91,14 @@ class WorkerProcess {
     ASSERT_NE(said.find("mt-server: serving"), std::string::npos) << "mt-server said: " << said;
   }
 
-  // Sends `signal` (SIGSTOP, SIGCONT) to the worker. SIGSTOP returns only once the worker
-  // has stopped: kill() merely queues the signal, and a loaded machine may otherwise let
-  // the worker answer the caller's next request first.
+  // Sends `signal` (SIGSTOP, SIGCONT) to the worker. SIGSTOP returns once every thread of
+  // it has stopped (kill returns earlier, and a thread not told yet may still answer).
   void signal(int signal) {
     if (pid_ <= 0) return;
     ::kill(pid_, signal);
+    int status = 0;
     if (signal == SIGSTOP) {
-      int status = 0;
-      while (waitpid(pid_, &status, WUNTRACED) < 0 && errno == EINTR) {
-      }
+      ASSERT_EQ(waitpid(pid_, &status, WUNTRACED), pid_);
     }
   }
 
