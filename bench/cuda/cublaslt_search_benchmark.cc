@@ -14,6 +14,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -45,10 +46,10 @@ void fill_random(void* p, int n, cudaDataType_t type, unsigned seed) {
     const float x = dist(rng);
     if (type == CUDA_R_16BF) {
       const __nv_bfloat16 h = __float2bfloat16(x);
-      b = reinterpret_cast<const __nv_bfloat16_raw&>(h).x;
+      std::memcpy(&b, &h, sizeof(b));
     } else {
       const __half h = __float2half(x);
-      b = reinterpret_cast<const __half_raw&>(h).x;
+      std::memcpy(&b, &h, sizeof(b));
     }
   }
   cudaMemcpy(p, bits.data(), bits.size() * 2, cudaMemcpyHostToDevice);
