@@ -81,6 +81,14 @@ absl::Status check_options(const config::ConnectOptions& o) {
   if (o.rpc_timeout_ms <= 0 || o.connect_timeout_ms <= 0) {
     return absl::InvalidArgumentError(absl::StrCat(kConnect, "timeouts must be positive"));
   }
+  // Deadlines are steady_clock time points in nanoseconds: a timeout near INT64_MAX ms would
+  // overflow into the past. 2^31 ms is 24.8 days.
+  constexpr int64_t kMaxTimeoutMs = int64_t{1} << 31;
+  if (o.rpc_timeout_ms >= kMaxTimeoutMs || o.connect_timeout_ms >= kMaxTimeoutMs) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(kConnect, "timeouts must be below 2^31 ms (24.8 days), got rpc_timeout_ms ",
+                     o.rpc_timeout_ms, " and connect_timeout_ms ", o.connect_timeout_ms));
+  }
   if (o.max_message_bytes <= 0 || o.max_message_bytes > INT32_MAX) {
     return absl::InvalidArgumentError(absl::StrCat(
         kConnect, "max_message_bytes must be in [1, 2^31), got ", o.max_message_bytes));

@@ -76,6 +76,7 @@ int pick_unused_loopback_port();
 
 namespace mt::config {
 
+// Timeouts are in (0, 2^31) ms; anything else is InvalidArgument at connect.
 struct ConnectOptions {
   int64_t rpc_timeout_ms = 30'000;                 // deadline of every call to a task
   int64_t connect_timeout_ms = 30'000;             // how long connect waits for each task to answer

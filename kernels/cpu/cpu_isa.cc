@@ -1,6 +1,8 @@
 // Picks the ISA level of the CPU kernels (Note [Kernels per ISA] in cpu_isa.h).
 #include "kernels/cpu/cpu_isa.h"
 
+#include <cpuid.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -8,16 +10,28 @@
 
 namespace mt::cpu {
 
+namespace {
+
+// Returns whether the CPU has F16C (the float16 conversions the AVX2 and AVX-512 levels are
+// compiled with, kernels/CMakeLists.txt). Read from CPUID: __builtin_cpu_supports has no
+// "f16c" in Clang and answers false for it in GCC 12. Every CPU with AVX2 that Intel or AMD
+// made has it; a virtual CPU model may leave it out.
+bool has_f16c() {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  return __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && (ecx & bit_F16C) != 0;
+}
+
+}  // namespace
+
 CpuIsa best_supported_cpu_isa() {
   // libgcc checks XCR0 too, so these are false when the OS does not save the registers.
   __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-      __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
-      __builtin_cpu_supports("fma")) {
+  const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && has_f16c();
+  if (avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+      __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl")) {
     return CpuIsa::kAvx512;
   }
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return CpuIsa::kAvx2;
-  return CpuIsa::kBaseline;
+  return avx2 ? CpuIsa::kAvx2 : CpuIsa::kBaseline;
 }
 
 const char* cpu_isa_name(CpuIsa isa) {

@@ -27,11 +27,16 @@ struct GpuState {
   BlasLock* blas = nullptr;
   int num_sms = 0;  // multiprocessor count, for grid sizing
   // Device memory that kernels use for temporaries within one op (reduction partials). Ops
-  // on `stream` run one after another, so no two kernels use it at once. 1 MiB covers every
-  // kernel in kernels/cuda/ on GPUs of up to about 500 SMs; with less (or none), large
-  // reductions to few outputs run correctly but on fewer blocks, hence slower.
+  // on `stream` run one after another, but ops come from any host thread: an op that
+  // enqueues more than one kernel over the scratch (a two-pass reduction) holds
+  // *scratch_mu from its first launch to its last, and so does every op that writes the
+  // scratch, so that no other op's kernel lands between them (Note [Scratch between
+  // launches] in reduction_kernels.cu). 1 MiB covers every kernel in kernels/cuda/ on GPUs
+  // of up to about 500 SMs; with less (or none), large reductions to few outputs run
+  // correctly but on fewer blocks, hence slower.
   void* scratch = nullptr;
   size_t scratch_bytes = 0;
+  internal::Mutex* scratch_mu = nullptr;  // set whenever scratch is
   // A counter in device memory that is zero between kernels: the one-pass reductions take
   // tickets from it and the last block puts it back to zero (Note [One-pass full reduction]
   // in reduce_all.h). Null when the device has no scratch; those reductions then take two

@@ -111,6 +111,7 @@ __global__ void __launch_bounds__(kThreads) reduce_all_kernel(ReduceAllArgs<T> a
   }
   __syncthreads();
   if (!last) return;
+  __threadfence();  // acquire: the other blocks' partials are read after their tickets
   Acc p = a.identity;
   for (unsigned k = threadIdx.x; k < gridDim.x; k += blockDim.x) {
     p = R::combine(p, __ldcg(&a.partials[k]));  // from L2: other blocks wrote them
@@ -126,7 +127,7 @@ __global__ void __launch_bounds__(kThreads) reduce_all_kernel(ReduceAllArgs<T> a
 // aligned input and scratch for a partial per block.
 template <typename T>
 bool can_reduce_all(const GpuState& state, const T* in) {
-  return state.reduce_tickets != nullptr && is_vec_aligned(in) &&
+  return state.reduce_tickets != nullptr && state.scratch_mu != nullptr && is_vec_aligned(in) &&
          state.scratch_bytes / sizeof(Compute<T>) >=
              static_cast<size_t>(sm_count(state) * kReduceAllBlocksPerSm);
 }

@@ -156,6 +156,13 @@ __global__ void __launch_bounds__(kThreads) reduce_kernel(ReduceArgs<In, Out> a)
   }
 }
 
+// Note [Scratch between launches]: kernels on a logical GPU's stream run in the order they
+// were enqueued, but ops are enqueued from any host thread. Were two threads to enqueue at
+// once, one op's one-pass reduction (or first pass) could land between another op's first
+// and second pass and overwrite the partials that second pass reads. Every op that writes
+// GpuState::scratch therefore holds GpuState::scratch_mu while it enqueues its kernels
+// (enqueueing only: the lock is not held while the kernels run).
+
 // Returns whether a pass over `layout` from `in` may read Vecs (Note [Vectorised reduction]).
 template <typename T>
 bool can_vectorize(const ReduceLayout& layout, const T* in) {
@@ -212,7 +219,8 @@ absl::Status run_reduction(const KernelContext& ctx) {
   const GpuState& state = gpu_state(ctx);
   const int64_t mean_count = kOp == OpId::kMean ? layout.num_red : 0;
   if (layout.num_out == 1 && layout.reduced.rank == 1 && layout.reduced.stride[0] == 1 &&
-      can_reduce_all(state, in)) {  // Note [One-pass full reduction] in reduce_all.h
+      can_reduce_all(state, in)) {               // Note [One-pass full reduction] in reduce_all.h
+    internal::MutexLock lock(state.scratch_mu);  // Note [Scratch between launches]
     return launch_reduce_all<kOp, R>(state, in, out, layout.num_red, identity, mean_count);
   }
   const int64_t scratch = state.scratch ? state.scratch_bytes / sizeof(Acc) : 0;
@@ -222,6 +230,8 @@ absl::Status run_reduction(const KernelContext& ctx) {
                                g);
   }
   Acc* partials = static_cast<Acc*>(state.scratch);  // in Acc: rounded to T only at the end
+  MT_CHECK(state.scratch_mu != nullptr);
+  internal::MutexLock lock(state.scratch_mu);  // Note [Scratch between launches]
   MT_RETURN_IF_ERROR(
       (launch_pass<kOp, R>(state, ReduceArgs<T, Acc>{in, partials, layout, 0, identity}, g)));
   const ReduceLayout second = partials_layout(n, g.splits);

@@ -75,6 +75,7 @@ CudaDevice::CudaDevice(const GpuDeviceOptions& options, std::unique_ptr<Allocato
   state_.scratch = handles_.scratch.get();
   if (state_.scratch != nullptr) {
     state_.scratch_bytes = cuda::kScratchBytes;
+    state_.scratch_mu = &scratch_mu_;
     state_.reduce_tickets =
         reinterpret_cast<unsigned*>(static_cast<char*>(state_.scratch) + cuda::kScratchBytes);
   }

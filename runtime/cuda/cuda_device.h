@@ -52,6 +52,7 @@ class CudaDevice final : public Device {
 
   Handles handles_;
   cuda::BlasLock blas_;
+  internal::Mutex scratch_mu_;  // GpuState::scratch_mu
   cuda::GpuState state_;
 };
 

@@ -95,9 +95,11 @@ absl::StatusOr<std::unique_ptr<Device>> create_gpu_device(const GpuDeviceOptions
   // pool, within the reserve.
   MT_ASSIGN_OR_RETURN(handles.scratch,
                       cuda::DeviceBuffer::create(cuda::kScratchBytes + cuda::kTicketBytes));
+  // On the device's own stream, so that every kernel enqueued there later sees the zeros.
   MT_RETURN_IF_ERROR(cuda::cuda_check(
-      "cudaMemset", cudaMemset(static_cast<char*>(handles.scratch.get()) + cuda::kScratchBytes, 0,
-                               cuda::kTicketBytes)));
+      "cudaMemsetAsync",
+      cudaMemsetAsync(static_cast<char*>(handles.scratch.get()) + cuda::kScratchBytes, 0,
+                      cuda::kTicketBytes, handles.stream.get())));
   MT_RETURN_IF_ERROR(
       cuda::cuda_check("cudaDeviceGetAttribute",
                        cudaDeviceGetAttribute(&handles.num_sms, cudaDevAttrMultiProcessorCount,

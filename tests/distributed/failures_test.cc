@@ -3,6 +3,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include <chrono>
+#include <cstdint>
 #include <thread>
 
 #include "distributed/bulk_service.h"
@@ -263,6 +264,14 @@ TEST_F(FailuresTest, BadConnectOptionsAreInvalidArgument) {
   });
   EXPECT_EQ(e.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(e.what(), HasSubstr("timeouts must be positive"));
+  options = config::ConnectOptions();
+  options.rpc_timeout_ms = INT64_MAX;  // "for ever" would overflow every deadline
+  e = expect_error([&] {
+    config::experimental_connect_to_cluster({{"worker", {"127.0.0.1:7"}}}, "localhost", 0, options);
+  });
+  EXPECT_EQ(e.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(e.what(), HasSubstr("timeouts must be below 2^31 ms (24.8 days), got rpc_timeout_ms "
+                                  "9223372036854775807 and connect_timeout_ms 30000"));
   options = config::ConnectOptions();
   options.max_message_bytes = 0;
   e = expect_error([&] {

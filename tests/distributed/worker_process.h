@@ -99,6 +99,8 @@ class WorkerProcess {
     int status = 0;
     if (signal == SIGSTOP) {
       ASSERT_EQ(waitpid(pid_, &status, WUNTRACED), pid_);
+      if (!WIFSTOPPED(status)) pid_ = -1;  // it exited instead (and is reaped): nothing to kill
+      ASSERT_TRUE(WIFSTOPPED(status)) << "the worker exited instead of stopping";
     }
   }
 

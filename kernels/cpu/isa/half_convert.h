@@ -130,7 +130,7 @@ inline void widen(const bfloat16* in, float* out, int64_t n) {
   for (; i + 16 <= n; i += 16) {
     _mm512_storeu_si512(out + i, widen_bfloat16_x16(bits + i));
   }
-#elif defined(__AVX2__)
+#elif defined(__AVX2__) && defined(__F16C__)
   for (; i + 8 <= n; i += 8) {
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), widen_bfloat16_x8(bits + i));
   }

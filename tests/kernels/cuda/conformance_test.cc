@@ -48,9 +48,11 @@ class TestGpu {
       MT_ASSIGN_OR_RETURN(scratch_, DeviceBuffer::create(kScratchBytes + kTicketBytes));
       state_.scratch = scratch_.get();
       state_.scratch_bytes = kScratchBytes;
+      state_.scratch_mu = &scratch_mu_;
       if (with_tickets) {
         char* tickets = static_cast<char*>(scratch_.get()) + kScratchBytes;
-        MT_RETURN_IF_ERROR(cuda_check("cudaMemset", cudaMemset(tickets, 0, kTicketBytes)));
+        MT_RETURN_IF_ERROR(cuda_check("cudaMemsetAsync",
+                                      cudaMemsetAsync(tickets, 0, kTicketBytes, stream_.get())));
         state_.reduce_tickets = reinterpret_cast<unsigned*>(tickets);
       }
     }
@@ -64,6 +66,7 @@ class TestGpu {
   Stream stream_;
   CublasHandle cublas_;
   DeviceBuffer scratch_;
+  internal::Mutex scratch_mu_;
   BlasLock blas_;
   GpuState state_{.blas = &blas_};
 };
@@ -510,7 +513,8 @@ constexpr int64_t kFullReductionSizes[] = {1, 7, 9, 4099, 1000003, 4194307};
 
 TEST_F(ConformanceTest, FullReductionsTakeOnePassAndLeaveTheTicketsAtZero) {
   for (OpId op : {OpId::kSum, OpId::kMean, OpId::kMax}) {
-    for (DType dtype : {DType::kFloat32, DType::kFloat64, DType::kInt32, DType::kBFloat16}) {
+    for (DType dtype : {DType::kFloat32, DType::kFloat64, DType::kInt32, DType::kInt64,
+                        DType::kBFloat16, DType::kFloat16}) {
       for (int64_t n : kFullReductionSizes) {
         // Twice each: a ticket counter left behind by the first would break the second.
         check_case(gpu_, op, dtype, reduce(S({n}), {}, false, true), false, rng_);
