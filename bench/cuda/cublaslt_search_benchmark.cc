@@ -58,22 +58,10 @@ void fill_random(void* p, int n, cudaDataType_t type, unsigned seed) {
 // Returns the median over 5 timings of `reps` calls of `body` on `stream`, in microseconds.
 template <typename Body>
 double time_us(cudaStream_t stream, int reps, Body body) {
-  cudaEvent_t start, stop;
-  cudaEventCreate(&start);
-  cudaEventCreate(&stop);
+  bench::StreamTimer timer(stream);
   body();  // warm-up
   std::vector<double> us;
-  for (int t = 0; t < 5; ++t) {
-    cudaEventRecord(start, stream);
-    for (int i = 0; i < reps; ++i) body();
-    cudaEventRecord(stop, stream);
-    cudaEventSynchronize(stop);
-    float ms = 0;
-    cudaEventElapsedTime(&ms, start, stop);
-    us.push_back(ms * 1e3 / reps);
-  }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
+  for (int t = 0; t < 5; ++t) us.push_back(timer.us_per_call(reps, body));
   return median(us);
 }
 

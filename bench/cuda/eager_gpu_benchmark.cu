@@ -27,22 +27,10 @@ using bench::gpu0;
 // Times `body` with events on `stream`; reports the time per iteration as manual time.
 void time_on_stream(benchmark::State& state, cudaStream_t stream, int reps,
                     const std::function<void()>& body) {
-  cudaEvent_t start, stop;
-  cudaEventCreate(&start);
-  cudaEventCreate(&stop);
+  bench::StreamTimer timer(stream);
   body();  // warm up
   cudaStreamSynchronize(stream);
-  for (auto _ : state) {
-    cudaEventRecord(start, stream);
-    for (int i = 0; i < reps; ++i) body();
-    cudaEventRecord(stop, stream);
-    cudaEventSynchronize(stop);
-    float ms = 0;
-    cudaEventElapsedTime(&ms, start, stop);
-    state.SetIterationTime(ms / 1e3 / reps);
-  }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
+  for (auto _ : state) state.SetIterationTime(timer.us_per_call(reps, body) / 1e6);
 }
 
 void BM_Baseline_EmptyKernelLaunch(benchmark::State& state) {

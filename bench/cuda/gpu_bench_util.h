@@ -1,7 +1,7 @@
 #pragma once
 // Shared by the runtime-level GPU benchmarks in bench/cuda/ (eager_gpu_benchmark.cu,
-// half_precision_benchmark.cc, cublaslt_search_benchmark.cc): the runtime's first GPU, the
-// median of timings and the card's dense half-precision peak.
+// half_precision_benchmark.cc, cublaslt_search_benchmark.cc): the runtime's first GPU, a
+// timer of calls on a stream, the median of timings and the card's dense half-precision peak.
 
 #include <benchmark/benchmark.h>
 #include <cuda_runtime.h>
@@ -31,6 +31,37 @@ inline internal::CudaDevice* gpu0(benchmark::State& state) {
   state.SkipWithError("no GPU device in the runtime");
   return nullptr;
 }
+
+// Times calls enqueued on one stream with a pair of CUDA events (device time).
+class StreamTimer {
+ public:
+  explicit StreamTimer(cudaStream_t stream) : stream_(stream) {
+    cudaEventCreate(&start_);
+    cudaEventCreate(&stop_);
+  }
+  ~StreamTimer() {
+    cudaEventDestroy(start_);
+    cudaEventDestroy(stop_);
+  }
+  StreamTimer(const StreamTimer&) = delete;
+  StreamTimer& operator=(const StreamTimer&) = delete;
+
+  // Returns the microseconds per call of `reps` calls of `body`, waiting for them to end.
+  template <typename Body>
+  double us_per_call(int reps, Body&& body) {
+    cudaEventRecord(start_, stream_);
+    for (int i = 0; i < reps; ++i) body();
+    cudaEventRecord(stop_, stream_);
+    cudaEventSynchronize(stop_);
+    float ms = 0;
+    cudaEventElapsedTime(&ms, start_, stop_);
+    return ms * 1e3 / reps;
+  }
+
+ private:
+  cudaStream_t stream_;
+  cudaEvent_t start_ = nullptr, stop_ = nullptr;
+};
 
 // Returns the median of `v` (0 when empty).
 inline double median(std::vector<double> v) {

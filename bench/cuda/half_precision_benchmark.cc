@@ -41,28 +41,15 @@ constexpr int64_t kHalfElements = int64_t{32} << 20;  // 64 MiB of a 2-byte dtyp
 // baseline_us (median microseconds per call).
 void time_pair(benchmark::State& state, cudaStream_t stream, int reps,
                const std::function<void()>& ours, const std::function<void()>& baseline) {
-  cudaEvent_t start, stop;
-  cudaEventCreate(&start);
-  cudaEventCreate(&stop);
-  auto time_us = [&](const std::function<void()>& body) {
-    cudaEventRecord(start, stream);
-    for (int i = 0; i < reps; ++i) body();
-    cudaEventRecord(stop, stream);
-    cudaEventSynchronize(stop);
-    float ms = 0;
-    cudaEventElapsedTime(&ms, start, stop);
-    return ms * 1e3 / reps;
-  };
-  time_us(ours);  // warm up both (cuBLAS heuristics, the memory pool)
-  time_us(baseline);
+  bench::StreamTimer timer(stream);
+  timer.us_per_call(reps, ours);  // warm up both (cuBLAS heuristics, the memory pool)
+  timer.us_per_call(reps, baseline);
   std::vector<double> ours_us, base_us;
   for (auto _ : state) {
-    ours_us.push_back(time_us(ours));
+    ours_us.push_back(timer.us_per_call(reps, ours));
     state.SetIterationTime(ours_us.back() / 1e6);
-    base_us.push_back(time_us(baseline));
+    base_us.push_back(timer.us_per_call(reps, baseline));
   }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
   state.counters["ours_us"] = median(ours_us);
   state.counters["baseline_us"] = median(base_us);
 }

@@ -6,9 +6,9 @@
 // a namespace of its own with Eigen renamed to match (isa/isa_eigen.h), so no inline code
 // compiled for one level can stand in for another's at link time. At the first kernel the
 // best level the CPU and the operating system support is picked (cpuid through
-// __builtin_cpu_supports, and directly for F16C), and its table of loops (loops.h) serves the whole process. The
-// environment variable MT_CPU_ISA=baseline|avx2|avx512 lowers the level (never above what
-// the CPU supports), so tests can run every level on one machine.
+// __builtin_cpu_supports, and directly for F16C), and its table of loops (loops.h) serves the whole
+// process. The environment variable MT_CPU_ISA=baseline|avx2|avx512 lowers the level (never above
+// what the CPU supports), so tests can run every level on one machine.
 
 namespace mt::cpu {
 

@@ -23,6 +23,7 @@
 #include "kernels/cuda/device_math.h"
 #include "kernels/cuda/launch.h"
 #include "kernels/cuda/reducers.h"
+#include "kernels/cuda/reduction_layout.h"
 
 namespace mt::cuda {
 
@@ -123,11 +124,13 @@ __global__ void __launch_bounds__(kThreads) reduce_all_kernel(ReduceAllArgs<T> a
   }
 }
 
-// Returns whether reduce_all_kernel can reduce the `n` elements at `in` on `state`: a 16-byte
-// aligned input and scratch for a partial per block.
+// Returns whether reduce_all_kernel can reduce `layout` from `in` on `state`: everything to
+// one output from one contiguous, 16-byte aligned run, with tickets and scratch for a
+// partial per block.
 template <typename T>
-bool can_reduce_all(const GpuState& state, const T* in) {
-  return state.reduce_tickets != nullptr && state.scratch_mu != nullptr && is_vec_aligned(in) &&
+bool can_reduce_all(const GpuState& state, const ReduceLayout& layout, const T* in) {
+  return layout.num_out == 1 && layout.reduced.rank == 1 && layout.reduced.stride[0] == 1 &&
+         state.reduce_tickets != nullptr && state.scratch_mu != nullptr && is_vec_aligned(in) &&
          state.scratch_bytes / sizeof(Compute<T>) >=
              static_cast<size_t>(sm_count(state) * kReduceAllBlocksPerSm);
 }

@@ -218,8 +218,7 @@ absl::Status run_reduction(const KernelContext& ctx) {
   const Acc identity = R::template identity<Acc>();
   const GpuState& state = gpu_state(ctx);
   const int64_t mean_count = kOp == OpId::kMean ? layout.num_red : 0;
-  if (layout.num_out == 1 && layout.reduced.rank == 1 && layout.reduced.stride[0] == 1 &&
-      can_reduce_all(state, in)) {               // Note [One-pass full reduction] in reduce_all.h
+  if (can_reduce_all(state, layout, in)) {       // Note [One-pass full reduction] in reduce_all.h
     internal::MutexLock lock(state.scratch_mu);  // Note [Scratch between launches]
     return launch_reduce_all<kOp, R>(state, in, out, layout.num_red, identity, mean_count);
   }
