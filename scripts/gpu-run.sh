@@ -98,7 +98,9 @@ for step in $steps; do
     tests)
       for t in .gpu/bin/*_test; do
         name=$(basename "$t")
-        limit "$t" --gtest_brief=1 --gtest_filter="-$hangs:$own_steps" >"$out/$name.log" 2>&1
+        # The fuzz tests' fixed short run here; MT_DIFF_FUZZ_SECONDS is for the `fuzz` step.
+        limit env -u MT_DIFF_FUZZ_SECONDS "$t" --gtest_brief=1 \
+          --gtest_filter="-$hangs:$own_steps" >"$out/$name.log" 2>&1
         rc=$?
         line=$(grep -E '^\[  (PASSED|FAILED)  \]|tests? ran' "$out/$name.log" | tr '\n' ' ')
         # gtest's summary line: "[  SKIPPED ] 3 tests." (absent when none skipped).
