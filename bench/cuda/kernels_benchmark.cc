@@ -26,8 +26,9 @@ struct BenchGpu {
   std::string error;  // why the benchmarks cannot run; empty when they can
   Stream stream;
   CublasHandle cublas;
-  DeviceBuffer scratch;
+  DeviceBuffer scratch;  // kScratchBytes, then the reductions' tickets
   BlasLock blas;
+  internal::Mutex scratch_mu;
   GpuState state;
   KernelRegistry registry;
 };
@@ -44,7 +45,7 @@ BenchGpu& bench_gpu() {
     absl::StatusOr<Stream> s = Stream::create();
     absl::StatusOr<CublasHandle> h =
         s.ok() ? CublasHandle::create(s->get()) : absl::StatusOr<CublasHandle>(s.status());
-    absl::StatusOr<DeviceBuffer> b = DeviceBuffer::create(size_t{1} << 20);
+    absl::StatusOr<DeviceBuffer> b = DeviceBuffer::create(kScratchBytes + kTicketBytes);
     absl::Status status = register_cuda_kernels(g->registry);
     for (const absl::Status& st : {s.status(), h.status(), b.status(), status}) {
       if (!st.ok() && g->error.empty()) g->error = std::string(st.message());
@@ -58,7 +59,13 @@ BenchGpu& bench_gpu() {
                 .cublas = g->cublas.get(),
                 .blas = &g->blas,
                 .scratch = g->scratch.get(),
-                .scratch_bytes = size_t{1} << 20};
+                .scratch_bytes = kScratchBytes,
+                .scratch_mu = &g->scratch_mu};
+    // The tickets start at zero on the stream, as a logical device's do.
+    char* tickets = static_cast<char*>(g->scratch.get()) + kScratchBytes;
+    if (cudaMemsetAsync(tickets, 0, kTicketBytes, g->stream.get()) == cudaSuccess) {
+      g->state.reduce_tickets = reinterpret_cast<unsigned*>(tickets);
+    }
     cudaDeviceGetAttribute(&g->state.num_sms, cudaDevAttrMultiProcessorCount, 0);
     return g;
   }();
