@@ -18,18 +18,21 @@ absl::Status check_fill_value(DType dtype, const Scalar& value) {
 
 }  // namespace
 
-absl::StatusOr<OutputMeta> infer_data_op(OpId op, absl::Span<const TensorMeta> inputs,
-                                         const OpAttrs& attrs) {
-  MT_RETURN_IF_ERROR(check_arity(op, inputs.size(), 1));
+absl::Status infer_data_op(OpId op, absl::Span<const TensorMeta> inputs, const OpAttrs& attrs,
+                           OutputMetas* out) {
   const TensorMeta& in = inputs[0];
   MT_RETURN_IF_ERROR(check_dtype(op, in.dtype));
   if (op == OpId::kFill) MT_RETURN_IF_ERROR(check_fill_value(in.dtype, attrs.value));
-  if (op != OpId::kCast) return OutputMeta{*in.shape, in.dtype};
+  if (op != OpId::kCast) {
+    out->push_back(OutputMeta{*in.shape, in.dtype});
+    return absl::OkStatus();
+  }
   const int dst = static_cast<int>(attrs.dst_dtype);
   if (dst >= kNumDTypes) {
     return op_error(op, "invalid destination dtype ", dst);
   }
-  return OutputMeta{*in.shape, attrs.dst_dtype};
+  out->push_back(OutputMeta{*in.shape, attrs.dst_dtype});
+  return absl::OkStatus();
 }
 
 }  // namespace mt::internal

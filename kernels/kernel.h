@@ -31,11 +31,13 @@ struct MutableTensorArg {
 
 struct KernelContext {
   absl::Span<const TensorArg> inputs;
-  MutableTensorArg output;
+  MutableTensorArg output;  // the first output (the only one of most ops)
   const OpAttrs* attrs;
   // Backend state of the op's logical device: null on the CPU; on a GPU the backend's own
   // per-device object (stream, cuBLAS handle), opaque outside */cuda/.
   void* device_state;
+  // Every output in order, `output` first; the runtime always sets it.
+  absl::Span<const MutableTensorArg> outputs = {};
 };
 
 // Computes (or enqueues) one op. Returns a non-OK status for failures a caller can handle

@@ -15,27 +15,26 @@ const char* transpose_note(const OpAttrs& attrs) {
 }
 
 // The unequal-shape half of infer_binary: NumPy broadcasting.
-absl::StatusOr<OutputMeta> infer_broadcast(OpId op, const TensorMeta& a, const TensorMeta& b) {
+absl::StatusOr<Shape> infer_broadcast(OpId op, const TensorMeta& a, const TensorMeta& b) {
   Shape::Dims dims;
   if (!broadcast_dims(*a.shape, *b.shape, &dims)) {
     return op_error(op, "shapes cannot be broadcast: ", a.shape->to_string(), " vs ",
                     b.shape->to_string());
   }
-  MT_ASSIGN_OR_RETURN(Shape out, make_output_shape(op, dims));
+  MT_ASSIGN_OR_RETURN(Shape shape, make_output_shape(op, dims));
   BroadcastPlan plan;
-  if (out.rank() > kMaxBroadcastRank && !make_broadcast_plan(*a.shape, *b.shape, &plan)) {
+  if (shape.rank() > kMaxBroadcastRank && !make_broadcast_plan(*a.shape, *b.shape, &plan)) {
     return op_error(op, "broadcasting ", a.shape->to_string(), " with ", b.shape->to_string(),
                     " needs more than ", kMaxBroadcastRank,
                     " dimensions after merging, which is not supported");
   }
-  return OutputMeta{std::move(out), a.dtype};
+  return shape;
 }
 
 }  // namespace
 
-absl::StatusOr<OutputMeta> infer_matmul(absl::Span<const TensorMeta> inputs, const OpAttrs& attrs) {
-  constexpr OpId op = OpId::kMatMul;
-  MT_RETURN_IF_ERROR(check_arity(op, inputs.size(), 2));
+absl::Status infer_matmul(OpId op, absl::Span<const TensorMeta> inputs, const OpAttrs& attrs,
+                          OutputMetas* out) {
   const TensorMeta& a = inputs[0];
   const TensorMeta& b = inputs[1];
   MT_RETURN_IF_ERROR(check_same_dtype(op, a.dtype, b.dtype));
@@ -53,12 +52,13 @@ absl::StatusOr<OutputMeta> infer_matmul(absl::Span<const TensorMeta> inputs, con
                     b.shape->to_string(), transpose_note(attrs));
   }
   const int64_t dims[2] = {m, n};
-  MT_ASSIGN_OR_RETURN(Shape out, make_output_shape(op, dims));
-  return OutputMeta{std::move(out), a.dtype};
+  MT_ASSIGN_OR_RETURN(Shape shape, make_output_shape(op, dims));
+  out->push_back(OutputMeta{std::move(shape), a.dtype});
+  return absl::OkStatus();
 }
 
-absl::StatusOr<OutputMeta> infer_add_n(absl::Span<const TensorMeta> inputs) {
-  constexpr OpId op = OpId::kAddN;
+absl::Status infer_add_n(OpId op, absl::Span<const TensorMeta> inputs, const OpAttrs&,
+                         OutputMetas* out) {
   if (inputs.empty()) return op_error(op, "expects at least one input");
   const TensorMeta& first = inputs[0];
   for (size_t i = 1; i < inputs.size(); ++i) {
@@ -72,23 +72,30 @@ absl::StatusOr<OutputMeta> infer_add_n(absl::Span<const TensorMeta> inputs) {
     }
   }
   MT_RETURN_IF_ERROR(check_dtype(op, first.dtype));
-  return OutputMeta{*first.shape, first.dtype};
+  out->push_back(OutputMeta{*first.shape, first.dtype});
+  return absl::OkStatus();
 }
 
-absl::StatusOr<OutputMeta> infer_binary(OpId op, absl::Span<const TensorMeta> inputs) {
-  MT_RETURN_IF_ERROR(check_arity(op, inputs.size(), 2));
+absl::Status infer_binary(OpId op, absl::Span<const TensorMeta> inputs, const OpAttrs&,
+                          OutputMetas* out) {
   const TensorMeta& a = inputs[0];
   const TensorMeta& b = inputs[1];
   MT_RETURN_IF_ERROR(check_same_dtype(op, a.dtype, b.dtype));
   MT_RETURN_IF_ERROR(check_dtype(op, a.dtype));
-  if (__builtin_expect(*a.shape == *b.shape, 1)) return OutputMeta{*a.shape, a.dtype};
-  return infer_broadcast(op, a, b);
+  if (__builtin_expect(*a.shape == *b.shape, 1)) {
+    out->push_back(OutputMeta{*a.shape, a.dtype});
+    return absl::OkStatus();
+  }
+  MT_ASSIGN_OR_RETURN(Shape shape, infer_broadcast(op, a, b));
+  out->push_back(OutputMeta{std::move(shape), a.dtype});
+  return absl::OkStatus();
 }
 
-absl::StatusOr<OutputMeta> infer_unary(OpId op, absl::Span<const TensorMeta> inputs) {
-  MT_RETURN_IF_ERROR(check_arity(op, inputs.size(), 1));
+absl::Status infer_unary(OpId op, absl::Span<const TensorMeta> inputs, const OpAttrs&,
+                         OutputMetas* out) {
   MT_RETURN_IF_ERROR(check_dtype(op, inputs[0].dtype));
-  return OutputMeta{*inputs[0].shape, inputs[0].dtype};
+  out->push_back(OutputMeta{*inputs[0].shape, inputs[0].dtype});
+  return absl::OkStatus();
 }
 
 }  // namespace mt::internal

@@ -1,5 +1,5 @@
-// infer_output: dispatches to the shape function of each op family (kernels/shape_fns.h)
-// and holds the checks they share.
+// infer_outputs: checks the arity of the op's row and calls its shape function
+// (kernels/shape_fns.h); the checks the shape functions share.
 #include "kernels/op_def.h"
 
 #include "absl/strings/str_join.h"
@@ -35,35 +35,34 @@ absl::StatusOr<Shape> make_output_shape(OpId op, absl::Span<const int64_t> dims)
 
 }  // namespace internal
 
+namespace {
+
+using ShapeFn = absl::Status (*)(OpId, absl::Span<const TensorMeta>, const OpAttrs&, OutputMetas*);
+
+#define MT_SHAPE_FN(Name, tf, cc, py, arity, dtypes, shape_fn, flags) &internal::shape_fn,
+constexpr ShapeFn kShapeFns[] = {MT_OP_TABLE(MT_SHAPE_FN)};
+#undef MT_SHAPE_FN
+static_assert(sizeof(kShapeFns) / sizeof(kShapeFns[0]) == kNumOps);
+
+}  // namespace
+
+absl::Status infer_outputs(OpId op, absl::Span<const TensorMeta> inputs, const OpAttrs& attrs,
+                           OutputMetas* out) {
+  const int arity = op_info(op).arity;
+  if (arity != kVariadic) {
+    MT_RETURN_IF_ERROR(internal::check_arity(op, inputs.size(), static_cast<size_t>(arity)));
+  }
+  const size_t before = out->size();
+  absl::Status status = kShapeFns[static_cast<int>(op)](op, inputs, attrs, out);
+  if (__builtin_expect(!status.ok(), 0)) out->resize(before);
+  return status;
+}
+
 absl::StatusOr<OutputMeta> infer_output(OpId op, absl::Span<const TensorMeta> inputs,
                                         const OpAttrs& attrs) {
-  switch (op) {
-    case OpId::kEagerConst:
-    case OpId::kFill:
-    case OpId::kIdentity:
-    case OpId::kCast:
-      return internal::infer_data_op(op, inputs, attrs);
-    case OpId::kMatMul:
-      return internal::infer_matmul(inputs, attrs);
-    case OpId::kAddN:
-      return internal::infer_add_n(inputs);
-    case OpId::kAddV2:
-    case OpId::kSub:
-    case OpId::kMul:
-    case OpId::kRealDiv:
-      return internal::infer_binary(op, inputs);
-    case OpId::kNeg:
-    case OpId::kAbs:
-    case OpId::kExp:
-    case OpId::kRelu:
-      return internal::infer_unary(op, inputs);
-    case OpId::kSum:
-    case OpId::kMean:
-    case OpId::kMax:
-      return internal::infer_reduction(op, inputs, attrs);
-  }
-  MT_CHECK(false && "unknown OpId");
-  __builtin_unreachable();
+  OutputMetas out;
+  MT_RETURN_IF_ERROR(infer_outputs(op, inputs, attrs, &out));
+  return std::move(out[0]);
 }
 
 }  // namespace mt

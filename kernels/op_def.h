@@ -1,21 +1,19 @@
 #pragma once
-// Op definitions: for each op, how many inputs it takes and what its output is. The
-// runtime calls infer_output before placing and allocating, so every kernel receives
-// validated inputs.
+// Op definitions: for each op, how many inputs it takes and what its outputs are. The
+// runtime calls infer_outputs before placing and allocating ("validate, then place"), so
+// the placer only sees valid calls and every kernel receives validated inputs. Each op's
+// arity, dtypes and shape function are columns of its row in kernels/op_table.h.
 //
 // Errors are InvalidArgument and start with the TensorFlow op name:
 //   "[MatMul] inner dimensions differ: (2, 3) vs (4, 2)"
 //   "[AddV2] dtypes differ: float32 vs int32"
 //   "[AddV2] shapes cannot be broadcast: (2, 3) vs (4,)"
 //
-// Note [Dtype support]: each op accepts the dtypes some backend implements; any other
-// dtype is an InvalidArgument here, before placement ("[Exp] dtype int32 is not supported;
-// expected one of float32, float64, bfloat16, float16"). The CPU has a kernel for every
-// accepted dtype, so the KernelRegistry only tells the placer which devices besides the CPU
-// can run a call.
-//   _EagerConst, Fill, Identity, Cast: every dtype (Cast: any source to any destination)
-//   RealDiv, Exp: float32, float64, bfloat16, float16
-//   MatMul, AddN, AddV2, Sub, Mul, Neg, Abs, Relu, Sum, Mean, Max: all but bool
+// Note [Dtype support]: each op accepts the dtypes of its row's dtypes column (op_dtypes);
+// any other dtype is an InvalidArgument here, before placement ("[Exp] dtype int32 is not
+// supported; expected one of float32, float64, bfloat16, float16"). The CPU has a kernel
+// for every accepted dtype (register_cpu_kernels checks it), so the KernelRegistry only
+// tells the placer which devices besides the CPU can run a call.
 //
 // Inputs of each op, as passed to infer_output and to the kernel:
 //   _EagerConst, Identity, Cast, unary ops, reductions: one tensor.
@@ -33,6 +31,7 @@
 // value (-inf for floats), and Mean 0/0: NaN for floats and, by our choice, 0 for integers
 // (where TensorFlow divides by zero). Integer Mean truncates toward zero, as TensorFlow.
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "core/dtype.h"
@@ -53,8 +52,16 @@ struct OutputMeta {
   DType dtype;
 };
 
-// Validates the arity, dtypes, shapes and attributes of a call of `op` and returns its
-// output's shape and dtype. Thread-safe; allocates nothing for ranks up to 6.
+// The outputs of one call, in order: one for most ops.
+using OutputMetas = absl::InlinedVector<OutputMeta, 1>;
+
+// Validates the arity, dtypes, shapes and attributes of a call of `op` and appends its
+// outputs' shapes and dtypes to `*out` (left unchanged on error). Thread-safe; allocates
+// nothing for one output of rank up to 6.
+absl::Status infer_outputs(OpId op, absl::Span<const TensorMeta> inputs, const OpAttrs& attrs,
+                           OutputMetas* out);
+
+// infer_outputs for an op's first output (the only one of most ops).
 absl::StatusOr<OutputMeta> infer_output(OpId op, absl::Span<const TensorMeta> inputs,
                                         const OpAttrs& attrs);
 

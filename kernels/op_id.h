@@ -1,34 +1,77 @@
 #pragma once
-// OpId: every op the runtime knows, with the TensorFlow name it carries in placement logs
-// and error messages ("MatMul", "AddN", "_EagerConst").
+// OpId: every op the runtime knows, one per row of the op table (kernels/op_table.h), and
+// what the table says of each: its TensorFlow name, arity, dtypes and flags.
+//
+//   op_name(OpId::kMatMul);                        // "MatMul"
+//   op_dtypes(OpId::kExp);                         // kFloatDTypes
+//   op_has_flag(OpId::kExp, OpFlags::kGrad);       // true
 
 #include <cstdint>
-#include <string_view>
+
+#include "core/dtype_set.h"
+#include "kernels/op_table.h"
 
 namespace mt {
 
-enum class OpId : uint8_t {
-  kEagerConst,  // _EagerConst: materialises a host constant on its device
-  kFill,        // Fill: zeros, ones, fill
-  kIdentity,    // Identity: an explicit copy to the op's device
-  kCast,        // Cast: CPU kernel only
-  kMatMul,
-  kAddN,
-  kAddV2,
-  kSub,
-  kMul,
-  kRealDiv,
-  kNeg,
-  kAbs,
-  kExp,
-  kRelu,
-  kSum,
-  kMean,
-  kMax,
+// The arity of an op that takes one or more inputs (AddN).
+inline constexpr int kVariadic = -1;
+
+// The flags column of the op table, combined with |.
+enum OpFlags : uint32_t {
+  kNone = 0,
+  kSource = 1u << 0,     // no tensor input: shape and dtype come with the call
+  kGrad = 1u << 1,       // differentiable
+  kCostly = 1u << 2,     // much work per element (transcendental): split into smaller chunks
+  kRandom = 1u << 3,     // draws random numbers
+  kKeyInput1 = 1u << 4,  // the kernel is keyed by input 1's dtype (Select's x)
 };
-inline constexpr int kNumOps = static_cast<int>(OpId::kMax) + 1;
+
+#define MT_OP_ENUMERATOR(Name, ...) k##Name,
+enum class OpId : uint8_t { MT_OP_TABLE(MT_OP_ENUMERATOR) };
+#undef MT_OP_ENUMERATOR
+
+// What a row says, besides its shape function (kernels/op_def.cc).
+struct OpInfo {
+  const char* name;  // TensorFlow's
+  const char* cc_name;
+  const char* py_name;
+  int arity;
+  DTypeSet dtypes;
+  uint32_t flags;
+};
+
+#define MT_OP_INFO(Name, tf, cc, py, arity, dtypes, shape_fn, flags) \
+  {tf, #cc, py, arity, dtypes, flags},
+inline constexpr OpInfo kOpInfo[] = {MT_OP_TABLE(MT_OP_INFO)};
+#undef MT_OP_INFO
+
+inline constexpr int kNumOps = static_cast<int>(sizeof(kOpInfo) / sizeof(kOpInfo[0]));
+// A new row changes this count: give the op its kernels, its tests and (with kGrad) its
+// gradient before updating it (Note [Adding an op] in docs/design.md).
+static_assert(kNumOps == 17, "the op table changed: see Note [Adding an op]");
+
+constexpr const OpInfo& op_info(OpId op) { return kOpInfo[static_cast<int>(op)]; }
 
 // Returns the TensorFlow op name, e.g. "MatMul".
-const char* op_name(OpId op);
+constexpr const char* op_name(OpId op) { return op_info(op).name; }
+
+// Returns the dtypes `op` accepts for the input that keys its kernel (a source op: its
+// output). The CPU registers a kernel for each; other backends for a subset.
+constexpr DTypeSet op_dtypes(OpId op) { return op_info(op).dtypes; }
+
+constexpr bool op_has_flag(OpId op, OpFlags flag) { return (op_info(op).flags & flag) != 0; }
+
+// Returns the index of the input whose dtype keys the kernel (-1 for a source op, which is
+// keyed by its output's dtype).
+constexpr int op_key_input(OpId op) {
+  if (op_has_flag(op, kSource)) return -1;
+  return op_has_flag(op, kKeyInput1) ? 1 : 0;
+}
+
+// Every OpId of one family list of op_table.h, in table order:
+//   for (OpId op : MT_OP_LIST(MT_UNARY_OPS)) ...
+#define MT_OP_LIST_ENTRY(Name, ...) OpId::k##Name,
+#define MT_OP_LIST(family) \
+  std::initializer_list<OpId> { family(MT_OP_LIST_ENTRY) }
 
 }  // namespace mt

@@ -23,9 +23,8 @@ absl::Status reduction_mask(OpId op, const Shape& input, const OpAttrs& attrs, A
   return absl::OkStatus();
 }
 
-absl::StatusOr<OutputMeta> infer_reduction(OpId op, absl::Span<const TensorMeta> inputs,
-                                           const OpAttrs& attrs) {
-  MT_RETURN_IF_ERROR(check_arity(op, inputs.size(), 1));
+absl::Status infer_reduction(OpId op, absl::Span<const TensorMeta> inputs, const OpAttrs& attrs,
+                             OutputMetas* out) {
   const TensorMeta& in = inputs[0];
   MT_RETURN_IF_ERROR(check_dtype(op, in.dtype));
   AxisMask mask;
@@ -38,8 +37,9 @@ absl::StatusOr<OutputMeta> infer_reduction(OpId op, absl::Span<const TensorMeta>
       dims.push_back(1);
     }
   }
-  MT_ASSIGN_OR_RETURN(Shape out, make_output_shape(op, dims));
-  return OutputMeta{std::move(out), in.dtype};
+  MT_ASSIGN_OR_RETURN(Shape shape, make_output_shape(op, dims));
+  out->push_back(OutputMeta{std::move(shape), in.dtype});
+  return absl::OkStatus();
 }
 
 }  // namespace mt::internal

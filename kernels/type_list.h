@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "core/dtype.h"
+#include "core/dtype_set.h"
 
 namespace mt {
 
@@ -41,6 +42,10 @@ constexpr bool is_numeric_dtype(DType d) { return dtype_kind(d) != DTypeKind::kB
 constexpr bool is_floating_dtype(DType d) { return is_floating(d); }
 constexpr bool is_not_half_dtype(DType d) { return dtype_kind(d) != DTypeKind::kHalf; }
 constexpr bool is_half_dtype(DType d) { return dtype_kind(d) == DTypeKind::kHalf; }
+template <DTypeSet kSet>
+constexpr bool is_in_set(DType d) {
+  return dtype_in(d, kSet);
+}
 
 }  // namespace internal
 
@@ -51,6 +56,11 @@ using NumericTypes = internal::Filter<AllTypes, internal::is_numeric_dtype>::typ
 using FloatTypes = internal::Filter<AllTypes, internal::is_floating_dtype>::type;
 // The 2-byte floats (kind kHalf): bfloat16 and float16.
 using HalfTypes = internal::Filter<AllTypes, internal::is_half_dtype>::type;
+
+// The element types of a DTypeSet: TypesIn<op_dtypes(OpId::kExp)> is float, double,
+// bfloat16, float16.
+template <DTypeSet kSet>
+using TypesIn = typename internal::Filter<AllTypes, internal::is_in_set<kSet>>::type;
 
 // Drops bfloat16 and float16 from a list: for a backend that has no 2-byte kernels yet.
 template <typename List>

@@ -1,5 +1,6 @@
 #include "runtime/execute.h"
 
+#include <optional>
 #include <vector>
 
 #include "absl/container/inlined_vector.h"
@@ -49,6 +50,8 @@ absl::StatusOr<Placement> place(Context& ctx, const Runtime& rt, OpId op, DType 
   return p;
 }
 
+namespace {
+
 // Returns a copy of `t` on `device` (another device than its own). Remote buffers travel
 // through host memory (runtime/remote.h).
 absl::StatusOr<Tensor> copy_to(const Tensor& t, Device& device) {
@@ -68,71 +71,203 @@ absl::StatusOr<Tensor> copy_to(const Tensor& t, Device& device) {
   return out;
 }
 
-// Allocates the output on `device` and runs `kernel` there on `args`.
-absl::StatusOr<Tensor> run_kernel(Device& device, KernelFn kernel, OutputMeta out,
-                                  absl::Span<const TensorArg> args, const OpAttrs& attrs) {
-  MT_ASSIGN_OR_RETURN(TensorImpl * impl, allocate_tensor(device, out.dtype, std::move(out.shape)));
-  Tensor result(impl);
-  KernelContext kc{args, MutableTensorArg{impl->data, &impl->shape, impl->dtype}, &attrs,
-                   device.kernel_state()};
+// The recording of one op while a trace runs (Note [Recording off costs one load] in
+// trace_recorder.h): run_op builds one only when tracing() said so, and each step it takes
+// is timed and recorded here.
+class OpTrace {
+ public:
+  OpTrace(OpId op, DType dtype, const Placement& p) {
+    e_.op = op;
+    e_.dtype = dtype;
+    e_.reason = p.reason;
+    e_.device = p.device;
+    e_.mark_device = p.device;
+    if (p.reason != PlacementReason::kDefault) details_.requested = &scope_stack().top()->spec;
+    e_.ts_ns = trace_ticks();
+  }
+
+  // Adds an input's shape to the op's event.
+  void add_input(const TensorImpl& impl) {
+    details_.add_shape(impl.shape);
+    ++e_.num_shapes;
+  }
+
+  // Copies `t` to `device` (index `index`) and records the copy; its marks go on the GPU
+  // side. The copy's bytes count as allocated by the op.
+  absl::StatusOr<Tensor> copy(const Tensor& t, Device& device, int index) {
+    const TensorImpl* src = t.impl();
+    TraceEvent c;
+    c.kind = TraceEvent::Kind::kCopy;
+    c.device = index;
+    c.src_device = device_index(*src->device);
+    c.dtype = src->dtype;
+    c.bytes = static_cast<int64_t>(src->bytes());
+    Device& marks = src->device->type() == DeviceType::kGPU ? *src->device : device;
+    c.mark_device = &marks == &device ? index : c.src_device;
+    TraceDetails details;
+    details.add_shape(src->shape);
+    c.num_shapes = 1;
+    c.ts_ns = trace_ticks();
+    c.mark_begin = marks.record_mark();
+    absl::StatusOr<Tensor> result = copy_to(t, device);
+    c.mark_end = c.mark_begin == nullptr ? nullptr : marks.record_mark();
+    c.dur_ns = trace_ticks() - c.ts_ns;
+    if (result.ok()) c.data = result->impl()->data;
+    trace_record(c, details);
+    if (result.ok()) e_.bytes += c.bytes;
+    return result;
+  }
+
+  void before_kernel(Device& device) { e_.mark_begin = device.record_mark(); }
+
+  // Records the op with its outputs (none when it failed).
+  void finish(Device& device, absl::Span<const Tensor> outputs) {
+    e_.mark_end = e_.mark_begin == nullptr ? nullptr : device.record_mark();
+    e_.dur_ns = trace_ticks() - e_.ts_ns;
+    for (const Tensor& t : outputs) {
+      const TensorImpl* impl = t.impl();
+      e_.bytes += static_cast<int64_t>(impl->bytes());
+      details_.add_shape(impl->shape);
+      ++e_.num_shapes;
+      if (e_.data == nullptr) e_.data = impl->data;
+    }
+    if (outputs.empty()) {
+      details_.add_shape(Shape());  // no output
+      ++e_.num_shapes;
+    }
+    details_.pool = &device;
+    trace_record(e_, details_);
+  }
+
+ private:
+  TraceEvent e_;
+  TraceDetails details_;
+};
+
+// Allocates the outputs on `device` and runs `kernel` there on `args`.
+absl::Status run_kernel(Device& device, KernelFn kernel, OutputMetas& metas,
+                        absl::Span<const TensorArg> args, const OpAttrs& attrs, Tensors* outs) {
+  absl::InlinedVector<MutableTensorArg, 2> views;
+  for (OutputMeta& meta : metas) {
+    MT_ASSIGN_OR_RETURN(TensorImpl * impl,
+                        allocate_tensor(device, meta.dtype, std::move(meta.shape)));
+    outs->emplace_back(impl);
+    views.push_back(MutableTensorArg{impl->data, &impl->shape, impl->dtype});
+  }
+  KernelContext kc{args, views[0], &attrs, device.kernel_state(), views};
   MT_RETURN_IF_ERROR(device.make_current());
-  MT_RETURN_IF_ERROR(kernel(kc));
-  return result;
+  return kernel(kc);
 }
 
-absl::StatusOr<Tensor> execute(OpId op, absl::Span<const Tensor* const> inputs,
-                               const OpAttrs& attrs) {
-  if (tracing()) return execute_traced(op, inputs, attrs);  // Note [Recording off costs one load]
-  Context& ctx = Context::get();
-  MT_ASSIGN_OR_RETURN(Runtime * rt, ctx.runtime());
-  absl::InlinedVector<TensorMeta, 4> metas;
+// What a source op's call says of its output.
+struct SourceCall {
+  DType dtype;
+  const Shape* shape;
+  const void* host_data;
+};
+
+// Returns the input metadata of a call, or InvalidArgument for an empty input.
+absl::Status input_metas(OpId op, absl::Span<const Tensor* const> inputs,
+                         absl::InlinedVector<TensorMeta, 4>* metas) {
   for (size_t i = 0; i < inputs.size(); ++i) {
     const TensorImpl* impl = inputs[i]->impl();
     if (__builtin_expect(impl == nullptr, 0)) {
       return absl::InvalidArgumentError(
           absl::StrCat("[", op_name(op), "] input ", i, " is an empty tensor"));
     }
-    metas.push_back(TensorMeta{&impl->shape, impl->dtype});
+    TensorMeta& meta = metas->emplace_back();  // field by field: Note [Writing ahead]
+    meta.shape = &impl->shape;
+    meta.dtype = impl->dtype;
   }
-  // Kernels are keyed by the first input's dtype (Cast: the source dtype). An op with no
-  // input (add_n of nothing) fails shape inference below; float32 places it meanwhile.
-  DType key = metas.empty() ? DType::kFloat32 : metas[0].dtype;
+  return absl::OkStatus();
+}
+
+// Runs a remote op (untraced: docs/trace.md).
+absl::Status run_remote(RemoteOps& remote, OpId op, absl::Span<const Tensor* const> inputs,
+                        const SourceCall* source, const OpAttrs& attrs, const OutputMetas& out,
+                        Tensors* outs) {
+  if (out.size() != 1) {
+    return absl::UnimplementedError(absl::StrCat(
+        "[", op_name(op), "] ops with several outputs do not run on remote devices yet"));
+  }
+  absl::StatusOr<Tensor> result =
+      source != nullptr
+          ? remote.run_source(op, source->dtype, *source->shape, source->host_data, attrs)
+          : remote.run(op, inputs, attrs, out[0]);
+  if (!result.ok()) return result.status();
+  outs->push_back(*std::move(result));
+  return absl::OkStatus();
+}
+
+// The one execute body: validate, place, log, copy, allocate, run; with a trace recording,
+// each step is recorded too. `source` is set for a source op (no tensor inputs).
+absl::Status run_op(OpId op, absl::Span<const Tensor* const> inputs, const SourceCall* source,
+                    const OpAttrs& attrs, Tensors* outs) {
+  std::optional<OpTrace> trace;
+  const bool traced = tracing();  // Note [Recording off costs one load]
+  Context& ctx = Context::get();
+  MT_ASSIGN_OR_RETURN(Runtime * rt, ctx.runtime());
+  absl::InlinedVector<TensorMeta, 4> metas;
+  if (source != nullptr) metas.push_back(TensorMeta{source->shape, source->dtype});
+  MT_RETURN_IF_ERROR(input_metas(op, inputs, &metas));
+  OutputMetas out;
+  MT_RETURN_IF_ERROR(infer_outputs(op, metas, attrs, &out));  // validate, then place
+  const DType key = metas[source != nullptr ? 0 : op_key_input(op)].dtype;
   MT_ASSIGN_OR_RETURN(Placement p, place(ctx, *rt, op, key));
-  MT_ASSIGN_OR_RETURN(OutputMeta out, infer_output(op, metas, attrs));
   Device& device = rt->device(p.device);
   if (ctx.log_placement()) log_op(op, key, p, device, inputs);
-  if (RemoteOps* remote = device.remote()) return remote->run(op, inputs, attrs, out);
+  if (RemoteOps* remote = device.remote()) {
+    return run_remote(*remote, op, inputs, source, attrs, out, outs);
+  }
+  if (__builtin_expect(traced, 0)) trace.emplace(op, key, p);
   absl::InlinedVector<Tensor, 4> copies;  // inputs moved to `device` for this op
   absl::InlinedVector<TensorArg, 4> args;
+  if (source != nullptr) args.push_back(TensorArg{source->host_data, source->shape, key});
   for (const Tensor* t : inputs) {
     TensorImpl* impl = t->impl();
+    if (trace) trace->add_input(*impl);
     if (impl->device != &device) {
-      MT_ASSIGN_OR_RETURN(Tensor copy, copy_to(*t, device));
+      MT_ASSIGN_OR_RETURN(Tensor copy,
+                          trace ? trace->copy(*t, device, p.device) : copy_to(*t, device));
       impl = copy.impl();
       copies.push_back(std::move(copy));
     }
     args.push_back(TensorArg{impl->data, &impl->shape, impl->dtype});
   }
-  // Identity of a tensor from another device: the copy just made is the result.
-  if (op == OpId::kIdentity && !copies.empty()) return std::move(copies[0]);
-  return run_kernel(device, p.kernel, std::move(out), args, attrs);
+  absl::Status status;
+  if (op == OpId::kIdentity && !copies.empty()) {
+    outs->push_back(std::move(copies[0]));  // the copy just made is the result
+  } else {
+    if (trace) trace->before_kernel(device);
+    status = run_kernel(device, p.kernel, out, args, attrs, outs);
+    if (!status.ok()) outs->clear();
+  }
+  if (trace) trace->finish(device, *outs);
+  return status;
+}
+
+}  // namespace
+
+absl::StatusOr<Tensor> execute(OpId op, absl::Span<const Tensor* const> inputs,
+                               const OpAttrs& attrs) {
+  Tensors outs;
+  MT_RETURN_IF_ERROR(run_op(op, inputs, nullptr, attrs, &outs));
+  return std::move(outs[0]);
+}
+
+absl::StatusOr<Tensors> execute_all(OpId op, absl::Span<const Tensor* const> inputs,
+                                    const OpAttrs& attrs) {
+  Tensors outs;
+  MT_RETURN_IF_ERROR(run_op(op, inputs, nullptr, attrs, &outs));
+  return outs;
 }
 
 absl::StatusOr<Tensor> execute_source(OpId op, DType dtype, const Shape& shape,
                                       const void* host_data, const OpAttrs& attrs) {
-  if (tracing()) return execute_source_traced(op, dtype, shape, host_data, attrs);
-  Context& ctx = Context::get();
-  MT_ASSIGN_OR_RETURN(Runtime * rt, ctx.runtime());
-  MT_ASSIGN_OR_RETURN(Placement p, place(ctx, *rt, op, dtype));
-  TensorMeta meta{&shape, dtype};
-  MT_ASSIGN_OR_RETURN(OutputMeta out, infer_output(op, absl::MakeConstSpan(&meta, 1), attrs));
-  Device& device = rt->device(p.device);
-  if (ctx.log_placement()) log_op(op, dtype, p, device, {});
-  if (RemoteOps* remote = device.remote()) {
-    return remote->run_source(op, dtype, shape, host_data, attrs);
-  }
-  TensorArg arg{host_data, &shape, dtype};
-  return run_kernel(device, p.kernel, std::move(out), absl::MakeConstSpan(&arg, 1), attrs);
+  const SourceCall source{dtype, &shape, host_data};
+  Tensors outs;
+  MT_RETURN_IF_ERROR(run_op(op, {}, &source, attrs, &outs));
+  return std::move(outs[0]);
 }
 
 }  // namespace mt::internal

@@ -25,8 +25,6 @@ Tensor binary(OpId op, const Tensor& a, const Tensor& b, const OpAttrs& attrs = 
   return run(op, inputs, attrs);
 }
 
-Tensor unary(OpId op, const Tensor& x) { return run(op, x); }
-
 Tensor reduce(OpId op, const Tensor& x, const Axes& axes, bool keep_dims) {
   OpAttrs attrs;
   attrs.reduce_all = axes.all();
@@ -50,25 +48,22 @@ Tensor add_n(absl::Span<const Tensor> inputs) {
   return run(OpId::kAddN, addresses);
 }
 
-Tensor add(const Tensor& a, const Tensor& b) { return binary(OpId::kAddV2, a, b); }
-Tensor sub(const Tensor& a, const Tensor& b) { return binary(OpId::kSub, a, b); }
-Tensor mul(const Tensor& a, const Tensor& b) { return binary(OpId::kMul, a, b); }
-Tensor div(const Tensor& a, const Tensor& b) { return binary(OpId::kRealDiv, a, b); }
+#define MT_DEFINE_BINARY(Name, tf, cc, ...) \
+  Tensor cc(const Tensor& a, const Tensor& b) { return binary(OpId::k##Name, a, b); }
+MT_BINARY_OPS(MT_DEFINE_BINARY)
+#undef MT_DEFINE_BINARY
 
-Tensor neg(const Tensor& x) { return unary(OpId::kNeg, x); }
-Tensor abs(const Tensor& x) { return unary(OpId::kAbs, x); }
-Tensor exp(const Tensor& x) { return unary(OpId::kExp, x); }
-Tensor relu(const Tensor& x) { return unary(OpId::kRelu, x); }
+#define MT_DEFINE_UNARY(Name, tf, cc, ...) \
+  Tensor cc(const Tensor& x) { return run(OpId::k##Name, x); }
+MT_UNARY_OPS(MT_DEFINE_UNARY)
+#undef MT_DEFINE_UNARY
 
-Tensor reduce_sum(const Tensor& x, const Axes& axes, bool keep_dims) {
-  return reduce(OpId::kSum, x, axes, keep_dims);
-}
-Tensor reduce_mean(const Tensor& x, const Axes& axes, bool keep_dims) {
-  return reduce(OpId::kMean, x, axes, keep_dims);
-}
-Tensor reduce_max(const Tensor& x, const Axes& axes, bool keep_dims) {
-  return reduce(OpId::kMax, x, axes, keep_dims);
-}
+#define MT_DEFINE_REDUCTION(Name, tf, cc, ...)                   \
+  Tensor cc(const Tensor& x, const Axes& axes, bool keep_dims) { \
+    return reduce(OpId::k##Name, x, axes, keep_dims);            \
+  }
+MT_REDUCTION_OPS(MT_DEFINE_REDUCTION)
+#undef MT_DEFINE_REDUCTION
 
 Tensor cast(const Tensor& x, DType dtype) {
   OpAttrs attrs;
@@ -76,7 +71,7 @@ Tensor cast(const Tensor& x, DType dtype) {
   return run(OpId::kCast, x, attrs);
 }
 
-Tensor identity(const Tensor& x) { return unary(OpId::kIdentity, x); }
+Tensor identity(const Tensor& x) { return run(OpId::kIdentity, x); }
 
 Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
 Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }

@@ -16,6 +16,7 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/types/span.h"
 #include "core/dtype.h"
+#include "kernels/op_table.h"
 #include "runtime/tensor.h"
 
 namespace mt {
@@ -29,16 +30,17 @@ inline Tensor add_n(std::initializer_list<Tensor> inputs) {
   return add_n(absl::MakeConstSpan(inputs.begin(), inputs.size()));
 }
 
-// Elementwise arithmetic with NumPy broadcasting. div is RealDiv (floating types only).
-Tensor add(const Tensor& a, const Tensor& b);
-Tensor sub(const Tensor& a, const Tensor& b);
-Tensor mul(const Tensor& a, const Tensor& b);
-Tensor div(const Tensor& a, const Tensor& b);
+// Element-wise binary ops with NumPy broadcasting, one per row of MT_BINARY_OPS
+// (kernels/op_table.h, which names each op's dtypes): add, sub, mul, div (RealDiv,
+// floating types only).
+#define MT_DECLARE_BINARY(Name, tf, cc, ...) Tensor cc(const Tensor& a, const Tensor& b);
+MT_BINARY_OPS(MT_DECLARE_BINARY)
+#undef MT_DECLARE_BINARY
 
-Tensor neg(const Tensor& x);
-Tensor abs(const Tensor& x);
-Tensor exp(const Tensor& x);
-Tensor relu(const Tensor& x);
+// Element-wise unary ops, one per row of MT_UNARY_OPS: neg, abs, exp, relu.
+#define MT_DECLARE_UNARY(Name, tf, cc, ...) Tensor cc(const Tensor& x);
+MT_UNARY_OPS(MT_DECLARE_UNARY)
+#undef MT_DECLARE_UNARY
 
 // The axes a reduction runs over: all of them by default, or a list (negative axes count
 // from the end): reduce_sum(x), reduce_sum(x, 0), reduce_sum(x, {0, -1}, true).
@@ -59,9 +61,11 @@ class Axes {
   bool all_ = false;
 };
 
-Tensor reduce_sum(const Tensor& x, const Axes& axes = Axes(), bool keep_dims = false);
-Tensor reduce_mean(const Tensor& x, const Axes& axes = Axes(), bool keep_dims = false);
-Tensor reduce_max(const Tensor& x, const Axes& axes = Axes(), bool keep_dims = false);
+// Reductions, one per row of MT_REDUCTION_OPS: reduce_sum, reduce_mean, reduce_max.
+#define MT_DECLARE_REDUCTION(Name, tf, cc, ...) \
+  Tensor cc(const Tensor& x, const Axes& axes = Axes(), bool keep_dims = false);
+MT_REDUCTION_OPS(MT_DECLARE_REDUCTION)
+#undef MT_DECLARE_REDUCTION
 
 // Converts to `dtype`. Cast has only a CPU kernel, as in TensorFlow's guide.
 Tensor cast(const Tensor& x, DType dtype);

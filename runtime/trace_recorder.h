@@ -2,10 +2,11 @@
 // The trace recorder (internal): what mt::trace records and how the op path reaches it.
 //
 // Note [Recording off costs one load]
-// execute() and execute_source() test g_tracing with one relaxed load and, when it is set,
-// take the traced path (trace_execute.cc), which mirrors them step for step and times each
-// step. Everything else (copies, timing marks, counters, the allocation map) happens only
-// there, so the untraced path is today's path plus a predictable branch.
+// The one execute body (run_op in execute.cc) tests g_tracing with one relaxed load and,
+// when it is set, builds an OpTrace that times and records each step as the body takes it
+// (TensorFlow's TraceMe, ggml's eval callback). Everything else (copy events, timing marks,
+// counters, the allocation map) happens only through that object, so an untraced op pays
+// the load and a predictable branch per step.
 //
 // Note [Device time]
 // A GPU op gets a timing mark (a CUDA event) on its stream before and after its kernel.

@@ -1,7 +1,7 @@
-// CPU kernels of the broadcasting binary ops: AddV2, Sub, Mul and RealDiv. Equal shapes
-// take one contiguous loop split across threads; other shapes walk a coalesced
-// BroadcastPlan (broadcast.h), its rows split across threads. The arithmetic is the ISA
-// level's loop (loops.h); a 1-element op computes inline and never leaves the thread.
+// CPU kernels of the broadcasting binary ops, every row of MT_BINARY_OPS. Equal shapes take
+// one contiguous loop split across threads; other shapes walk a coalesced BroadcastPlan
+// (broadcast.h), its rows split across threads. The arithmetic is the ISA level's loop of
+// the op (loops.h); a 1-element op calls it once on the calling thread.
 #include "kernels/broadcast.h"
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/loops.h"
@@ -59,23 +59,7 @@ void binary_broadcast(const KernelContext& ctx, BinaryLoop loop) {
   });
 }
 
-// Returns a op b; bfloat16 and float16 compute in float32 and round once, as their loops do.
-template <BinaryOp kOp, typename T>
-T apply_one(T a, T b) {
-  if constexpr (kIsHalf<T>) {
-    return T(apply_one<kOp>(static_cast<float>(a), static_cast<float>(b)));
-  } else if constexpr (kOp == kAdd) {
-    return add_op(a, b);
-  } else if constexpr (kOp == kSub) {
-    return sub_op(a, b);
-  } else if constexpr (kOp == kMul) {
-    return mul_op(a, b);
-  } else {
-    return a / b;
-  }
-}
-
-template <BinaryOp kOp, typename T>
+template <OpId kOp, typename T>
 absl::Status binary_kernel(const KernelContext& ctx) {
   const TensorArg& a = ctx.inputs[0];
   const TensorArg& b = ctx.inputs[1];
@@ -83,11 +67,12 @@ absl::Status binary_kernel(const KernelContext& ctx) {
   const T* pb = static_cast<const T*>(b.data);
   T* out = output_data<T>(ctx);
   const int64_t n = ctx.output.shape->num_elements();
+  const BinaryLoop loop =
+      cpu_loops().binary[static_cast<int>(kOp)][static_cast<int>(dtype_of<T>())];
   if (__builtin_expect(n == 1, 0)) {  // every operand of a 1-element output has 1 element
-    out[0] = apply_one<kOp>(pa[0], pb[0]);
+    loop(pa, 1, pb, 1, out, 1);
     return absl::OkStatus();
   }
-  const BinaryLoop loop = cpu_loops().binary[kOp][static_cast<int>(dtype_of<T>())];
   if (__builtin_expect(*a.shape == *b.shape, 1)) {
     parallel_for(n, kGrain, [&](int64_t begin, int64_t end) {
       loop(pa + begin, 1, pb + begin, 1, out + begin, end - begin);
@@ -98,10 +83,10 @@ absl::Status binary_kernel(const KernelContext& ctx) {
   return absl::OkStatus();
 }
 
-// Registers binary_kernel<kOp, T> for `op` and each T in `types`.
-template <BinaryOp kOp, typename Types>
-absl::Status add_binary(KernelRegistry& registry, OpId op, Types types) {
-  return add_kernels(registry, op, types, [](auto tag) -> KernelFn {
+// Registers binary_kernel<kOp, T> for each dtype of kOp's row.
+template <OpId kOp>
+absl::Status add_binary(KernelRegistry& registry) {
+  return add_kernels(registry, kOp, TypesIn<op_dtypes(kOp)>{}, [](auto tag) -> KernelFn {
     return &binary_kernel<kOp, typename decltype(tag)::type>;
   });
 }
@@ -109,10 +94,10 @@ absl::Status add_binary(KernelRegistry& registry, OpId op, Types types) {
 }  // namespace
 
 absl::Status register_binary_kernels(KernelRegistry& registry) {
-  MT_RETURN_IF_ERROR(add_binary<kAdd>(registry, OpId::kAddV2, NumericTypes{}));
-  MT_RETURN_IF_ERROR(add_binary<kSub>(registry, OpId::kSub, NumericTypes{}));
-  MT_RETURN_IF_ERROR(add_binary<kMul>(registry, OpId::kMul, NumericTypes{}));
-  return add_binary<kDiv>(registry, OpId::kRealDiv, FloatTypes{});
+#define MT_ADD_BINARY(Name, ...) MT_RETURN_IF_ERROR(add_binary<OpId::k##Name>(registry));
+  MT_BINARY_OPS(MT_ADD_BINARY)
+#undef MT_ADD_BINARY
+  return absl::OkStatus();
 }
 
 }  // namespace mt::cpu

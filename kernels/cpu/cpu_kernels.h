@@ -21,10 +21,10 @@
 namespace mt::cpu {
 
 // Registers make(DTypeTag<T>{}) as the CPU kernel of `op` for every T in the list. The
-// list must be exactly the dtypes the op accepts (internal::op_dtypes), which it checks.
+// list must be exactly the dtypes the op accepts (op_dtypes), which it checks.
 template <typename... Ts, typename Make>
 absl::Status add_kernels(KernelRegistry& registry, OpId op, TypeList<Ts...>, Make make) {
-  MT_CHECK(((internal::dtype_bit(dtype_of<Ts>()) | ...)) == internal::op_dtypes(op));
+  MT_CHECK(((dtype_bit(dtype_of<Ts>()) | ...)) == op_dtypes(op));
   absl::Status status;
   ((status.ok() ? status = registry.add(op, DeviceType::kCPU, dtype_of<Ts>(), make(DTypeTag<Ts>{}))
                 : status),

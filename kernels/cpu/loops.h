@@ -6,18 +6,19 @@
 // dtype. The files that fill a table (isa/*.cc) see only this header, plain pointers and
 // counts: nothing that another level's copy could replace at link time.
 //
+// The tables are keyed by the op itself (OpId), so an element-wise op's loop is the row of
+// its family in kernels/op_table.h plus its element functor; register_cpu_kernels checks
+// that every registered kernel finds its loops at every level.
+//
 //   const CpuLoops& loops = cpu_loops();
-//   loops.binary[kAdd][int(DType::kFloat32)](a, 1, b, 1, out, n);
+//   loops.binary[int(OpId::kAddV2)][int(DType::kFloat32)](a, 1, b, 1, out, n);
 
 #include <cstdint>
 
 #include "core/dtype.h"
+#include "kernels/op_id.h"
 
 namespace mt::cpu {
-
-enum BinaryOp { kAdd, kSub, kMul, kDiv, kNumBinaryOps };
-enum UnaryOp { kNeg, kAbs, kExp, kRelu, kNumUnaryOps };
-enum ReduceOp { kSumReduce, kMaxReduce, kNumReduceOps };
 
 // out[i] = a[i * sa] op b[i * sb] for i in [0, n); sa and sb are 0 or 1, not both 0.
 using BinaryLoop = void (*)(const void* a, int64_t sa, const void* b, int64_t sb, void* out,
@@ -52,11 +53,11 @@ using GemmLoop = void (*)(const GemmArgs& args);
 
 struct CpuLoops {
   const char* isa;
-  BinaryLoop binary[kNumBinaryOps][kNumDTypes];
-  UnaryLoop unary[kNumUnaryOps][kNumDTypes];
+  BinaryLoop binary[kNumOps][kNumDTypes];  // the rows of MT_BINARY_OPS
+  UnaryLoop unary[kNumOps][kNumDTypes];    // the rows of MT_UNARY_OPS
   AddNLoop add_n[kNumDTypes];
-  ReduceLoop reduce[kNumReduceOps][kNumDTypes];
-  AccumulateLoop accumulate[kNumReduceOps][kNumDTypes];
+  ReduceLoop reduce[kNumOps][kNumDTypes];  // Sum (Mean uses it) and Max
+  AccumulateLoop accumulate[kNumOps][kNumDTypes];
   CastLoop cast[kNumDTypes][kNumDTypes];  // [source][destination]
   GemmLoop gemm[kNumDTypes];
 };

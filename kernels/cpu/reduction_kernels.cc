@@ -166,7 +166,7 @@ void divide_by_count(T* out, int64_t n, int64_t count) {
 // Reduces input 0 of ctx into out, the output's n elements as accumulators of type Acc.
 template <OpId kOp, typename T, typename Acc>
 void reduce(const KernelContext& ctx, Acc* out) {
-  constexpr ReduceOp kReduce = kOp == OpId::kMax ? kMaxReduce : kSumReduce;
+  constexpr int kReduce = static_cast<int>(kOp == OpId::kMax ? OpId::kMax : OpId::kSum);
   static const Acc identity = kOp == OpId::kMax ? max_identity<Acc>() : sum_identity<Acc>();
   const int d = static_cast<int>(dtype_of<T>()), a = static_cast<int>(dtype_of<Acc>());
   const Reducer r{cpu_loops().reduce[kReduce][d],

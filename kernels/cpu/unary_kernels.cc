@@ -1,5 +1,5 @@
-// CPU kernels of the element-wise unary ops: Neg, Abs, Exp and Relu, each the ISA level's
-// loop (loops.h) over ranges split across threads.
+// CPU kernels of the element-wise unary ops, every row of MT_UNARY_OPS: the ISA level's
+// loop of the op (loops.h) over ranges split across threads.
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/loops.h"
 #include "kernels/cpu/thread_pool.h"
@@ -7,13 +7,13 @@
 namespace mt::cpu {
 namespace {
 
-// Elements per thread below which splitting costs more than it saves: Exp does far more
-// work per element than the others.
-constexpr int64_t grain(UnaryOp op) { return op == kExp ? 4096 : 32768; }
+// Elements per thread below which splitting costs more than it saves: a kCostly op (Exp)
+// does far more work per element than the others.
+constexpr int64_t grain(OpId op) { return op_has_flag(op, kCostly) ? 4096 : 32768; }
 
-template <UnaryOp kOp, typename T>
+template <OpId kOp, typename T>
 absl::Status unary_kernel(const KernelContext& ctx) {
-  const UnaryLoop loop = cpu_loops().unary[kOp][static_cast<int>(dtype_of<T>())];
+  const UnaryLoop loop = cpu_loops().unary[static_cast<int>(kOp)][static_cast<int>(dtype_of<T>())];
   const T* in = input_data<T>(ctx, 0);
   T* out = output_data<T>(ctx);
   parallel_for(ctx.output.shape->num_elements(), grain(kOp),
@@ -21,10 +21,10 @@ absl::Status unary_kernel(const KernelContext& ctx) {
   return absl::OkStatus();
 }
 
-// Registers unary_kernel<kOp, T> for `op` and each T in `types`.
-template <UnaryOp kOp, typename Types>
-absl::Status add_unary(KernelRegistry& registry, OpId op, Types types) {
-  return add_kernels(registry, op, types, [](auto tag) -> KernelFn {
+// Registers unary_kernel<kOp, T> for each dtype of kOp's row.
+template <OpId kOp>
+absl::Status add_unary(KernelRegistry& registry) {
+  return add_kernels(registry, kOp, TypesIn<op_dtypes(kOp)>{}, [](auto tag) -> KernelFn {
     return &unary_kernel<kOp, typename decltype(tag)::type>;
   });
 }
@@ -32,10 +32,10 @@ absl::Status add_unary(KernelRegistry& registry, OpId op, Types types) {
 }  // namespace
 
 absl::Status register_unary_kernels(KernelRegistry& registry) {
-  MT_RETURN_IF_ERROR(add_unary<kNeg>(registry, OpId::kNeg, NumericTypes{}));
-  MT_RETURN_IF_ERROR(add_unary<kAbs>(registry, OpId::kAbs, NumericTypes{}));
-  MT_RETURN_IF_ERROR(add_unary<kExp>(registry, OpId::kExp, FloatTypes{}));
-  return add_unary<kRelu>(registry, OpId::kRelu, NumericTypes{});
+#define MT_ADD_UNARY(Name, ...) MT_RETURN_IF_ERROR(add_unary<OpId::k##Name>(registry));
+  MT_UNARY_OPS(MT_ADD_UNARY)
+#undef MT_ADD_UNARY
+  return absl::OkStatus();
 }
 
 }  // namespace mt::cpu

@@ -1,4 +1,4 @@
-// GPU kernels of the broadcasting binary ops: AddV2, Sub, Mul and RealDiv.
+// GPU kernels of the broadcasting binary ops, every row of MT_BINARY_OPS.
 //
 // Note [Binary paths]: when each operand either has the output's element count (equal
 // shapes up to size-1 dimensions) or a single element, the op is one vectorised
@@ -14,25 +14,35 @@
 namespace mt::cuda {
 namespace {
 
-struct AddFn {
+// The element functor of each row of MT_BINARY_OPS (kernels/op_table.h); a row without one
+// fails to compile here.
+template <OpId kOp>
+struct BinaryFn;
+
+template <>
+struct BinaryFn<OpId::kAddV2> {
   template <typename T>
   __device__ T operator()(T a, T b) const {
     return add_op(a, b);
   }
 };
-struct SubFn {
+template <>
+struct BinaryFn<OpId::kSub> {
   template <typename T>
   __device__ T operator()(T a, T b) const {
     return sub_op(a, b);
   }
 };
-struct MulFn {
+template <>
+struct BinaryFn<OpId::kMul> {
   template <typename T>
   __device__ T operator()(T a, T b) const {
     return mul_op(a, b);
   }
 };
-struct DivFn {  // floating types only; IEEE division (no fast-math), as on the CPU
+template <>
+struct BinaryFn<OpId::kRealDiv> {  // floating types only; IEEE division (no fast-math), as on the
+                                   // CPU
   template <typename T>
   __device__ T operator()(T a, T b) const {
     return div_op(a, b);
@@ -137,8 +147,9 @@ absl::Status launch_broadcast(const KernelContext& ctx, const T* a, const T* b, 
   return launch(kOp, state, grid_for(n, kThreads), kThreads, &broadcast_kernel<Fn, T, 1>, p, Fn{});
 }
 
-template <OpId kOp, typename Fn, typename T>
+template <OpId kOp, typename T>
 absl::Status run_binary(const KernelContext& ctx) {
+  using Fn = BinaryFn<kOp>;
   const TensorArg& a = ctx.inputs[0];
   const TensorArg& b = ctx.inputs[1];
   MapArgs<T, 2> args;
@@ -156,21 +167,21 @@ absl::Status run_binary(const KernelContext& ctx) {
   return launch_broadcast<kOp, Fn>(ctx, args.in[0], args.in[1], args.out, args.n);
 }
 
-// Registers run_binary<kOp, Fn, T> for each T in `types`.
-template <OpId kOp, typename Fn, typename Types>
-absl::Status add_binary(KernelRegistry& registry, Types types) {
-  return add_gpu_kernels(registry, kOp, types, [](auto tag) -> KernelFn {
-    return &run_binary<kOp, Fn, typename decltype(tag)::type>;
+// Registers run_binary<kOp, T> for each dtype the GPU implements for kOp.
+template <OpId kOp>
+absl::Status add_binary(KernelRegistry& registry) {
+  return add_gpu_kernels(registry, kOp, TypesIn<gpu_dtypes(kOp)>{}, [](auto tag) -> KernelFn {
+    return &run_binary<kOp, typename decltype(tag)::type>;
   });
 }
 
 }  // namespace
 
 absl::Status register_binary_kernels(KernelRegistry& registry) {
-  MT_RETURN_IF_ERROR((add_binary<OpId::kAddV2, AddFn>(registry, NumericTypes{})));
-  MT_RETURN_IF_ERROR((add_binary<OpId::kSub, SubFn>(registry, NumericTypes{})));
-  MT_RETURN_IF_ERROR((add_binary<OpId::kMul, MulFn>(registry, NumericTypes{})));
-  return add_binary<OpId::kRealDiv, DivFn>(registry, FloatTypes{});
+#define MT_ADD_BINARY(Name, ...) MT_RETURN_IF_ERROR(add_binary<OpId::k##Name>(registry));
+  MT_BINARY_OPS(MT_ADD_BINARY)
+#undef MT_ADD_BINARY
+  return absl::OkStatus();
 }
 
 }  // namespace mt::cuda

@@ -27,16 +27,16 @@ namespace mt::cuda {
 
 // Returns the dtypes the GPU implements for `op`: what the op accepts (op_dtypes), except
 // integer MatMul (no cuBLAS kernel), which falls back to the CPU.
-constexpr internal::DTypeSet gpu_dtypes(OpId op) {
-  if (op == OpId::kMatMul) return internal::kFloatDTypes;
-  return internal::op_dtypes(op);
+constexpr DTypeSet gpu_dtypes(OpId op) {
+  if (op == OpId::kMatMul) return kFloatDTypes;
+  return op_dtypes(op);
 }
 
 // Registers make(DTypeTag<T>{}) as the GPU kernel of `op` for every T in the list, which
 // must be exactly gpu_dtypes(op) (checked).
 template <typename... Ts, typename Make>
 absl::Status add_gpu_kernels(KernelRegistry& registry, OpId op, TypeList<Ts...>, Make make) {
-  MT_CHECK(((internal::dtype_bit(dtype_of<Ts>()) | ...)) == gpu_dtypes(op));
+  MT_CHECK(((dtype_bit(dtype_of<Ts>()) | ...)) == gpu_dtypes(op));
   const struct {
     DType dtype;
     KernelFn fn;

@@ -1,4 +1,4 @@
-// GPU kernels of the element-wise unary ops: Neg, Abs, Exp and Relu, each one map_kernel
+// GPU kernels of the element-wise unary ops, every row of MT_UNARY_OPS, each one map_kernel
 // (Note [Vectorised element-wise] in elementwise.h). Results match the CPU kernels bit for
 // bit, except Exp, which CUDA's exp/expf compute to within 2 ulp (bfloat16 and float16 take
 // expf of the widened value, then round: Note [Half arithmetic on the GPU]).
@@ -9,8 +9,14 @@
 namespace mt::cuda {
 namespace {
 
+// The element functor of each row of MT_UNARY_OPS (kernels/op_table.h); a row without one
+// fails to compile here.
+template <OpId kOp>
+struct UnaryFn;
+
 // -x; -0.0 for 0.0, and the lowest integer stays itself (as the CPU kernel).
-struct NegFn {
+template <>
+struct UnaryFn<OpId::kNeg> {
   template <typename T>
   __device__ T operator()(T x) const {
     if constexpr (std::is_integral_v<T>) {
@@ -23,7 +29,8 @@ struct NegFn {
   }
 };
 
-struct AbsFn {
+template <>
+struct UnaryFn<OpId::kAbs> {
   template <typename T>
   __device__ T operator()(T x) const {
     if constexpr (kIsHalf<T>) {
@@ -36,7 +43,8 @@ struct AbsFn {
   }
 };
 
-struct ExpFn {  // floating types only
+template <>
+struct UnaryFn<OpId::kExp> {  // floating types only
   template <typename T>
   __device__ T operator()(T x) const {
     if constexpr (kIsHalf<T>) {
@@ -47,7 +55,8 @@ struct ExpFn {  // floating types only
   }
 };
 
-struct ReluFn {  // max(x, 0); NaN passes through
+template <>
+struct UnaryFn<OpId::kRelu> {  // max(x, 0); NaN passes through
   template <typename T>
   __device__ T operator()(T x) const {
     if constexpr (kIsHalf<T>) {
@@ -58,30 +67,30 @@ struct ReluFn {  // max(x, 0); NaN passes through
   }
 };
 
-template <OpId kOp, typename Fn, typename T>
+template <OpId kOp, typename T>
 absl::Status run_unary(const KernelContext& ctx) {
   MapArgs<T, 1> args;
   args.in[0] = static_cast<const T*>(ctx.inputs[0].data);
   args.out = static_cast<T*>(ctx.output.data);
   args.n = ctx.output.shape->num_elements();
-  return launch_map(kOp, ctx, args, Fn{});
+  return launch_map(kOp, ctx, args, UnaryFn<kOp>{});
 }
 
-// Registers run_unary<kOp, Fn, T> for each T in `types`.
-template <OpId kOp, typename Fn, typename Types>
-absl::Status add_unary(KernelRegistry& registry, Types types) {
-  return add_gpu_kernels(registry, kOp, types, [](auto tag) -> KernelFn {
-    return &run_unary<kOp, Fn, typename decltype(tag)::type>;
+// Registers run_unary<kOp, T> for each dtype the GPU implements for kOp.
+template <OpId kOp>
+absl::Status add_unary(KernelRegistry& registry) {
+  return add_gpu_kernels(registry, kOp, TypesIn<gpu_dtypes(kOp)>{}, [](auto tag) -> KernelFn {
+    return &run_unary<kOp, typename decltype(tag)::type>;
   });
 }
 
 }  // namespace
 
 absl::Status register_unary_kernels(KernelRegistry& registry) {
-  MT_RETURN_IF_ERROR((add_unary<OpId::kNeg, NegFn>(registry, NumericTypes{})));
-  MT_RETURN_IF_ERROR((add_unary<OpId::kAbs, AbsFn>(registry, NumericTypes{})));
-  MT_RETURN_IF_ERROR((add_unary<OpId::kExp, ExpFn>(registry, FloatTypes{})));
-  return add_unary<OpId::kRelu, ReluFn>(registry, NumericTypes{});
+#define MT_ADD_UNARY(Name, ...) MT_RETURN_IF_ERROR(add_unary<OpId::k##Name>(registry));
+  MT_UNARY_OPS(MT_ADD_UNARY)
+#undef MT_ADD_UNARY
+  return absl::OkStatus();
 }
 
 }  // namespace mt::cuda

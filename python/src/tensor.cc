@@ -5,6 +5,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <cstring>
 #include <optional>
 #include <sstream>
 #include <vector>
@@ -81,6 +82,49 @@ Tensor convert(const nb::handle& value, const Tensor& like) {
   return nb::cast<Tensor>(fn(value, nb::arg("dtype") = like.dtype()));
 }
 
+// Converts any value convert_to_tensor takes to a tensor, with its default dtype.
+Tensor convert(const nb::handle& value) {
+  if (nb::isinstance<Tensor>(value)) return nb::cast<Tensor>(value);
+  nb::object fn = nb::module_::import_("minitensor").attr("convert_to_tensor");
+  return nb::cast<Tensor>(fn(value));
+}
+
+// Returns the Python name a row binds in the extension: the last part of its py_name
+// ("nn.relu" -> "relu"; minitensor's modules re-export it under the full name).
+const char* bound_name(const char* py_name) {
+  const char* dot = std::strrchr(py_name, '.');
+  return dot == nullptr ? py_name : dot + 1;
+}
+
+using BinaryFn = Tensor (*)(const Tensor&, const Tensor&);
+using UnaryFn = Tensor (*)(const Tensor&);
+
+// Binds a binary op: two tensors (the GIL released), or values that convert_to_tensor takes,
+// converted to the dtype of the operand that is a tensor, as TensorFlow's binary ops do.
+template <BinaryFn op>
+void def_binary(nb::module_& m, const char* name) {
+  m.def(name, op, Release(), nb::arg("x"), nb::arg("y"));
+  m.def(
+      name,
+      [](nb::handle x, nb::handle y) {
+        if (nb::isinstance<Tensor>(x))
+          return op(nb::cast<Tensor>(x), convert(y, nb::cast<Tensor>(x)));
+        if (nb::isinstance<Tensor>(y))
+          return op(convert(x, nb::cast<Tensor>(y)), nb::cast<Tensor>(y));
+        Tensor a = convert(x);
+        return op(a, convert(y, a));
+      },
+      nb::arg("x"), nb::arg("y"));
+}
+
+// Binds a unary op: a tensor (the GIL released), or any value convert_to_tensor takes.
+template <UnaryFn op>
+void def_unary(nb::module_& m, const char* name) {
+  m.def(name, op, Release(), nb::arg("x"));
+  m.def(
+      name, [](nb::handle x) { return op(convert(x)); }, nb::arg("x"));
+}
+
 using BinaryOp = Tensor (*)(const Tensor&, const Tensor&);
 
 // Adds `name` (a Tensor operand or any value convert() takes) and its reflected form.
@@ -141,27 +185,27 @@ void bind_ops(nb::module_& m) {
   m.def(
       "add_n", [](std::vector<Tensor> inputs) { return add_n(inputs); }, Release(),
       nb::arg("inputs"));
-  m.def("add", &add, Release(), nb::arg("x"), nb::arg("y"));
-  m.def("subtract", &sub, Release(), nb::arg("x"), nb::arg("y"));
-  m.def("multiply", &mul, Release(), nb::arg("x"), nb::arg("y"));
-  m.def("divide", &div, Release(), nb::arg("x"), nb::arg("y"));
-  m.def("negative", &neg, Release(), nb::arg("x"));
-  m.def("abs", &abs, Release(), nb::arg("x"));
-  m.def("exp", &exp, Release(), nb::arg("x"));
-  m.def("relu", &relu, Release(), nb::arg("features"));
+  // The uniform families of the op table (kernels/op_table.h), one binding per row.
+#define MT_BIND_BINARY(Name, tf, cc, py, ...) def_binary<&::mt::cc>(m, bound_name(py));
+  MT_BINARY_OPS(MT_BIND_BINARY)
+#undef MT_BIND_BINARY
+#define MT_BIND_UNARY(Name, tf, cc, py, ...) def_unary<&::mt::cc>(m, bound_name(py));
+  MT_UNARY_OPS(MT_BIND_UNARY)
+#undef MT_BIND_UNARY
   auto reduction = [&m](const char* name, Tensor (*op)(const Tensor&, const Axes&, bool)) {
     m.def(
         name,
-        [op](const Tensor& x, const nb::object& axis, bool keepdims) {
+        [op](nb::handle input, const nb::object& axis, bool keepdims) {
+          Tensor x = convert(input);
           Axes axes = to_axes(axis);
           nb::gil_scoped_release release;
           return op(x, axes, keepdims);
         },
         nb::arg("input_tensor"), nb::arg("axis") = nb::none(), nb::arg("keepdims") = false);
   };
-  reduction("reduce_sum", &reduce_sum);
-  reduction("reduce_mean", &reduce_mean);
-  reduction("reduce_max", &reduce_max);
+#define MT_BIND_REDUCTION(Name, tf, cc, py, ...) reduction(bound_name(py), &::mt::cc);
+  MT_REDUCTION_OPS(MT_BIND_REDUCTION)
+#undef MT_BIND_REDUCTION
   m.def("cast", &cast, Release(), nb::arg("x"), nb::arg("dtype"));
   m.def("identity", &identity, Release(), nb::arg("input"));
 }

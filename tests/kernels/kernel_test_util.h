@@ -141,29 +141,43 @@ inline void expect_invalid(const absl::StatusOr<OutputMeta>& result, const std::
   EXPECT_EQ(result.status().message(), message);
 }
 
-// Runs `op` on `inputs` on the CPU; the kernel is keyed by the first input's dtype.
-// Returns infer_output's error, or NotFound when no CPU kernel is registered.
-inline absl::StatusOr<HostTensor> run_cpu(OpId op, const std::vector<HostTensor>& inputs,
-                                          const OpAttrs& attrs = {}) {
+// Runs `op` on `inputs` on the CPU and returns every output; the kernel is keyed by the
+// input its row names (op_key_input). Returns infer_outputs' error, or NotFound when no CPU
+// kernel is registered.
+inline absl::StatusOr<std::vector<HostTensor>> run_cpu_all(OpId op,
+                                                           const std::vector<HostTensor>& inputs,
+                                                           const OpAttrs& attrs = {}) {
   std::vector<TensorMeta> metas;
   std::vector<TensorArg> args;
   for (const HostTensor& t : inputs) {
     metas.push_back({&t.shape(), t.dtype()});
     args.push_back({t.data(), &t.shape(), t.dtype()});
   }
-  absl::StatusOr<OutputMeta> meta = infer_output(op, metas, attrs);
-  if (!meta.ok()) return meta.status();
-  const DType key = inputs.empty() ? meta->dtype : inputs[0].dtype();
+  OutputMetas out_metas;
+  absl::Status inferred = infer_outputs(op, metas, attrs, &out_metas);
+  if (!inferred.ok()) return inferred;
+  const DType key = op_key_input(op) < 0 ? out_metas[0].dtype : inputs[op_key_input(op)].dtype();
   KernelFn fn = cpu_registry().find(op, DeviceType::kCPU, key);
   if (fn == nullptr) {
     return absl::NotFoundError(
         absl::StrCat("no CPU kernel for ", op_name(op), " ", dtype_name(key)));
   }
-  HostTensor out = HostTensor::uninitialized(meta->shape, meta->dtype);
-  KernelContext ctx{args, {out.data(), &out.shape(), out.dtype()}, &attrs, nullptr};
+  std::vector<HostTensor> outs;
+  std::vector<MutableTensorArg> views;
+  for (const OutputMeta& m : out_metas) outs.push_back(HostTensor::uninitialized(m.shape, m.dtype));
+  for (HostTensor& o : outs) views.push_back({o.data(), &o.shape(), o.dtype()});
+  KernelContext ctx{args, views[0], &attrs, nullptr, views};
   absl::Status status = fn(ctx);
   if (!status.ok()) return status;
-  return out;
+  return outs;
+}
+
+// run_cpu_all for the first output (the only one of most ops).
+inline absl::StatusOr<HostTensor> run_cpu(OpId op, const std::vector<HostTensor>& inputs,
+                                          const OpAttrs& attrs = {}) {
+  absl::StatusOr<std::vector<HostTensor>> outs = run_cpu_all(op, inputs, attrs);
+  if (!outs.ok()) return outs.status();
+  return std::move((*outs)[0]);
 }
 
 // Returns `values` converted to T (static_cast), for tests typed on T.

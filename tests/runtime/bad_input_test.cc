@@ -312,20 +312,34 @@ TEST_F(BadInputTest, OpsRejectMixedDtypes) {
 TEST_F(BadInputTest, OpsRejectDtypesWithoutAKernel) {
   Tensor b = constant({true}), i = constant({1});
   expect([&] { matmul(b, b); }, absl::StatusCode::kInvalidArgument,
-         "[MatMul] no kernel for dtype bool on any device; supported: float32, float64, int32, "
+         "[MatMul] dtype bool is not supported; expected one of float32, float64, int32, "
          "int64, bfloat16, float16");
   expect([&] { i / i; }, absl::StatusCode::kInvalidArgument,
-         "[RealDiv] no kernel for dtype int32 on any device; supported: float32, float64, "
+         "[RealDiv] dtype int32 is not supported; expected one of float32, float64, "
          "bfloat16, float16");
   expect([&] { exp(i); }, absl::StatusCode::kInvalidArgument,
-         "[Exp] no kernel for dtype int32 on any device; supported: float32, float64, bfloat16, "
+         "[Exp] dtype int32 is not supported; expected one of float32, float64, bfloat16, "
          "float16");
   expect([&] { -b; }, absl::StatusCode::kInvalidArgument,
-         "[Neg] no kernel for dtype bool on any device; supported: float32, float64, int32, int64, "
+         "[Neg] dtype bool is not supported; expected one of float32, float64, int32, int64, "
          "bfloat16, float16");
   expect([&] { reduce_max(b); }, absl::StatusCode::kInvalidArgument,
-         "[Max] no kernel for dtype bool on any device; supported: float32, float64, int32, int64, "
+         "[Max] dtype bool is not supported; expected one of float32, float64, int32, int64, "
          "bfloat16, float16");
+}
+
+// Validate, then place: a bad call is the op's own error even under a scope naming a device
+// that does not exist; a good call there is the unknown device.
+TEST_F(BadInputTest, InputsAreValidatedBeforeTheDeviceIsLookedUp) {
+  Tensor b = constant({true}), f = constant({1.f});
+  DeviceScope scope("/GPU:7");
+  expect([&] { matmul(b, b); }, absl::StatusCode::kInvalidArgument,
+         "[MatMul] dtype bool is not supported; expected one of float32, float64, int32, "
+         "int64, bfloat16, float16");
+  expect([&] { f + b; }, absl::StatusCode::kInvalidArgument,
+         "[AddV2] dtypes differ: float32 vs bool");
+  Error e = expect_error([&] { f + f; });
+  EXPECT_EQ(e.code(), absl::StatusCode::kNotFound) << e.what();
 }
 
 TEST_F(BadInputTest, AddNRejectsAnEmptyListAndShapeMismatch) {

@@ -123,7 +123,7 @@ TEST_F(DifferentialFuzzTest, ZerosOfEitherSignAreEqualAndOnlyTheirDivisionIsAvoi
 
   testing::Step div;
   div.kind = testing::StepKind::kBinary;
-  div.variant = 3;
+  div.variant = testing::binary_variant(OpId::kRealDiv);
   div.inputs = {0, 1};
   Outcome ones = plus;
   ones.values = {1.0};
@@ -138,7 +138,7 @@ TEST_F(DifferentialFuzzTest, ZerosOfEitherSignAreEqualAndOnlyTheirDivisionIsAvoi
   ints[1].dtype = DType::kInt32;
   EXPECT_FALSE(testing::divides_by_loose_zero(div, ints, {false, true}));
   testing::Step mul = div;
-  mul.variant = 2;
+  mul.variant = testing::binary_variant(OpId::kMul);
   EXPECT_FALSE(testing::divides_by_loose_zero(mul, reference, {false, true}));
 }
 

@@ -66,7 +66,7 @@ TEST_F(ErrorsTest, NoKernelForDtype) {
   Error e = expect_error([] { div(constant({1}), constant({1})); });
   EXPECT_EQ(e.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_STREQ(e.what(),
-               "[RealDiv] no kernel for dtype int32 on any device; supported: float32, float64, "
+               "[RealDiv] dtype int32 is not supported; expected one of float32, float64, "
                "bfloat16, float16");
 }
 

@@ -50,7 +50,10 @@ namespace mt::testing {
 // `loose_zero_sign` whether each one's zeros may have either sign.
 inline bool divides_by_loose_zero(const Step& s, const std::vector<Outcome>& reference,
                                   const std::vector<bool>& loose_zero_sign) {
-  if (s.kind != StepKind::kBinary || s.variant != 3 || s.inputs.size() != 2) return false;
+  if (s.kind != StepKind::kBinary || kBinaryOps[s.variant].op != OpId::kRealDiv ||
+      s.inputs.size() != 2) {
+    return false;
+  }
   const int divisor = s.inputs[1];
   const Outcome& d = reference[divisor];
   if (d.code != absl::StatusCode::kOk || !loose_zero_sign[divisor]) return false;
@@ -138,7 +141,8 @@ class OpChain {
 
   void add(const Step& s) {
     bool loose = s.kind == StepKind::kMatMul || s.kind == StepKind::kAddN ||
-                 s.kind == StepKind::kReduce || (s.kind == StepKind::kUnary && s.variant == 3);
+                 s.kind == StepKind::kReduce ||
+                 (s.kind == StepKind::kUnary && kUnaryOps[s.variant].op == OpId::kRelu);
     for (int i : s.inputs) loose = loose || loose_zero_sign_[i];
     loose_zero_sign_.push_back(loose);  // Note [Sign of zero]
     steps_.push_back(s);
@@ -265,7 +269,7 @@ inline Step OpChain::draw() {
       break;
     case 4:
       s.kind = StepKind::kUnary;
-      s.variant = uniform(0, 3);
+      s.variant = uniform(0, static_cast<int>(std::size(kUnaryOps)) - 1);
       s.inputs = {a};
       break;
     case 5:
@@ -293,7 +297,7 @@ inline Step OpChain::draw() {
 inline Step OpChain::draw_binary(int a) {
   Step s;
   s.kind = StepKind::kBinary;
-  s.variant = uniform(0, 3);
+  s.variant = uniform(0, static_cast<int>(std::size(kBinaryOps)) - 1);
   const DType dtype = reference_[a].dtype;  // copies: operand() may grow reference_
   const std::vector<int64_t> shape = reference_[a].shape;
   int b = chance(0.85) ? operand(dtype, broadcastable(shape)) : any_defined();
@@ -323,7 +327,7 @@ inline Step OpChain::draw_matmul(int a) {
 inline Step OpChain::draw_reduce(int a) {
   Step s;
   s.kind = StepKind::kReduce;
-  s.variant = uniform(0, 2);
+  s.variant = uniform(0, static_cast<int>(std::size(kReductionOps)) - 1);
   s.flag_a = chance(0.3);  // keep_dims
   s.inputs = {a};
   const int rank = static_cast<int>(reference_[a].shape.size());
@@ -352,8 +356,8 @@ inline double OpChain::predicted_bound(const Step& s) const {
       return sum;
     }
     case StepKind::kBinary:
-      return s.variant == 2 ? bound(s.inputs[0]) * bound(s.inputs[1])
-                            : bound(s.inputs[0]) + bound(s.inputs[1]);
+      return kBinaryOps[s.variant].op == OpId::kMul ? bound(s.inputs[0]) * bound(s.inputs[1])
+                                                    : bound(s.inputs[0]) + bound(s.inputs[1]);
     case StepKind::kReduce:
       return bound(s.inputs[0]) * std::max<double>(1, static_cast<double>(x.values.size()));
     default:
@@ -385,9 +389,6 @@ inline Outcome OpChain::run(const Step& s, const std::vector<Tensor>& values,
 }
 
 inline std::string OpChain::step_name(const Step& s) {
-  static const char* const kBinary[] = {"add", "sub", "mul", "div"};
-  static const char* const kUnary[] = {"neg", "abs", "exp", "relu"};
-  static const char* const kReduce[] = {"reduce_sum", "reduce_mean", "reduce_max"};
   static const char* const kFill[] = {"fill", "zeros", "ones"};
   switch (s.kind) {
     case StepKind::kLeaf:
@@ -399,11 +400,12 @@ inline std::string OpChain::step_name(const Step& s) {
     case StepKind::kAddN:
       return "add_n";
     case StepKind::kBinary:
-      return kBinary[s.variant];
+      return op_info(kBinaryOps[s.variant].op).cc_name;
     case StepKind::kUnary:
-      return kUnary[s.variant];
+      return op_info(kUnaryOps[s.variant].op).cc_name;
     case StepKind::kReduce:
-      return absl::StrCat(kReduce[s.variant], s.flag_a ? "_keep_dims" : "");
+      return absl::StrCat(op_info(kReductionOps[s.variant].op).cc_name,
+                          s.flag_a ? "_keep_dims" : "");
     case StepKind::kCast:
       return "cast";
     default:

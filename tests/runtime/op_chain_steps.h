@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "kernels/op_id.h"
 #include "runtime/minitensor.h"
 
 namespace mt::testing {
@@ -30,15 +31,42 @@ std::string compare_outcomes(const Outcome& want, const Outcome& got, bool exact
 
 enum class StepKind { kLeaf, kFill, kMatMul, kAddN, kBinary, kUnary, kReduce, kCast, kIdentity };
 
+// The ops of each uniform family of the op table (kernels/op_table.h), with their public
+// wrappers: the chains draw from every row.
+struct BinaryEntry {
+  OpId op;
+  Tensor (*fn)(const Tensor&, const Tensor&);
+};
+struct UnaryEntry {
+  OpId op;
+  Tensor (*fn)(const Tensor&);
+};
+struct ReductionEntry {
+  OpId op;
+  Tensor (*fn)(const Tensor&, const Axes&, bool);
+};
+#define MT_CHAIN_ENTRY(Name, tf, cc, ...) {OpId::k##Name, &::mt::cc},
+inline constexpr BinaryEntry kBinaryOps[] = {MT_BINARY_OPS(MT_CHAIN_ENTRY)};
+inline constexpr UnaryEntry kUnaryOps[] = {MT_UNARY_OPS(MT_CHAIN_ENTRY)};
+inline constexpr ReductionEntry kReductionOps[] = {MT_REDUCTION_OPS(MT_CHAIN_ENTRY)};
+#undef MT_CHAIN_ENTRY
+
+// Returns the row of kBinaryOps that runs `op`.
+inline int binary_variant(OpId op) {
+  int i = 0;
+  while (kBinaryOps[i].op != op) ++i;
+  return i;
+}
+
 struct Step {
   StepKind kind = StepKind::kLeaf;
-  int variant = 0;          // which binary (add sub mul div), unary (neg abs exp relu), reduction
-                            // (sum mean max) or fill (fill zeros ones)
-  std::vector<int> inputs;  // indices of earlier steps
-  DType dtype = DType::kFloat32;             // a leaf's dtype, or Cast's destination
-  std::vector<int64_t> shape;                // a leaf's shape
-  std::vector<double> values;                // a constant's values, or fill's value
-  int device = 0;                            // the device a leaf is created on
+  int variant = 0;                // which row of kBinaryOps, kUnaryOps or kReductionOps, or which
+                                  // fill (fill zeros ones)
+  std::vector<int> inputs;        // indices of earlier steps
+  DType dtype = DType::kFloat32;  // a leaf's dtype, or Cast's destination
+  std::vector<int64_t> shape;     // a leaf's shape
+  std::vector<double> values;     // a constant's values, or fill's value
+  int device = 0;                 // the device a leaf is created on
   bool flag_a = false, flag_b = false;       // transpose_a/b, or keep_dims
   std::optional<std::vector<int64_t>> axes;  // unset: every axis
 };
@@ -60,21 +88,13 @@ inline Tensor run_op(const Step& s, const std::vector<Tensor>& in) {
       return matmul(in[0], in[1], s.flag_a, s.flag_b);
     case StepKind::kAddN:
       return add_n(in);
-    case StepKind::kBinary: {
-      using Fn = Tensor (*)(const Tensor&, const Tensor&);
-      static constexpr Fn kFns[] = {add, sub, mul, div};
-      return kFns[s.variant](in[0], in[1]);
-    }
-    case StepKind::kUnary: {
-      using Fn = Tensor (*)(const Tensor&);
-      static constexpr Fn kFns[] = {neg, abs, exp, relu};
-      return kFns[s.variant](in[0]);
-    }
+    case StepKind::kBinary:
+      return kBinaryOps[s.variant].fn(in[0], in[1]);
+    case StepKind::kUnary:
+      return kUnaryOps[s.variant].fn(in[0]);
     case StepKind::kReduce: {
-      using Fn = Tensor (*)(const Tensor&, const Axes&, bool);
-      static constexpr Fn kFns[] = {reduce_sum, reduce_mean, reduce_max};
       const Axes axes = s.axes ? Axes(absl::MakeConstSpan(*s.axes)) : Axes();
-      return kFns[s.variant](in[0], axes, s.flag_a);
+      return kReductionOps[s.variant].fn(in[0], axes, s.flag_a);
     }
     case StepKind::kCast:
       return cast(in[0], s.dtype);

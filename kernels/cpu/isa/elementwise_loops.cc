@@ -1,45 +1,21 @@
-// Element-wise loops for one ISA level: the binary ops, the unary ops and AddN. Plain loops
-// the compiler vectorises for the level's flags; Exp uses Eigen's vectorised exp.
-#include <cmath>
+// Element-wise loops for one ISA level: the binary ops, the unary ops and AddN, each a loop
+// over its element functor (elementwise_fns.h) that the compiler vectorises for the level's
+// flags, filled for every row of MT_UNARY_OPS and MT_BINARY_OPS and every dtype it accepts.
 #include <cstring>
 
+#include "kernels/cpu/isa/elementwise_fns.h"
 #include "kernels/cpu/isa/isa_eigen.h"
 #include "kernels/type_list.h"
 
 namespace mt::cpu::MT_ISA_NS {
 namespace {
 
-struct AddFn {
-  template <typename T>
-  T operator()(T a, T b) const {
-    return add_op(a, b);
-  }
-};
-struct SubFn {
-  template <typename T>
-  T operator()(T a, T b) const {
-    return sub_op(a, b);
-  }
-};
-struct MulFn {
-  template <typename T>
-  T operator()(T a, T b) const {
-    return mul_op(a, b);
-  }
-};
-struct DivFn {  // floating types only
-  template <typename T>
-  T operator()(T a, T b) const {
-    return a / b;
-  }
-};
-
-template <typename Fn, typename T>
+template <OpId kOp, typename T>
 void binary_loop(const void* va, int64_t sa, const void* vb, int64_t sb, void* vout, int64_t n) {
   const T* a = static_cast<const T*>(va);
   const T* b = static_cast<const T*>(vb);
   T* __restrict out = static_cast<T*>(vout);
-  const Fn fn;
+  const BinaryFn<kOp> fn;
   if (sa == 1 && sb == 1) {
     for (int64_t i = 0; i < n; ++i) out[i] = fn(a[i], b[i]);
   } else if (sa == 0) {
@@ -51,65 +27,15 @@ void binary_loop(const void* va, int64_t sa, const void* vb, int64_t sb, void* v
   }
 }
 
-// Returns -x; -0.0 for 0.0, and the lowest integer stays itself (Note [Integer overflow]).
-template <typename T>
-T neg_op(T x) {
-  if constexpr (std::is_integral_v<T>) return sub_op(T(0), x);
-  return -x;
-}
-
-struct NegFn {
-  template <typename T>
-  T operator()(T x) const {
-    return neg_op(x);
-  }
-};
-struct AbsFn {
-  template <typename T>
-  T operator()(T x) const {
-    if constexpr (std::is_floating_point_v<T>) return std::fabs(x);
-    return x < 0 ? neg_op(x) : x;
-  }
-};
-struct ReluFn {  // max(x, 0); NaN passes through
-  template <typename T>
-  T operator()(T x) const {
-    return x < T(0) ? T(0) : x;
-  }
-};
-
-template <typename Fn, typename T>
+template <OpId kOp, typename T>
 void unary_loop(const void* vin, void* vout, int64_t n) {
   const T* in = static_cast<const T*>(vin);
   T* __restrict out = static_cast<T*>(vout);
-  const Fn fn;
-  for (int64_t i = 0; i < n; ++i) out[i] = fn(in[i]);
-}
-
-// Note [Eigen exp range]: Eigen 3.4's vectorised exp is exact to about an ulp only where the
-// result is a normal number: it returns inf from 88.38 on (float; the largest float is
-// exp(88.72)) and 0 or ~3e-39 below -87.3, where the result is subnormal, exp(-inf)
-// included; for double the edges are 709.4 and -708.4. Each block whose inputs reach
-// outside [kLow, kHigh] is recomputed element by element with std::exp there.
-template <typename T>
-void exp_loop(const void* vin, void* vout, int64_t n) {
-  using Array = Eigen::Array<T, Eigen::Dynamic, 1>;
-  constexpr int64_t kBlock = 1024;
-  constexpr T kLow = std::is_same_v<T, float> ? T(-87) : T(-708);
-  constexpr T kHigh = std::is_same_v<T, float> ? T(88) : T(709);
-  for (int64_t start = 0; start < n; start += kBlock) {
-    const int64_t len = n - start < kBlock ? n - start : kBlock;
-    const T* in = static_cast<const T*>(vin) + start;
-    T* out = static_cast<T*>(vout) + start;
-    Eigen::Map<const Array> x(in, len);
-    Eigen::Map<Array>(out, len) = x.exp();
-    if (x.template minCoeff<Eigen::PropagateNaN>() >= kLow &&
-        x.template maxCoeff<Eigen::PropagateNaN>() <= kHigh) {
-      continue;  // a NaN fails both tests
-    }
-    for (int64_t i = 0; i < len; ++i) {
-      if (!(in[i] >= kLow && in[i] <= kHigh)) out[i] = std::exp(in[i]);
-    }
+  if constexpr (requires { UnaryFn<kOp>::template loop<T>; }) {
+    UnaryFn<kOp>::template loop<T>(in, out, n);
+  } else {
+    const UnaryFn<kOp> fn;
+    for (int64_t i = 0; i < n; ++i) out[i] = fn(in[i]);
   }
 }
 
@@ -136,28 +62,43 @@ void add_n_loop(const void* const* inputs, int64_t count, int64_t begin, int64_t
   }
 }
 
-template <typename T>
-void fill_numeric(CpuLoops& loops) {
-  const int d = static_cast<int>(dtype_of<T>());
-  loops.binary[kAdd][d] = &binary_loop<AddFn, T>;
-  loops.binary[kSub][d] = &binary_loop<SubFn, T>;
-  loops.binary[kMul][d] = &binary_loop<MulFn, T>;
-  loops.unary[kNeg][d] = &unary_loop<NegFn, T>;
-  loops.unary[kAbs][d] = &unary_loop<AbsFn, T>;
-  loops.unary[kRelu][d] = &unary_loop<ReluFn, T>;
-  loops.add_n[d] = &add_n_loop<T>;
-  if constexpr (std::is_floating_point_v<T>) {
-    loops.binary[kDiv][d] = &binary_loop<DivFn, T>;
-    loops.unary[kExp][d] = &exp_loop<T>;
-  }
+// True when kOp's row accepts T and T is not a 2-byte float (those widen: half_loops.cc).
+template <OpId kOp, typename T>
+constexpr bool kNativeLoop = dtype_in(dtype_of<T>(), op_dtypes(kOp)) &&
+                             dtype_kind(dtype_of<T>()) != DTypeKind::kHalf;
+
+template <OpId kOp, typename... Ts>
+void fill_unary(CpuLoops& loops, TypeList<Ts...>) {
+  auto one = [&]<typename T>(DTypeTag<T>) {
+    if constexpr (kNativeLoop<kOp, T>) {
+      loops.unary[static_cast<int>(kOp)][static_cast<int>(dtype_of<T>())] = &unary_loop<kOp, T>;
+    }
+  };
+  (one(DTypeTag<Ts>{}), ...);
+}
+
+template <OpId kOp, typename... Ts>
+void fill_binary(CpuLoops& loops, TypeList<Ts...>) {
+  auto one = [&]<typename T>(DTypeTag<T>) {
+    if constexpr (kNativeLoop<kOp, T>) {
+      loops.binary[static_cast<int>(kOp)][static_cast<int>(dtype_of<T>())] = &binary_loop<kOp, T>;
+    }
+  };
+  (one(DTypeTag<Ts>{}), ...);
 }
 
 }  // namespace
 
 // bfloat16 and float16 have loops of their own (half_loops.cc).
 void fill_elementwise_loops(CpuLoops& loops) {
+#define MT_FILL_UNARY(Name, ...) fill_unary<OpId::k##Name>(loops, AllTypes{});
+#define MT_FILL_BINARY(Name, ...) fill_binary<OpId::k##Name>(loops, AllTypes{});
+  MT_UNARY_OPS(MT_FILL_UNARY)
+  MT_BINARY_OPS(MT_FILL_BINARY)
+#undef MT_FILL_UNARY
+#undef MT_FILL_BINARY
   [&]<typename... Ts>(TypeList<Ts...>) {
-    (fill_numeric<Ts>(loops), ...);
+    ((loops.add_n[static_cast<int>(dtype_of<Ts>())] = &add_n_loop<Ts>), ...);
   }(WithoutHalf<NumericTypes>{});
 }
 

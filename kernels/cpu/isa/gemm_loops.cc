@@ -2,6 +2,7 @@
 // strided row-major views. The matmul kernel splits C into tiles across threads and calls
 // this once per tile.
 #include "kernels/cpu/isa/isa_eigen.h"
+#include "kernels/type_list.h"
 
 namespace mt::cpu::MT_ISA_NS {
 namespace {
@@ -34,11 +35,11 @@ void gemm(const GemmArgs& g) {
 
 }  // namespace
 
+// Every dtype MatMul accepts but the 2-byte floats, which widen to float32 (matmul_kernels.cc).
 void fill_gemm_loops(CpuLoops& loops) {
-  loops.gemm[static_cast<int>(DType::kFloat32)] = &gemm<float>;
-  loops.gemm[static_cast<int>(DType::kFloat64)] = &gemm<double>;
-  loops.gemm[static_cast<int>(DType::kInt32)] = &gemm<int32_t>;
-  loops.gemm[static_cast<int>(DType::kInt64)] = &gemm<int64_t>;
+  [&]<typename... Ts>(TypeList<Ts...>) {
+    ((loops.gemm[static_cast<int>(dtype_of<Ts>())] = &gemm<Ts>), ...);
+  }(WithoutHalf<NumericTypes>{});
 }
 
 }  // namespace mt::cpu::MT_ISA_NS

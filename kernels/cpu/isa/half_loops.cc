@@ -25,14 +25,14 @@ static_assert(kHalfBlock % 64 == 0, "Note [Half loops]");
 // This level's float32 loops, copied from its table by fill_half_loops, which loops.cc
 // runs after the fillers of the native loops.
 struct FloatLoops {
-  BinaryLoop binary[kNumBinaryOps];
-  UnaryLoop unary[kNumUnaryOps];
-  ReduceLoop reduce[kNumReduceOps];
-  AccumulateLoop accumulate[kNumReduceOps];
+  BinaryLoop binary[kNumOps];
+  UnaryLoop unary[kNumOps];
+  ReduceLoop reduce[kNumOps];
+  AccumulateLoop accumulate[kNumOps];
 };
 FloatLoops float_loops;
 
-template <BinaryOp kOp, typename H>
+template <OpId kOp, typename H>
 void half_binary_loop(const void* va, int64_t sa, const void* vb, int64_t sb, void* vout,
                       int64_t n) {
   const H* a = static_cast<const H*>(va);
@@ -45,12 +45,12 @@ void half_binary_loop(const void* va, int64_t sa, const void* vb, int64_t sb, vo
     const int64_t len = std::min(kHalfBlock, n - start);
     if (sa != 0) widen(a + start, wa, len);
     if (sb != 0) widen(b + start, wb, len);
-    float_loops.binary[kOp](wa, sa, wb, sb, wout, len);
+    float_loops.binary[static_cast<int>(kOp)](wa, sa, wb, sb, wout, len);
     narrow(wout, out + start, len);
   }
 }
 
-template <UnaryOp kOp, typename H>
+template <OpId kOp, typename H>
 void half_unary_loop(const void* vin, void* vout, int64_t n) {
   const H* in = static_cast<const H*>(vin);
   H* out = static_cast<H*>(vout);
@@ -58,7 +58,7 @@ void half_unary_loop(const void* vin, void* vout, int64_t n) {
   for (int64_t start = 0; start < n; start += kHalfBlock) {
     const int64_t len = std::min(kHalfBlock, n - start);
     widen(in + start, win, len);
-    float_loops.unary[kOp](win, wout, len);
+    float_loops.unary[static_cast<int>(kOp)](win, wout, len);
     narrow(wout, out + start, len);
   }
 }
@@ -122,14 +122,14 @@ const float* widened_run(const H* in, int64_t n, RunBuffer& own) {
 }
 
 // *acc = combine(*acc, reduce(in[0 .. n))) with the float32 loop on the widened run.
-template <ReduceOp kOp, typename H>
+template <OpId kOp, typename H>
 void half_reduce(const void* in, int64_t n, void* acc) {
   RunBuffer own;
-  float_loops.reduce[kOp](widened_run(static_cast<const H*>(in), n, own), n, acc);
+  float_loops.reduce[static_cast<int>(kOp)](widened_run(static_cast<const H*>(in), n, own), n, acc);
 }
 
 // acc[i] = combine(acc[i], in[i]) with the float32 loop, a widened block at a time.
-template <ReduceOp kOp, typename H>
+template <OpId kOp, typename H>
 void half_accumulate(const void* vin, void* vacc, int64_t n) {
   const H* in = static_cast<const H*>(vin);
   float* acc = static_cast<float*>(vacc);
@@ -137,35 +137,44 @@ void half_accumulate(const void* vin, void* vacc, int64_t n) {
   for (int64_t start = 0; start < n; start += kHalfBlock) {
     const int64_t len = std::min(kHalfBlock, n - start);
     widen(in + start, w, len);
-    float_loops.accumulate[kOp](w, acc + start, len);
+    float_loops.accumulate[static_cast<int>(kOp)](w, acc + start, len);
   }
 }
 
+// Sets the loops of H for every element-wise row that accepts it, AddN, Sum and Max.
 template <typename H>
 void fill_half(CpuLoops& loops) {
   const int d = static_cast<int>(dtype_of<H>());
-  loops.binary[kAdd][d] = &half_binary_loop<kAdd, H>;
-  loops.binary[kSub][d] = &half_binary_loop<kSub, H>;
-  loops.binary[kMul][d] = &half_binary_loop<kMul, H>;
-  loops.binary[kDiv][d] = &half_binary_loop<kDiv, H>;
-  loops.unary[kNeg][d] = &half_unary_loop<kNeg, H>;
-  loops.unary[kAbs][d] = &half_unary_loop<kAbs, H>;
-  loops.unary[kRelu][d] = &half_unary_loop<kRelu, H>;
-  loops.unary[kExp][d] = &half_unary_loop<kExp, H>;
+  constexpr DType kH = dtype_of<H>();
+#define MT_HALF_UNARY(Name, ...)                                                          \
+  if constexpr (dtype_in(kH, op_dtypes(OpId::k##Name))) {                                 \
+    loops.unary[static_cast<int>(OpId::k##Name)][d] = &half_unary_loop<OpId::k##Name, H>; \
+  }
+#define MT_HALF_BINARY(Name, ...)                                                           \
+  if constexpr (dtype_in(kH, op_dtypes(OpId::k##Name))) {                                   \
+    loops.binary[static_cast<int>(OpId::k##Name)][d] = &half_binary_loop<OpId::k##Name, H>; \
+  }
+  MT_UNARY_OPS(MT_HALF_UNARY)
+  MT_BINARY_OPS(MT_HALF_BINARY)
+#undef MT_HALF_UNARY
+#undef MT_HALF_BINARY
   loops.add_n[d] = &half_add_n_loop<H>;
-  loops.reduce[kSumReduce][d] = &half_reduce<kSumReduce, H>;
-  loops.reduce[kMaxReduce][d] = &half_reduce<kMaxReduce, H>;
-  loops.accumulate[kSumReduce][d] = &half_accumulate<kSumReduce, H>;
-  loops.accumulate[kMaxReduce][d] = &half_accumulate<kMaxReduce, H>;
+  for (OpId op : {OpId::kSum, OpId::kMax}) {
+    const int o = static_cast<int>(op);
+    loops.reduce[o][d] =
+        op == OpId::kSum ? &half_reduce<OpId::kSum, H> : &half_reduce<OpId::kMax, H>;
+    loops.accumulate[o][d] =
+        op == OpId::kSum ? &half_accumulate<OpId::kSum, H> : &half_accumulate<OpId::kMax, H>;
+  }
 }
 
 }  // namespace
 
 void fill_half_loops(CpuLoops& loops) {
   const int f = static_cast<int>(DType::kFloat32);
-  for (int op = 0; op < kNumBinaryOps; ++op) float_loops.binary[op] = loops.binary[op][f];
-  for (int op = 0; op < kNumUnaryOps; ++op) float_loops.unary[op] = loops.unary[op][f];
-  for (int op = 0; op < kNumReduceOps; ++op) {
+  for (int op = 0; op < kNumOps; ++op) {
+    float_loops.binary[op] = loops.binary[op][f];
+    float_loops.unary[op] = loops.unary[op][f];
     float_loops.reduce[op] = loops.reduce[op][f];
     float_loops.accumulate[op] = loops.accumulate[op][f];
   }

@@ -96,10 +96,11 @@ void max_accumulate(const void* vin, void* vacc, int64_t n) {
 template <typename T>
 void fill_type(CpuLoops& loops) {
   const int d = static_cast<int>(dtype_of<T>());
-  loops.reduce[kSumReduce][d] = &sum_loop<T>;
-  loops.reduce[kMaxReduce][d] = &max_loop<T>;
-  loops.accumulate[kSumReduce][d] = &sum_accumulate<T>;
-  loops.accumulate[kMaxReduce][d] = &max_accumulate<T>;
+  constexpr int kSum = static_cast<int>(OpId::kSum), kMax = static_cast<int>(OpId::kMax);
+  loops.reduce[kSum][d] = &sum_loop<T>;
+  loops.reduce[kMax][d] = &max_loop<T>;
+  loops.accumulate[kSum][d] = &sum_accumulate<T>;
+  loops.accumulate[kMax][d] = &max_accumulate<T>;
 }
 
 }  // namespace

@@ -27,7 +27,7 @@ TEST(CudaRegistryTest, MatchesOpDtypesExceptIntegerMatMul) {
     const OpId op = static_cast<OpId>(o);
     for (int d = 0; d < kNumDTypes; ++d) {
       const DType dtype = static_cast<DType>(d);
-      const bool accepted = (internal::op_dtypes(op) & internal::dtype_bit(dtype)) != 0;
+      const bool accepted = (op_dtypes(op) & dtype_bit(dtype)) != 0;
       const bool expected = accepted && !(op == OpId::kMatMul && is_integer(dtype));
       EXPECT_EQ(gpu_registry().find(op, DeviceType::kGPU, dtype) != nullptr, expected)
           << op_name(op) << " " << dtype_name(dtype);

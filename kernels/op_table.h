@@ -1,0 +1,62 @@
+#pragma once
+// The op table: every op the runtime knows, declared once, as MT_DTYPE_TABLE declares the
+// dtypes. Everything else about an op is read from its row: OpId and kNumOps, op_name, the
+// dtypes the shape function and every backend's registration check, the arity, the shape
+// function, the C++ wrappers of the uniform families (runtime/ops.h), the Python bindings
+// and the ops the tests and fuzzers iterate over (Note [Adding an op] in docs/design.md).
+//
+// Columns: X(Name, "TfName", cc_name, "py_name", arity, dtypes, shape_fn, flags)
+//   Name      the enumerator: OpId::k##Name
+//   TfName    TensorFlow's op name, used in placement logs and error messages
+//   cc_name   the C++ function in namespace mt (runtime/ops.h)
+//   py_name   the Python function, relative to the package: "add", "nn.relu"
+//   arity     the inputs shape inference sees: a count, or kVariadic (one or more); a
+//             source op sees one, the output itself (op_def.h)
+//   dtypes    the DTypeSet (core/dtype_set.h) of the input that keys the kernel: the first,
+//             or the one the flags name; a source op's is its output's
+//   shape_fn  the function of kernels/shape_fns.h that validates a call and infers outputs
+//   flags     OpFlags (op_id.h): kNone, kSource, kGrad (differentiable), kCostly (much
+//             work per element), kRandom, kKeyInput1 (the kernel is keyed by input 1)
+//
+// The families below are separate lists so that code which handles a family uniformly
+// (one CPU loop and one CUDA functor per element-wise op, one wrapper signature) can expand
+// just that family; MT_OP_TABLE is all of them, in OpId order.
+
+// The data ops: constants, fills, copies and casts.
+#define MT_DATA_OPS(X)                                                                      \
+  X(EagerConst, "_EagerConst", constant, "constant", 1, kAllDTypes, infer_data_op, kSource) \
+  X(Fill, "Fill", fill, "fill", 1, kAllDTypes, infer_data_op, kSource)                      \
+  X(Identity, "Identity", identity, "identity", 1, kAllDTypes, infer_data_op, kGrad)        \
+  X(Cast, "Cast", cast, "cast", 1, kAllDTypes, infer_data_op, kGrad)
+
+// Linear algebra and the n-ary sum.
+#define MT_MATH_OPS(X)                                                          \
+  X(MatMul, "MatMul", matmul, "matmul", 2, kNumericDTypes, infer_matmul, kGrad) \
+  X(AddN, "AddN", add_n, "add_n", kVariadic, kNumericDTypes, infer_add_n, kGrad)
+
+// Element-wise binary ops with NumPy broadcasting; the output has the inputs' dtype.
+#define MT_BINARY_OPS(X)                                                 \
+  X(AddV2, "AddV2", add, "add", 2, kNumericDTypes, infer_binary, kGrad)  \
+  X(Sub, "Sub", sub, "subtract", 2, kNumericDTypes, infer_binary, kGrad) \
+  X(Mul, "Mul", mul, "multiply", 2, kNumericDTypes, infer_binary, kGrad) \
+  X(RealDiv, "RealDiv", div, "divide", 2, kFloatDTypes, infer_binary, kGrad)
+
+// Element-wise unary ops; the output has the input's dtype.
+#define MT_UNARY_OPS(X)                                                    \
+  X(Neg, "Neg", neg, "negative", 1, kNumericDTypes, infer_unary, kGrad)    \
+  X(Abs, "Abs", abs, "abs", 1, kNumericDTypes, infer_unary, kGrad)         \
+  X(Exp, "Exp", exp, "exp", 1, kFloatDTypes, infer_unary, kGrad | kCostly) \
+  X(Relu, "Relu", relu, "nn.relu", 1, kNumericDTypes, infer_unary, kGrad)
+
+// Reductions over axes (Note [Reductions] in op_def.h).
+#define MT_REDUCTION_OPS(X)                                                              \
+  X(Sum, "Sum", reduce_sum, "reduce_sum", 1, kNumericDTypes, infer_reduction, kGrad)     \
+  X(Mean, "Mean", reduce_mean, "reduce_mean", 1, kNumericDTypes, infer_reduction, kGrad) \
+  X(Max, "Max", reduce_max, "reduce_max", 1, kNumericDTypes, infer_reduction, kGrad)
+
+#define MT_OP_TABLE(X) \
+  MT_DATA_OPS(X)       \
+  MT_MATH_OPS(X)       \
+  MT_BINARY_OPS(X)     \
+  MT_UNARY_OPS(X)      \
+  MT_REDUCTION_OPS(X)
