@@ -88,8 +88,8 @@ MT_HOST_DEVICE inline void box_muller(uint32_t x0, uint32_t x1, uint32_t x2, uin
 }
 
 // Computes group `g` of 4 floats of `dist` from the stream `seed`.
-MT_HOST_DEVICE inline void random_group(RandomDistribution dist, const PhiloxSeed& seed,
-                                        uint64_t g, float out[4]) {
+MT_HOST_DEVICE inline void random_group(RandomDistribution dist, const PhiloxSeed& seed, uint64_t g,
+                                        float out[4]) {
   if (dist == RandomDistribution::kTruncatedNormal) {
     PhiloxWords words(seed, g * 256);
     for (int filled = 0; filled < 4;) {
@@ -112,8 +112,8 @@ MT_HOST_DEVICE inline void random_group(RandomDistribution dist, const PhiloxSee
 }
 
 // Computes group `g` of 2 doubles of `dist` from the stream `seed`.
-MT_HOST_DEVICE inline void random_group(RandomDistribution dist, const PhiloxSeed& seed,
-                                        uint64_t g, double out[2]) {
+MT_HOST_DEVICE inline void random_group(RandomDistribution dist, const PhiloxSeed& seed, uint64_t g,
+                                        double out[2]) {
   if (dist == RandomDistribution::kTruncatedNormal) {
     PhiloxWords words(seed, g * 128);
     for (int filled = 0; filled < 2;) {

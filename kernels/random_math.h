@@ -60,12 +60,14 @@ MT_HOST_DEVICE inline double portable_log(double x) {
   const double f = m - 1.0;
   const double s = f / (2.0 + f);
   const double z = mul_rn(s, s), w = mul_rn(z, z);
-  const double t1 = mul_rn(w, fma_rn(w, fma_rn(w, 1.531383769920937332e-01, 2.222219843214978396e-01),
-                                     3.999999999940941908e-01));
-  const double t2 = mul_rn(
-      z, fma_rn(w, fma_rn(w, fma_rn(w, 1.479819860511658591e-01, 1.818357216161805012e-01),
-                          2.857142874366239149e-01),
-                6.666666666666735130e-01));
+  const double t1 =
+      mul_rn(w, fma_rn(w, fma_rn(w, 1.531383769920937332e-01, 2.222219843214978396e-01),
+                       3.999999999940941908e-01));
+  const double t2 =
+      mul_rn(z, fma_rn(w,
+                       fma_rn(w, fma_rn(w, 1.479819860511658591e-01, 1.818357216161805012e-01),
+                              2.857142874366239149e-01),
+                       6.666666666666735130e-01));
   const double r = t2 + t1;
   const double half_f_squared = mul_rn(0.5 * f, f);
   const double dk = k;
@@ -109,10 +111,18 @@ MT_HOST_DEVICE inline void portable_sincos(double x, double* s, double* c) {
   r = fma_rn(-kd, kPiOver2Part3, r);
   const double sr = sin_kernel(r), cr = cos_kernel(r);
   switch (static_cast<int>(kd) & 3) {
-    case 0: *s = sr, *c = cr; break;
-    case 1: *s = cr, *c = -sr; break;
-    case 2: *s = -sr, *c = -cr; break;
-    default: *s = -cr, *c = sr; break;
+    case 0:
+      *s = sr, *c = cr;
+      break;
+    case 1:
+      *s = cr, *c = -sr;
+      break;
+    case 2:
+      *s = -sr, *c = -cr;
+      break;
+    default:
+      *s = -cr, *c = sr;
+      break;
   }
 }
 

@@ -15,8 +15,7 @@ constexpr int64_t kGrainGroups = 2048;
 
 // Writes the elements [g * G, min((g + 1) * G, n)) of group `g` to `out`.
 template <typename T>
-void fill_group(RandomDistribution dist, const PhiloxSeed& seed, uint64_t g, T* out,
-                int64_t n) {
+void fill_group(RandomDistribution dist, const PhiloxSeed& seed, uint64_t g, T* out, int64_t n) {
   if constexpr (std::is_same_v<T, double>) {
     double values[2];
     internal::random_group(dist, seed, g, values);
@@ -54,11 +53,16 @@ void random_fill(RandomDistribution dist, DType dtype, const PhiloxSeed& seed, v
                  int64_t n) {
   MT_CHECK(n >= 0 && (n == 0 || out != nullptr));
   switch (dtype) {
-    case DType::kFloat32: return fill(dist, seed, static_cast<float*>(out), n);
-    case DType::kFloat64: return fill(dist, seed, static_cast<double*>(out), n);
-    case DType::kBFloat16: return fill(dist, seed, static_cast<bfloat16*>(out), n);
-    case DType::kFloat16: return fill(dist, seed, static_cast<float16*>(out), n);
-    default: MT_CHECK(random_fill_supports(dtype));
+    case DType::kFloat32:
+      return fill(dist, seed, static_cast<float*>(out), n);
+    case DType::kFloat64:
+      return fill(dist, seed, static_cast<double*>(out), n);
+    case DType::kBFloat16:
+      return fill(dist, seed, static_cast<bfloat16*>(out), n);
+    case DType::kFloat16:
+      return fill(dist, seed, static_cast<float16*>(out), n);
+    default:
+      MT_CHECK(random_fill_supports(dtype));
   }
 }
 
