@@ -5,6 +5,7 @@
 
 #include "core/check.h"
 #include "core/half.h"
+#include "kernels/cpu/cpu_isa.h"
 #include "kernels/cpu/thread_pool.h"
 
 namespace mt::cpu {
@@ -33,12 +34,35 @@ void fill_group(RandomDistribution dist, const PhiloxSeed& seed, uint64_t g, T* 
   }
 }
 
+// Fills the groups [begin, end).
+template <typename T>
+void fill_groups(RandomDistribution dist, const PhiloxSeed& seed, T* out, int64_t n, int64_t begin,
+                 int64_t end) {
+  for (int64_t g = begin; g < end; ++g) fill_group(dist, seed, static_cast<uint64_t>(g), out, n);
+}
+
+// fill_groups with the random math inlined and its fused multiply-adds in hardware (at the
+// baseline ISA each std::fma is a library call, several times slower). Same bits: an fma
+// rounds once either way, and this file is built without contraction (random_math.h).
+template <typename T>
+__attribute__((target("avx2,fma"), flatten)) void fill_groups_fma(RandomDistribution dist,
+                                                                  const PhiloxSeed& seed, T* out,
+                                                                  int64_t n, int64_t begin,
+                                                                  int64_t end) {
+  fill_groups(dist, seed, out, n, begin, end);
+}
+
 template <typename T>
 void fill(RandomDistribution dist, const PhiloxSeed& seed, T* out, int64_t n) {
   constexpr int64_t kGroup = std::is_same_v<T, double> ? 2 : 4;
   const int64_t groups = (n + kGroup - 1) / kGroup;
+  const bool fma = cpu_isa() != CpuIsa::kBaseline;
   parallel_for(groups, kGrainGroups, [&](int64_t begin, int64_t end) {
-    for (int64_t g = begin; g < end; ++g) fill_group(dist, seed, static_cast<uint64_t>(g), out, n);
+    if (fma) {
+      fill_groups_fma(dist, seed, out, n, begin, end);
+    } else {
+      fill_groups(dist, seed, out, n, begin, end);
+    }
   });
 }
 

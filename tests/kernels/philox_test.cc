@@ -113,9 +113,10 @@ TEST(PhiloxTest, StatefulSeedPutsSeedInTheKeyAndSeed2InTheCounter) {
 }
 
 TEST(RandomFillTest, MatchesTensorFlowBits) {
-  // Uniform values and every bfloat16/float16 value are TensorFlow's exactly; float32 and
-  // float64 normals may differ in the last bits where glibc's log/sin/cos round differently
-  // (Note [TensorFlow's random bits]).
+  // Uniform values and every bfloat16/float16 value here are TensorFlow's exactly; float32
+  // and float64 normals may differ in the last bits where glibc's logf/sinf/cosf round
+  // differently from ours (Note [TensorFlow's random bits]), which is rare.
+  int inexact = 0, total = 0;
   for (const testutil::RandomGolden& golden : testutil::tensorflow_random_goldens()) {
     const std::vector<uint64_t> got =
         fill_bits(golden.dist, golden.dtype, stateless_philox_seed(golden.seed0, golden.seed1),
@@ -130,9 +131,12 @@ TEST(RandomFillTest, MatchesTensorFlowBits) {
         EXPECT_EQ(got[i], golden.bits[i]) << where;
       } else {
         EXPECT_LE(ulps_apart(got[i], golden.bits[i]), 3) << where;
+        inexact += got[i] != golden.bits[i];
+        ++total;
       }
     }
   }
+  EXPECT_LE(inexact, total / 20) << inexact << " of " << total << " normals differ";
 }
 
 // FNV-1a (64-bit) of `size` bytes.
@@ -149,6 +153,35 @@ TEST(RandomFillTest, UniformMatchesTensorFlowOver100003Elements) {
     cpu::random_fill(RandomDistribution::kUniform, expected.dtype, stateless_philox_seed(12345, -7),
                      bytes.data(), kN);
     EXPECT_EQ(fnv1a(bytes.data(), bytes.size()), expected.fnv1a) << dtype_name(expected.dtype);
+  }
+}
+
+TEST(RandomFillTest, GivesPinnedNormalBitsAtEveryIsaLevel) {
+  // FNV-1a of 100003 values of seed [12345, -7], from this implementation (TensorFlow's
+  // differ in a few values). ctest runs this at every ISA level (MT_CPU_ISA), where the fill
+  // computes fused multiply-adds in hardware or in the C library, and the GPU test compares
+  // the CUDA fill with this one: all must give these bits.
+  constexpr int64_t kN = 100003;
+  const struct {
+    RandomDistribution dist;
+    DType dtype;
+    uint64_t fnv1a;
+  } cases[] = {
+      {RandomDistribution::kNormal, DType::kFloat32, 0x4b79ea79c842f595ull},
+      {RandomDistribution::kNormal, DType::kFloat64, 0xe2e66643c0b70ce0ull},
+      {RandomDistribution::kNormal, DType::kBFloat16, 0xd8ac807bf6d61bb6ull},
+      {RandomDistribution::kNormal, DType::kFloat16, 0xecd941e8063c4212ull},
+      {RandomDistribution::kTruncatedNormal, DType::kFloat32, 0x829a8568a2137a77ull},
+      {RandomDistribution::kTruncatedNormal, DType::kFloat64, 0xf7f15e49abd29756ull},
+      {RandomDistribution::kTruncatedNormal, DType::kBFloat16, 0x18cf151837c282eaull},
+      {RandomDistribution::kTruncatedNormal, DType::kFloat16, 0x4245f54145402096ull},
+  };
+  for (const auto& c : cases) {
+    std::vector<unsigned char> bytes(kN * dtype_size(c.dtype));
+    cpu::random_fill(c.dist, c.dtype, stateless_philox_seed(12345, -7), bytes.data(), kN);
+    EXPECT_EQ(fnv1a(bytes.data(), bytes.size()), c.fnv1a)
+        << name(c.dist) << " " << dtype_name(c.dtype) << std::hex << " 0x"
+        << fnv1a(bytes.data(), bytes.size());
   }
 }
 
@@ -238,7 +271,7 @@ double error_ulps(double got, long double want) {
   return static_cast<double>(std::fabs(static_cast<long double>(got) - want) / ulp);
 }
 
-TEST(RandomMathTest, LogSinAndCosAreWithinTwoUlpsOfLongDouble) {
+TEST(RandomMathTest, LogSinAndCosAreCorrectlyRoundedNearlyAlways) {
   double worst_log = 0, worst_sin = 0, worst_cos = 0;
   internal::PhiloxWords words(stateless_philox_seed(9, 9), 0);
   for (int i = 0; i < 200000; ++i) {
@@ -251,9 +284,11 @@ TEST(RandomMathTest, LogSinAndCosAreWithinTwoUlpsOfLongDouble) {
     worst_sin = std::max(worst_sin, error_ulps(s, std::sin(static_cast<long double>(angle))));
     worst_cos = std::max(worst_cos, error_ulps(c, std::cos(static_cast<long double>(angle))));
   }
-  EXPECT_LT(worst_log, 2.0);
-  EXPECT_LT(worst_sin, 2.0);
-  EXPECT_LT(worst_cos, 2.0);
+  // Half a unit is correct rounding; long double's own error and our rare misroundings
+  // add a little.
+  EXPECT_LT(worst_log, 0.55);
+  EXPECT_LT(worst_sin, 0.55);
+  EXPECT_LT(worst_cos, 0.55);
 }
 
 }  // namespace
