@@ -11,7 +11,7 @@
 namespace mt::cpu {
 namespace {
 
-// Groups per parallel_for range: a few microseconds of Box-Muller, more of uniform.
+// Groups per parallel_for range: tens of microseconds of uniform values, more of normal ones.
 constexpr int64_t kGrainGroups = 2048;
 
 // Writes the elements [g * G, min((g + 1) * G, n)) of group `g` to `out`.

@@ -95,6 +95,22 @@ TEST(RandomSeedStateTest, GivesTensorFlowsStatefulNormalValues) {
                                              -2.3519238994697904, -1.2059862321712569}));
 }
 
+TEST(RandomSeedStateTest, GivesTensorFlowsStatefulTruncatedNormalValues) {
+  // tf.random.set_seed(1); tf.random.truncated_normal([5], seed=7), twice.
+  RandomSeedState state;
+  state.set_global_seed(1);
+  std::vector<float> out(5);
+  for (const std::vector<float>& want :
+       {std::vector<float>{-0.657312273979187, -0.21175844967365265, -0.40897825360298157,
+                           -0.1848050057888031, 0.48211053013801575},
+        std::vector<float>{0.8323692083358765, -0.8254317045211792, 0.8464173078536987,
+                           -0.8496364951133728, -0.5305209755897522}}) {
+    cpu::random_fill(RandomDistribution::kTruncatedNormal, DType::kFloat32,
+                     state.reserve(3, state.op_seeds(7), 5), out.data(), 5);
+    EXPECT_EQ(out, want);
+  }
+}
+
 TEST(RandomSeedStateTest, KeepsOneStreamPerStreamIdAndSeedPair) {
   RandomSeedState state;
   const SeedPair seeds{1, 2};
