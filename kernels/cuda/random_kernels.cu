@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/check.h"
+#include "core/fault_injection.h"
 #include "kernels/cuda/random_kernels.h"
 
 namespace mt::cuda {
@@ -78,6 +79,13 @@ __global__ void __launch_bounds__(kRandomThreads)
   }
 }
 
+// Returns OK for cudaSuccess, else Internal "[random_fill] cudaLaunchKernel failed: ...".
+absl::Status launch_status(cudaError_t error) {
+  if (error == cudaSuccess) return absl::OkStatus();
+  return absl::InternalError(
+      absl::StrCat("[random_fill] cudaLaunchKernel failed: ", cudaGetErrorString(error)));
+}
+
 template <Format kFormat, RandomDistribution kDist>
 absl::Status launch(const PhiloxSeed& seed, void* out, int64_t n, cudaStream_t stream) {
   constexpr int kG = kGroupSize<kFormat>;
@@ -85,12 +93,12 @@ absl::Status launch(const PhiloxSeed& seed, void* out, int64_t n, cudaStream_t s
   const auto blocks = static_cast<unsigned>(
       std::clamp<int64_t>((groups + kRandomThreads - 1) / kRandomThreads, 1, kMaxRandomBlocks));
   const bool vectorized = reinterpret_cast<uintptr_t>(out) % sizeof(GroupVector<kFormat>) == 0;
+  if (internal::should_fail(internal::FaultSite::kKernelLaunch)) {  // tests only
+    return launch_status(cudaErrorLaunchOutOfResources);
+  }
   random_fill_kernel<kFormat, kDist><<<blocks, kRandomThreads, 0, stream>>>(
       seed, static_cast<Element<kFormat>*>(out), n, groups, vectorized);
-  const cudaError_t error = cudaGetLastError();
-  if (error == cudaSuccess) return absl::OkStatus();
-  return absl::InternalError(
-      absl::StrCat("[random_fill] cudaLaunchKernel failed: ", cudaGetErrorString(error)));
+  return launch_status(cudaGetLastError());
 }
 
 template <Format kFormat>

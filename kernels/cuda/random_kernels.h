@@ -25,8 +25,8 @@ namespace mt::cuda {
 // Enqueues on `stream` the writing of n values of `dist` as `dtype` to the device buffer
 // `out` (n elements), from the stream that starts at `seed`, and returns without waiting.
 // `dtype` is one cpu::random_fill_supports takes (checked). Returns Internal
-// "[random_fill] cudaLaunchKernel failed: <error>" when the launch fails; n == 0 launches
-// nothing.
+// "[random_fill] cudaLaunchKernel failed: <error>" when the launch fails (also when the
+// test-only FaultSite::kKernelLaunch fires); n == 0 launches nothing.
 absl::Status launch_random_fill(RandomDistribution dist, DType dtype, const PhiloxSeed& seed,
                                 void* out, int64_t n, cudaStream_t stream);
 

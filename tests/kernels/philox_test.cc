@@ -219,6 +219,15 @@ TEST(RandomFillTest, FillsNothingForZeroElements) {
                    nullptr, 0);
 }
 
+TEST(RandomFillTest, AbortsOnADtypeItDoesNotFill) {
+  // The ops check dtypes first (random_fill_supports), so another one here is a bug.
+  EXPECT_FALSE(cpu::random_fill_supports(DType::kInt32));
+  int32_t out[4];
+  EXPECT_DEATH(cpu::random_fill(RandomDistribution::kUniform, DType::kInt32,
+                                stateless_philox_seed(1, 2), out, 4),
+               "MT_CHECK failed: random_fill_supports\\(dtype\\)");
+}
+
 struct Moments {
   double mean = 0, variance = 0, min = INFINITY, max = -INFINITY;
 };

@@ -1,13 +1,16 @@
 // The CUDA random fill (kernels/cuda/random_kernels.h) gives the CPU fill's bits for every
 // distribution and dtype, for aligned and unaligned buffers and lengths with a partial last
-// group. Skips itself without a GPU.
+// group, and the message of a failed launch. Skips itself without a GPU, but for the failed
+// launch, which is injected.
 #include "kernels/cuda/random_kernels.h"
 
 #include <cuda_runtime.h>
 
 #include <cstring>
+#include <string>
 #include <vector>
 
+#include "core/fault_injection.h"
 #include "gtest/gtest.h"
 #include "kernels/cpu/random_fill.h"
 
@@ -69,6 +72,17 @@ TEST_F(RandomKernelsTest, LaunchesNothingForZeroElements) {
   EXPECT_TRUE(launch_random_fill(RandomDistribution::kUniform, DType::kFloat32,
                                  stateless_philox_seed(1, 2), nullptr, 0, nullptr)
                   .ok());
+}
+
+// Needs no GPU: the injected fault stops the launch before it reaches the driver.
+TEST(RandomKernelsErrorTest, ReportsAFailedLaunch) {
+  internal::inject_fault(internal::FaultSite::kKernelLaunch, 1);
+  const absl::Status status = launch_random_fill(RandomDistribution::kNormal, DType::kFloat32,
+                                                 stateless_philox_seed(1, 2), nullptr, 4, nullptr);
+  internal::clear_faults();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInternal);
+  EXPECT_EQ(status.message(), std::string("[random_fill] cudaLaunchKernel failed: ") +
+                                  cudaGetErrorString(cudaErrorLaunchOutOfResources));
 }
 
 }  // namespace
