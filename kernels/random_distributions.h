@@ -7,15 +7,17 @@
 //   random_group(RandomDistribution::kNormal, seed, /*group=*/7, group);  // elements 28..31
 //
 // An output tensor of n elements is ceil(n / G) groups of G outputs (G = 4 for float32,
-// bfloat16 and float16, 2 for float64), element i being output i % G of group i / G. For
-// bfloat16 and float16 a group is computed in float and rounded to nearest even, except
-// the uniform values, which are exact (uniform_half_group).
+// bfloat16, float16 and int32, 2 for float64 and int64), element i being output i % G of group i /
+// G. For bfloat16 and float16 a group is computed in float and rounded to nearest even, except the
+// uniform values, which are exact (uniform_half_group).
 //
 // Note [TensorFlow's random bits]
 // Groups map to Philox blocks as in TensorFlow's FillPhiloxRandom: the uniform and normal
 // group g is block g; a truncated-normal group g starts at block g * 256 * G / 4 (the 256
 // samples per output TensorFlow reserves) and takes 32-bit words from there (two per float
 // attempt, four per double attempt) until G values fall within two standard deviations.
+// Uniform integers are minval + bits % (maxval - minval), one word per int32 and two per
+// int64, as TensorFlow's (its modulo's slight bias included).
 // Uniform values of every dtype are bit-identical to TensorFlow's on every device. Normal
 // and truncated-normal values use TensorFlow's Box-Muller formulas, but log, sin and cos
 // are our own (kernels/random_math.h: the same bits on every device, correctly rounded in
@@ -146,6 +148,28 @@ MT_HOST_DEVICE inline void uniform_half_group(bool bfloat16, const PhiloxSeed& s
   const PhiloxBlock b = philox4x32_10(counter_add(seed.counter, g), seed.key);
   for (int i = 0; i < 4; ++i) {
     out[i] = bfloat16 ? uint32_to_bfloat16_value(b.word[i]) : uint32_to_float16_value(b.word[i]);
+  }
+}
+
+// Computes the uniform integer group `g` of 4 int32: minval + bits % range, where range is
+// maxval - minval as unsigned, or each word itself when range is 0 (the full range).
+MT_HOST_DEVICE inline void uniform_int_group(const PhiloxSeed& seed, uint64_t g, int32_t minval,
+                                             uint32_t range, int32_t out[4]) {
+  const PhiloxBlock b = philox4x32_10(counter_add(seed.counter, g), seed.key);
+  for (int i = 0; i < 4; ++i) {
+    const uint32_t offset = range == 0 ? b.word[i] : b.word[i] % range;
+    out[i] = static_cast<int32_t>(static_cast<uint32_t>(minval) + offset);  // wraps
+  }
+}
+
+// Computes the uniform integer group `g` of 2 int64, each from two words, low word first.
+MT_HOST_DEVICE inline void uniform_int_group(const PhiloxSeed& seed, uint64_t g, int64_t minval,
+                                             uint64_t range, int64_t out[2]) {
+  const PhiloxBlock b = philox4x32_10(counter_add(seed.counter, g), seed.key);
+  for (int i = 0; i < 2; ++i) {
+    const uint64_t bits = b.word[2 * i] | uint64_t{b.word[2 * i + 1]} << 32;
+    const uint64_t offset = range == 0 ? bits : bits % range;
+    out[i] = static_cast<int64_t>(static_cast<uint64_t>(minval) + offset);  // wraps
   }
 }
 

@@ -90,4 +90,28 @@ void random_fill(RandomDistribution dist, DType dtype, const PhiloxSeed& seed, v
   }
 }
 
+void random_fill_uniform_int(DType dtype, const PhiloxSeed& seed, int64_t minval, uint64_t range,
+                             void* out, int64_t n) {
+  MT_CHECK(n >= 0 && (n == 0 || out != nullptr));
+  MT_CHECK(dtype == DType::kInt32 || dtype == DType::kInt64);
+  const bool wide = dtype == DType::kInt64;
+  MT_CHECK(wide || (range <= (uint64_t{1} << 32) && minval == static_cast<int32_t>(minval)));
+  const int64_t group = wide ? 2 : 4;
+  parallel_for((n + group - 1) / group, kGrainGroups, [&](int64_t begin, int64_t end) {
+    for (int64_t g = begin; g < end; ++g) {
+      const int64_t count = std::min(group, n - g * group);
+      if (wide) {
+        int64_t values[2];
+        internal::uniform_int_group(seed, g, minval, range, values);
+        std::copy_n(values, count, static_cast<int64_t*>(out) + g * 2);
+      } else {
+        int32_t values[4];  // a range of 2^32 is the full range, as 0 is
+        internal::uniform_int_group(seed, g, static_cast<int32_t>(minval),
+                                    static_cast<uint32_t>(range), values);
+        std::copy_n(values, count, static_cast<int32_t*>(out) + g * 4);
+      }
+    }
+  });
+}
+
 }  // namespace mt::cpu

@@ -9,7 +9,8 @@
 //   cpu::random_fill(RandomDistribution::kNormal, DType::kFloat32,
 //                    stateless_philox_seed(1, 2), out.data(), out.size());
 //
-// The values are the distribution's standard form ([0, 1), or mean 0 and standard deviation
+// Integers have their own fill, random_fill_uniform_int. The values of random_fill are the
+// distribution's standard form ([0, 1), or mean 0 and standard deviation
 // 1); the ops scale and shift them.
 
 #include <cstdint>
@@ -28,5 +29,12 @@ bool random_fill_supports(DType dtype);
 // of `dtype`, which random_fill_supports (checked). Thread-safe; blocks until done.
 void random_fill(RandomDistribution dist, DType dtype, const PhiloxSeed& seed, void* out,
                  int64_t n);
+
+// Writes n uniform integers of `dtype` (int32 or int64, checked) to `out`: minval plus a
+// value below `range` (maxval - minval as unsigned, below 2^32 for int32, checked), or with
+// range 0 every value of the dtype (stateless_uniform with minval=maxval=None). As
+// TensorFlow's (Stateless)RandomUniformInt. Thread-safe; blocks until done.
+void random_fill_uniform_int(DType dtype, const PhiloxSeed& seed, int64_t minval, uint64_t range,
+                             void* out, int64_t n);
 
 }  // namespace mt::cpu

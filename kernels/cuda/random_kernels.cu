@@ -4,6 +4,7 @@
 #include <cuda_fp16.h>
 
 #include <algorithm>
+#include <type_traits>
 
 #include "absl/strings/str_cat.h"
 #include "core/check.h"
@@ -116,6 +117,43 @@ absl::Status launch_format(RandomDistribution dist, const PhiloxSeed& seed, void
   return absl::OkStatus();
 }
 
+// Uniform integers: 4 int32 or 2 int64 a group, stored as one 16-byte vector when aligned.
+template <typename T>
+__global__ void __launch_bounds__(kRandomThreads)
+    uniform_int_kernel(PhiloxSeed seed, T* out, int64_t n, int64_t groups, T minval,
+                       std::make_unsigned_t<T> range, bool vectorized) {
+  constexpr int kG = 16 / sizeof(T);
+  using Vector = std::conditional_t<sizeof(T) == 4, int4, longlong2>;
+  const int64_t stride = int64_t{gridDim.x} * blockDim.x;
+  for (int64_t g = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; g < groups; g += stride) {
+    T values[kG];
+    internal::uniform_int_group(seed, static_cast<uint64_t>(g), minval, range, values);
+    if (vectorized && (g + 1) * kG <= n) {
+      Vector v;
+      memcpy(&v, values, sizeof v);
+      reinterpret_cast<Vector*>(out)[g] = v;
+    } else {
+      for (int64_t i = 0; i < kG && g * kG + i < n; ++i) out[g * kG + i] = values[i];
+    }
+  }
+}
+
+template <typename T>
+absl::Status launch_uniform_int(const PhiloxSeed& seed, int64_t minval, uint64_t range, void* out,
+                                int64_t n, cudaStream_t stream) {
+  constexpr int64_t kG = 16 / sizeof(T);
+  const int64_t groups = (n + kG - 1) / kG;
+  const auto blocks = static_cast<unsigned>(
+      std::clamp<int64_t>((groups + kRandomThreads - 1) / kRandomThreads, 1, kMaxRandomBlocks));
+  if (internal::should_fail(internal::FaultSite::kKernelLaunch)) {  // tests only
+    return launch_status(cudaErrorLaunchOutOfResources);
+  }
+  uniform_int_kernel<T><<<blocks, kRandomThreads, 0, stream>>>(
+      seed, static_cast<T*>(out), n, groups, static_cast<T>(minval),
+      static_cast<std::make_unsigned_t<T>>(range), reinterpret_cast<uintptr_t>(out) % 16 == 0);
+  return launch_status(cudaGetLastError());
+}
+
 }  // namespace
 
 absl::Status launch_random_fill(RandomDistribution dist, DType dtype, const PhiloxSeed& seed,
@@ -135,6 +173,18 @@ absl::Status launch_random_fill(RandomDistribution dist, DType dtype, const Phil
       MT_CHECK(false);
   }
   return absl::OkStatus();
+}
+
+absl::Status launch_random_fill_uniform_int(DType dtype, const PhiloxSeed& seed, int64_t minval,
+                                            uint64_t range, void* out, int64_t n,
+                                            cudaStream_t stream) {
+  MT_CHECK(n >= 0);
+  MT_CHECK(dtype == DType::kInt32 || dtype == DType::kInt64);
+  const bool wide = dtype == DType::kInt64;
+  MT_CHECK(wide || (range <= (uint64_t{1} << 32) && minval == static_cast<int32_t>(minval)));
+  if (n == 0) return absl::OkStatus();
+  if (wide) return launch_uniform_int<int64_t>(seed, minval, range, out, n, stream);
+  return launch_uniform_int<int32_t>(seed, minval, range, out, n, stream);
 }
 
 }  // namespace mt::cuda

@@ -30,4 +30,11 @@ namespace mt::cuda {
 absl::Status launch_random_fill(RandomDistribution dist, DType dtype, const PhiloxSeed& seed,
                                 void* out, int64_t n, cudaStream_t stream);
 
+// Enqueues on `stream` the writing of n uniform integers of `dtype` (int32 or int64) to the
+// device buffer `out`, as cpu::random_fill_uniform_int does (same arguments, same checks,
+// same bits). Errors as launch_random_fill's.
+absl::Status launch_random_fill_uniform_int(DType dtype, const PhiloxSeed& seed, int64_t minval,
+                                            uint64_t range, void* out, int64_t n,
+                                            cudaStream_t stream);
+
 }  // namespace mt::cuda

@@ -3,6 +3,7 @@
 // thread count, and the distributions' moments.
 #include "kernels/philox.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -137,6 +138,45 @@ TEST(RandomFillTest, MatchesTensorFlowBits) {
     }
   }
   EXPECT_LE(inexact, total / 20) << inexact << " of " << total << " normals differ";
+}
+
+TEST(RandomFillTest, UniformIntegersMatchTensorFlow) {
+  // tf.random.stateless_uniform([n], seed=[1, 2], minval, maxval, dtype), maxval and minval
+  // None for the full range.
+  const PhiloxSeed seed = stateless_philox_seed(1, 2);
+  std::vector<int32_t> i32(7);
+  cpu::random_fill_uniform_int(DType::kInt32, seed, -5, 22, i32.data(), 7);
+  EXPECT_EQ(i32, (std::vector<int32_t>{-1, 0, 7, 12, 2, -2, -2}));
+  cpu::random_fill_uniform_int(DType::kInt32, seed, 0, 0, i32.data(), 7);
+  EXPECT_EQ(i32, (std::vector<int32_t>{1105988140, 1738052849, -335576002, 370444179, 10670227,
+                                       -246211131, 1066250331}));
+  std::vector<int64_t> i64(5);
+  const int64_t lo = -(int64_t{1} << 40);
+  cpu::random_fill_uniform_int(DType::kInt64, seed, lo, (uint64_t{1} << 41) + 3, i64.data(), 5);
+  EXPECT_EQ(i64, (std::vector<int64_t>{-63328705202, 635317413237, 846095504361, 267350778842,
+                                       753224182887}));
+  cpu::random_fill_uniform_int(DType::kInt64, seed, 0, 0, i64.data(), 5);
+  EXPECT_EQ(i64,
+            (std::vector<int64_t>{7464880146280614444, 1591045637757961278, -1057468755545501549,
+                                  2524363516007002203, 6884554327646026923}));
+}
+
+TEST(RandomFillTest, UniformIntegersAreTheSameAtAnyThreadCount) {
+  constexpr int64_t kN = 300007;
+  const PhiloxSeed seed = stateless_philox_seed(3, 4);
+  std::vector<int32_t> i32_one(kN), i32(kN);
+  std::vector<int64_t> i64_one(kN), i64(kN);
+  cpu::set_intra_op_threads(1);
+  cpu::random_fill_uniform_int(DType::kInt32, seed, -100, 1000, i32_one.data(), kN);
+  cpu::random_fill_uniform_int(DType::kInt64, seed, 7, uint64_t{1} << 50, i64_one.data(), kN);
+  cpu::set_intra_op_threads(7);
+  cpu::random_fill_uniform_int(DType::kInt32, seed, -100, 1000, i32.data(), kN);
+  cpu::random_fill_uniform_int(DType::kInt64, seed, 7, uint64_t{1} << 50, i64.data(), kN);
+  cpu::set_intra_op_threads(testutil::test_intra_op_threads());
+  EXPECT_EQ(i32, i32_one);
+  EXPECT_EQ(i64, i64_one);
+  EXPECT_EQ(*std::min_element(i32.begin(), i32.end()), -100);
+  EXPECT_EQ(*std::max_element(i32.begin(), i32.end()), 899);
 }
 
 // FNV-1a (64-bit) of `size` bytes.

@@ -111,6 +111,25 @@ TEST(RandomSeedStateTest, GivesTensorFlowsStatefulTruncatedNormalValues) {
   }
 }
 
+TEST(RandomSeedStateTest, GivesTensorFlowsStatefulUniformIntegers) {
+  // tf.random.set_seed(1); tf.random.uniform([5], -5, 17, seed=7, dtype=tf.int32) twice,
+  // then tf.random.uniform([3], 0, 2**62, seed=7, dtype=tf.int64).
+  RandomSeedState state;
+  state.set_global_seed(1);
+  std::vector<int32_t> i32(5);
+  cpu::random_fill_uniform_int(DType::kInt32, state.reserve(5, state.op_seeds(7), 5), -5, 22,
+                               i32.data(), 5);
+  EXPECT_EQ(i32, (std::vector<int32_t>{12, 6, 9, -3, 5}));
+  cpu::random_fill_uniform_int(DType::kInt32, state.reserve(5, state.op_seeds(7), 5), -5, 22,
+                               i32.data(), 5);
+  EXPECT_EQ(i32, (std::vector<int32_t>{8, 2, 8, -1, 0}));
+  std::vector<int64_t> i64(3);
+  cpu::random_fill_uniform_int(DType::kInt64, state.reserve(6, state.op_seeds(7), 3), 0,
+                               uint64_t{1} << 62, i64.data(), 3);
+  EXPECT_EQ(i64,
+            (std::vector<int64_t>{1214184793712154673, 1645883844449254586, 2790145933164979988}));
+}
+
 TEST(RandomSeedStateTest, KeepsOneStreamPerStreamIdAndSeedPair) {
   RandomSeedState state;
   const SeedPair seeds{1, 2};

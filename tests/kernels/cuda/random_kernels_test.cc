@@ -68,6 +68,36 @@ TEST_F(RandomKernelsTest, GivesTheCpuFillsBits) {
   }
 }
 
+TEST_F(RandomKernelsTest, GivesTheCpuFillsUniformIntegers) {
+  const PhiloxSeed seed = stateless_philox_seed(12345, -7);
+  const struct {
+    DType dtype;
+    int64_t minval;
+    uint64_t range;
+  } cases[] = {{DType::kInt32, -5, 22},
+               {DType::kInt32, 0, 0},
+               {DType::kInt64, -(int64_t{1} << 40), (uint64_t{1} << 41) + 3},
+               {DType::kInt64, 0, 0}};
+  for (const auto& c : cases) {
+    for (int64_t n : {int64_t{1}, int64_t{7}, int64_t{1000003}}) {
+      for (int64_t offset : {0, 1}) {
+        const size_t size = dtype_size(c.dtype);
+        std::vector<unsigned char> cpu(n * size), gpu(n * size);
+        cpu::random_fill_uniform_int(c.dtype, seed, c.minval, c.range, cpu.data(), n);
+        void* buffer = nullptr;
+        ASSERT_EQ(cudaMalloc(&buffer, (n + offset) * size), cudaSuccess);
+        unsigned char* out = static_cast<unsigned char*>(buffer) + offset * size;
+        EXPECT_TRUE(
+            launch_random_fill_uniform_int(c.dtype, seed, c.minval, c.range, out, n, nullptr).ok());
+        EXPECT_EQ(cudaMemcpy(gpu.data(), out, gpu.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+        cudaFree(buffer);
+        EXPECT_TRUE(gpu == cpu) << dtype_name(c.dtype) << " range " << c.range << " n=" << n
+                                << " offset=" << offset;
+      }
+    }
+  }
+}
+
 TEST_F(RandomKernelsTest, LaunchesNothingForZeroElements) {
   EXPECT_TRUE(launch_random_fill(RandomDistribution::kUniform, DType::kFloat32,
                                  stateless_philox_seed(1, 2), nullptr, 0, nullptr)
