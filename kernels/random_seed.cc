@@ -17,6 +17,21 @@ int64_t truncate_seed(int64_t seed) {
   return r < 0 ? r + kMaxInt32 : r;
 }
 
+// Returns `x` scrambled (the finaliser of SplitMix64), so that nearby stream ids give
+// unrelated seeds.
+uint64_t mix(uint64_t x) {
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+// Returns a seed pair from std::random_device, for ops without any seed.
+SeedPair draw_random_pair() {
+  std::random_device device;
+  const auto draw = [&] { return (int64_t{device()} << 31) ^ device(); };
+  return SeedPair{draw(), draw()};
+}
+
 }  // namespace
 
 namespace internal {
@@ -66,18 +81,14 @@ int64_t PythonRandom::randint31() {
 
 }  // namespace internal
 
-RandomSeedState::RandomSeedState()
-    : random_pair_([] {
-        std::random_device device;
-        const auto draw = [&] { return (int64_t{device()} << 31) ^ device(); };
-        return SeedPair{draw(), draw()};
-      }()) {}
+RandomSeedState::RandomSeedState() : random_pair_(draw_random_pair()) {}
 
 void RandomSeedState::set_global_seed(std::optional<int64_t> seed) {
   internal::MutexLock lock(&mu_);
   global_seed_ = seed;
   if (seed) op_seed_sequence_ = internal::PythonRandom(*seed);
   positions_.clear();
+  random_pair_ = draw_random_pair();  // TensorFlow's new kernels draw new random seeds
 }
 
 std::optional<int64_t> RandomSeedState::global_seed() const {
@@ -102,10 +113,12 @@ SeedPair RandomSeedState::op_seeds(std::optional<int64_t> op_seed) {
 
 PhiloxSeed RandomSeedState::reserve(uint64_t stream, SeedPair seeds, int64_t n) {
   MT_CHECK(n >= 0);
-  if (seeds == SeedPair{0, 0}) seeds = random_pair_;
   uint64_t position;
   {
     internal::MutexLock lock(&mu_);
+    if (seeds == SeedPair{0, 0}) {  // each stream its own random pair, as each kernel has
+      seeds = {random_pair_.seed, random_pair_.seed2 ^ static_cast<int64_t>(mix(stream))};
+    }
     uint64_t& next = positions_[{stream, seeds.seed, seeds.seed2}];
     position = next;
     next += static_cast<uint64_t>(n) * kBlocksPerOutput;

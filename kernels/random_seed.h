@@ -14,7 +14,8 @@
 //   2. global seed only: (g, o) with o the next of a sequence that set_global_seed restarts:
 //      what Python's random.Random(g).randint(0, 2**31 - 1) gives, as TensorFlow draws it;
 //   3. op seed only: (87654321, o), TensorFlow's default graph seed;
-//   4. neither: (0, 0), which reserve() reads as the random pair this state drew when made;
+//   4. neither: (0, 0), which reserve() reads as a random pair the state draws when made and
+//      at every set_global_seed, its second seed mixed with the stream id;
 //   (0, 0) from rules 1-3 becomes (0, 2^31 - 1).
 // A stream is the caller's `stream` id (one per op, dtype and device, as TensorFlow keeps
 // one generator per cached kernel) plus the seed pair. Its numbers are stateful_philox_seed
@@ -22,9 +23,11 @@
 // n * 256 blocks (TensorFlow's reservation, enough for the truncated normal). So
 // tf.random.set_seed(1); tf.random.uniform([n], seed=7) twice gives the same two tensors
 // as two calls with seeds (1, 7) here. set_global_seed restarts every stream, as
-// TensorFlow's set_seed clears its kernel cache. Differences from TensorFlow: rule 4 draws
-// one random pair per state, where TensorFlow draws one per kernel instance; the state
-// keeps one position per stream ever used (TensorFlow's kernel cache grows the same way).
+// TensorFlow's set_seed clears its kernel cache. Differences from TensorFlow: rule 4's seeds
+// come from one random pair per state and set_global_seed, mixed with the stream id, where
+// TensorFlow draws two random seeds per kernel instance (either way each stream has its own
+// unpredictable numbers); the state keeps one position per stream ever used, never
+// forgetting one (TensorFlow's kernel cache grows the same way).
 
 #include <cstdint>
 #include <map>
@@ -64,13 +67,13 @@ struct SeedPair {
 // Thread-safe: every method may be called from any thread.
 class RandomSeedState {
  public:
-  // Draws the pair rule 4 stands for from std::random_device.
+  // Draws the pair rule 4 stands for from std::random_device (again at set_global_seed).
   RandomSeedState();
   RandomSeedState(const RandomSeedState&) = delete;
   RandomSeedState& operator=(const RandomSeedState&) = delete;
 
   // Sets (or with nullopt clears) the global seed, restarts the op-seed sequence and every
-  // stream (tf.random.set_seed).
+  // stream, and draws a new pair for rule 4 (tf.random.set_seed).
   void set_global_seed(std::optional<int64_t> seed);
   // Returns the global seed, if set.
   std::optional<int64_t> global_seed() const;
@@ -84,8 +87,8 @@ class RandomSeedState {
   PhiloxSeed reserve(uint64_t stream, SeedPair seeds, int64_t n);
 
  private:
-  const SeedPair random_pair_;
   mutable internal::Mutex mu_;
+  SeedPair random_pair_ ABSL_GUARDED_BY(mu_);
   std::optional<int64_t> global_seed_ ABSL_GUARDED_BY(mu_);
   internal::PythonRandom op_seed_sequence_ ABSL_GUARDED_BY(mu_);
   std::map<std::tuple<uint64_t, int64_t, int64_t>, uint64_t> positions_ ABSL_GUARDED_BY(mu_);

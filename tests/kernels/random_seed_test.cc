@@ -140,12 +140,19 @@ TEST(RandomSeedStateTest, KeepsOneStreamPerStreamIdAndSeedPair) {
   EXPECT_EQ(state.reserve(10, SeedPair{1, 3}, 1).counter.word[0], 0u);
 }
 
-TEST(RandomSeedStateTest, UsesOneRandomPairForNondeterministicSeeds) {
+TEST(RandomSeedStateTest, GivesEachStreamItsOwnRandomSeedsWithoutSeeds) {
   RandomSeedState state;
   const PhiloxSeed a = state.reserve(1, SeedPair{0, 0}, 4);
   const PhiloxSeed b = state.reserve(1, SeedPair{0, 0}, 4);
   EXPECT_EQ(a.key.word[0], b.key.word[0]);
+  EXPECT_EQ(a.counter.word[2], b.counter.word[2]);
   EXPECT_EQ(b.counter.word[0], 4u * 256);  // the stream moved on
+  const PhiloxSeed other = state.reserve(2, SeedPair{0, 0}, 4);
+  EXPECT_NE(other.counter.word[2], a.counter.word[2]);  // another stream, other seeds
+  state.set_global_seed(std::nullopt);                  // new random seeds
+  const PhiloxSeed after = state.reserve(1, SeedPair{0, 0}, 4);
+  EXPECT_EQ(after.counter.word[0], 0u);
+  EXPECT_NE(after.key.word[0], a.key.word[0]);
 }
 
 TEST(RandomSeedStateTest, ReservesDisjointRangesFromManyThreads) {
