@@ -10,8 +10,10 @@
 //                    stateless_philox_seed(1, 2), out.data(), out.size());
 //
 // Integers have their own fill, random_fill_uniform_int. The values of random_fill are the
-// distribution's standard form ([0, 1), or mean 0 and standard deviation
-// 1); the ops scale and shift them.
+// distribution's standard form ([0, 1), or mean 0 and standard deviation 1); the ops scale
+// and shift them as TensorFlow does, with a multiply and then an add in the output dtype,
+// each rounded (rnd * (maxval - minval) + minval, rnd * stddev + mean): never a fused
+// multiply-add, or the bits differ from TensorFlow's.
 
 #include <cstdint>
 
