@@ -33,7 +33,7 @@ void random_fill(RandomDistribution dist, DType dtype, const PhiloxSeed& seed, v
                  int64_t n);
 
 // Writes n uniform integers of `dtype` (int32 or int64, checked) to `out`: minval plus a
-// value below `range` (maxval - minval as unsigned, below 2^32 for int32, checked), or with
+// value below `range` (maxval - minval as unsigned, at most 2^32 for int32, checked), or with
 // range 0 every value of the dtype (stateless_uniform with minval=maxval=None). As
 // TensorFlow's (Stateless)RandomUniformInt. Thread-safe; blocks until done.
 void random_fill_uniform_int(DType dtype, const PhiloxSeed& seed, int64_t minval, uint64_t range,
