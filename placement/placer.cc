@@ -17,6 +17,8 @@ const char* placement_reason_text(PlacementReason reason) {
       return "requested device has no kernel; fell back";
     case PlacementReason::kSoftFallback:
       return "requested device unknown; soft placement";
+    case PlacementReason::kSmallOpOnHost:
+      return "small integer inputs on the host CPU; pinned there";
   }
   return "unknown";
 }

@@ -46,6 +46,7 @@ enum class PlacementReason : uint8_t {
   kScope,             // the best device matching the requested spec
   kNoKernelFallback,  // the requested device has no kernel for (op, dtype)
   kSoftFallback,      // the requested device does not exist; soft placement chose
+  kSmallOpOnHost,     // small integer inputs already on the host CPU: pinned there
 };
 
 // Returns a short phrase for logs and explanations, e.g. "requested by device scope".

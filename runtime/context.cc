@@ -8,6 +8,7 @@
 #include "allocator/pools.h"
 #include "core/status.h"
 #include "kernels/cpu/thread_pool.h"
+#include "placement/small_op_rule.h"
 #include "runtime/gpu_backend.h"
 #include "runtime/remote.h"
 
@@ -101,7 +102,25 @@ absl::StatusOr<std::unique_ptr<Runtime>> Runtime::create(const Settings& setting
                                                  DeviceSpec{}, /*soft_placement=*/false));
     }
   }
+  rt->set_up_small_op_rule();
   return rt;
+}
+
+void Runtime::set_up_small_op_rule() {
+  if (!small_op_pinning_enabled(std::getenv("TF_EAGER_ENABLE_SMALL_TENSOR_CPU_PINNING"))) return;
+  for (int i = 0; i < num_devices(); ++i) {
+    Device& d = *devices_[i];
+    if (d.remote() != nullptr || d.type() != DeviceType::kCPU || d.id() != 0) continue;
+    small_op_host_ = &d;
+    for (int op = 0; op < kNumOps; ++op) {
+      for (int dtype = 0; dtype < kNumDTypes; ++dtype) {
+        KernelFn kernel =
+            registry_.find(static_cast<OpId>(op), DeviceType::kCPU, static_cast<DType>(dtype));
+        host_placements_.push_back(Placement{i, kernel, PlacementReason::kSmallOpOnHost});
+      }
+    }
+    return;
+  }
 }
 
 absl::StatusOr<int> Runtime::find_device(std::string_view name) const {

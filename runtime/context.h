@@ -71,15 +71,30 @@ class Runtime {
   // InvalidArgument (malformed, or several devices match).
   absl::StatusOr<int> find_device(std::string_view name) const;
 
+  // The host CPU (this process's logical CPU:0), where TensorFlow's small-op rule pins ops
+  // (placement/small_op_rule.h); null when the rule is off.
+  const Device* small_op_host() const { return small_op_host_; }
+
+  // Returns the placement of (op, dtype) on the host CPU by the small-op rule (every op
+  // has a CPU kernel for each dtype it accepts).
+  const Placement& host_placement(OpId op, DType dtype) const {
+    return host_placements_[static_cast<int>(op) * kNumDTypes + static_cast<int>(dtype)];
+  }
+
  private:
   Runtime() = default;
   absl::Status add_cpu_devices(const PhysicalDeviceConfig& cpu, bool gpus_visible);
   absl::Status add_gpu_devices(const Settings& settings, const PhysicalDeviceConfig& gpu);
+  // Finds the host CPU and precomputes host_placements_, unless the environment turns the
+  // small-op rule off.
+  void set_up_small_op_rule();
 
   KernelRegistry registry_;
   std::vector<std::unique_ptr<Device>> devices_;
   std::unique_ptr<Placer> placer_;
   std::vector<absl::StatusOr<Placement>> defaults_;
+  const Device* small_op_host_ = nullptr;
+  std::vector<Placement> host_placements_;
 };
 
 class Context {

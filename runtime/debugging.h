@@ -51,7 +51,8 @@ struct PlacementExplanation {
   std::string op;         // "Cast"
   std::string device;     // full name of the device that runs it
   std::string requested;  // the thread's merged device scope, "/device:GPU:0"; "" for none
-  std::string reason;     // "default", "scope", "no_kernel_fallback" or "soft_fallback"
+  std::string reason;     // "default", "scope", "no_kernel_fallback", "soft_fallback" or
+                          // "small_op_on_host"
   std::string detail;     // "no GPU kernel for Cast on float32; asked for /device:GPU:0"
   std::vector<InputCopy> copies;
 };

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/status.h"
 #include "kernels/op_def.h"
+#include "placement/small_op_rule.h"
 #include "runtime/context.h"
 #include "runtime/explain.h"
 #include "runtime/remote.h"
@@ -50,6 +51,21 @@ absl::StatusOr<Placement> place(Context& ctx, const Runtime& rt, OpId op, DType 
   return p;
 }
 
+absl::StatusOr<Placement> place_op(Context& ctx, const Runtime& rt, OpId op, DType dtype,
+                                   absl::Span<const Tensor* const> inputs) {
+  const Device* host = rt.small_op_host();
+  if (host != nullptr && small_op_pinnable(op, inputs.size())) {
+    bool pin = true;
+    for (const Tensor* t : inputs) {
+      const TensorImpl* impl = t->impl();
+      pin = small_op_input(impl->device == host, impl->dtype, impl->shape.num_elements());
+      if (!pin) break;
+    }
+    if (pin) return rt.host_placement(op, dtype);
+  }
+  return place(ctx, rt, op, dtype);
+}
+
 namespace {
 
 // Returns a copy of `t` on `device` (another device than its own). Remote buffers travel
@@ -82,7 +98,9 @@ class OpTrace {
     e_.reason = p.reason;
     e_.device = p.device;
     e_.mark_device = p.device;
-    if (p.reason != PlacementReason::kDefault) details_.requested = &scope_stack().top()->spec;
+    const ScopeEntry* scope = scope_stack().top();
+    if (p.reason != PlacementReason::kDefault && scope != nullptr)
+      details_.requested = &scope->spec;
     e_.ts_ns = trace_ticks();
   }
 
@@ -213,7 +231,7 @@ absl::Status run_op(OpId op, absl::Span<const Tensor* const> inputs, const Sourc
   OutputMetas out;
   MT_RETURN_IF_ERROR(infer_outputs(op, metas, attrs, &out));  // validate, then place
   const DType key = metas[source != nullptr ? 0 : op_key_input(op)].dtype;
-  MT_ASSIGN_OR_RETURN(Placement p, place(ctx, *rt, op, key));
+  MT_ASSIGN_OR_RETURN(Placement p, place_op(ctx, *rt, op, key, inputs));
   Device& device = rt->device(p.device);
   if (ctx.log_placement()) log_op(op, key, p, device, inputs);
   if (RemoteOps* remote = device.remote()) {

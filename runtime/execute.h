@@ -21,6 +21,11 @@ namespace mt::internal {
 // when it can (Note [Placement cache] in execute.cc).
 absl::StatusOr<Placement> place(Context& ctx, const Runtime& rt, OpId op, DType dtype);
 
+// Returns where `op` on `inputs` (keyed by `dtype`) runs: TensorFlow's small-op rule
+// (placement/small_op_rule.h) first, then place().
+absl::StatusOr<Placement> place_op(Context& ctx, const Runtime& rt, OpId op, DType dtype,
+                                   absl::Span<const Tensor* const> inputs);
+
 // Runs `op` on `inputs` and returns its first output (the only one of most ops). Errors:
 // InvalidArgument (bad inputs, shapes, dtypes, attributes), NotFound (unknown device),
 // ResourceExhausted (OOM), or the kernel's failure.

@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "core/status.h"
+#include "placement/small_op_rule.h"
 #include "runtime/context.h"
 #include "runtime/debugging.h"
 #include "runtime/error.h"
@@ -62,6 +63,8 @@ const char* reason_code(PlacementReason reason) {
       return "no_kernel_fallback";
     case PlacementReason::kSoftFallback:
       return "soft_fallback";
+    case PlacementReason::kSmallOpOnHost:
+      return "small_op_on_host";
   }
   return "unknown";
 }
@@ -79,6 +82,10 @@ std::string placement_detail(OpId op, DType dtype, const DeviceSpec* requested,
                           " on ", dtype_name(dtype), "; asked for ", asked);
     case PlacementReason::kSoftFallback:
       return absl::StrCat("soft placement: ", asked, " does not exist");
+    case PlacementReason::kSmallOpOnHost:
+      return absl::StrCat("every input is an int32 or int64 of at most ", kSmallOpMaxElements,
+                          " elements on the host CPU: pinned there",
+                          requested == nullptr ? "" : absl::StrCat(" (asked for ", asked, ")"));
   }
   return "unknown";
 }
@@ -107,7 +114,7 @@ absl::StatusOr<debugging::PlacementExplanation> explain(std::string_view name,
   if (!inputs.empty()) dtype = inputs[0]->impl()->dtype;
   Context& ctx = Context::get();
   MT_ASSIGN_OR_RETURN(Runtime * rt, ctx.runtime());
-  MT_ASSIGN_OR_RETURN(Placement p, place(ctx, *rt, op, dtype));
+  MT_ASSIGN_OR_RETURN(Placement p, place_op(ctx, *rt, op, dtype, inputs));
   const Device& device = rt->device(p.device);
   const ScopeEntry* scope = scope_stack().top();
   debugging::PlacementExplanation e;
