@@ -2,17 +2,25 @@
 //
 //   mt-server --cluster worker=127.0.0.1:2222,127.0.0.1:2223 --job worker --task 1
 //             [--cluster ps=127.0.0.1:2224] [--cpus 2] [--log_device_placement]
-//             [--max_message_mb 256] [--tls_cert cert.pem --tls_key key.pem]
+//             [--max_message_mb 256] [--max_client_bytes N]
+//             [--tls_cert cert.pem --tls_key key.pem [--tls_client_ca ca.pem]]
+//             [--auth_token_file token] [--insecure]
 //
 // --cpus N splits the CPU into N logical CPUs. Prints "mt-server: serving <target>" once
-// it listens.
+// it listens. SIGHUP reads the certificate, key, client CA and token files again and
+// serves them from then on (docs/distributed.md, "Security").
+#include <signal.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
+#include <thread>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "distributed/distributed.h"
@@ -24,22 +32,70 @@ namespace {
   std::cerr << "mt-server: " << why
             << "\nusage: mt-server --cluster JOB=HOST:PORT[,HOST:PORT...] [--cluster ...] "
                "--job JOB --task N [--cpus N] [--log_device_placement] [--max_message_mb N] "
-               "[--tls_cert FILE --tls_key FILE]\n";
+               "[--max_client_bytes N] [--tls_cert FILE --tls_key FILE [--tls_client_ca FILE]] "
+               "[--auth_token_file FILE] [--insecure]\n";
   std::exit(2);
 }
 
-std::string read_file(const std::string& path) {
+std::optional<std::string> read_file(const std::string& path) {
   std::ifstream in(path);
-  if (!in) usage("cannot read " + path);
+  if (!in) return std::nullopt;
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
 }
 
-int to_int(const std::string& flag, const std::string& value) {
-  int n = 0;
+int64_t to_int(const std::string& flag, const std::string& value) {
+  int64_t n = 0;
   if (!absl::SimpleAtoi(value, &n) || n < 0) usage(flag + " needs a number >= 0");
   return n;
+}
+
+// The files credentials come from, read again on SIGHUP.
+struct CredentialFiles {
+  std::string cert, key, client_ca, token;
+
+  // Reads every file named into `options`; returns what went wrong, or "".
+  std::string read(mt::distributed::ServerOptions& options) const {
+    std::pair<const std::string*, std::string*> files[] = {
+        {&cert, &options.tls.server_cert_pem},
+        {&key, &options.tls.server_key_pem},
+        {&client_ca, &options.tls.client_ca_pem},
+        {&token, &options.auth_token}};
+    for (auto [path, text] : files) {
+      if (path->empty()) continue;
+      std::optional<std::string> read = read_file(*path);
+      if (!read.has_value()) return "cannot read " + *path;
+      *text = *std::move(read);
+    }
+    // A token file holds one line; its newline is not part of the token.
+    options.auth_token = std::string(absl::StripAsciiWhitespace(options.auth_token));
+    if (!token.empty() && options.auth_token.empty()) return token + " holds no token";
+    return "";
+  }
+};
+
+// Waits for SIGHUP (blocked in every thread) and reloads the credentials each time.
+void reload_on_sighup(mt::distributed::Server* server, CredentialFiles files,
+                      mt::distributed::ServerOptions options) {
+  sigset_t hup;
+  sigemptyset(&hup);
+  sigaddset(&hup, SIGHUP);
+  for (;;) {
+    int signal = 0;
+    if (sigwait(&hup, &signal) != 0) return;
+    std::string failed = files.read(options);
+    try {
+      if (failed.empty()) server->update_credentials(options);
+    } catch (const mt::Error& e) {
+      failed = e.what();
+    }
+    if (failed.empty()) {
+      std::cerr << "mt-server: reloaded the credentials" << std::endl;
+    } else {
+      std::cerr << "mt-server: kept the old credentials: " << failed << std::endl;
+    }
+  }
 }
 
 }  // namespace
@@ -49,10 +105,15 @@ int main(int argc, char** argv) {
   std::string job = "worker";
   int task = 0, cpus = 1;
   mt::distributed::ServerOptions options;
+  CredentialFiles files;
   for (int i = 1; i < argc; ++i) {
     std::string flag = argv[i];
     if (flag == "--log_device_placement") {
       mt::debugging::set_log_device_placement(true);
+      continue;
+    }
+    if (flag == "--insecure") {
+      options.insecure = true;
       continue;
     }
     if (i + 1 >= argc) usage(flag + " needs a value");
@@ -63,19 +124,31 @@ int main(int argc, char** argv) {
     } else if (flag == "--job") {
       job = value;
     } else if (flag == "--task") {
-      task = to_int(flag, value);
+      task = static_cast<int>(std::min<int64_t>(to_int(flag, value), INT32_MAX));
     } else if (flag == "--cpus") {
-      cpus = to_int(flag, value);
+      cpus = static_cast<int>(std::min<int64_t>(to_int(flag, value), INT32_MAX));
     } else if (flag == "--max_message_mb") {
-      options.max_message_bytes = int64_t{to_int(flag, value)} << 20;
+      options.max_message_bytes = std::min<int64_t>(to_int(flag, value), INT32_MAX) << 20;
+    } else if (flag == "--max_client_bytes") {
+      options.max_client_bytes = to_int(flag, value);
     } else if (flag == "--tls_cert") {
-      options.tls.server_cert_pem = read_file(value);
+      files.cert = value;
     } else if (flag == "--tls_key") {
-      options.tls.server_key_pem = read_file(value);
+      files.key = value;
+    } else if (flag == "--tls_client_ca") {
+      files.client_ca = value;
+    } else if (flag == "--auth_token_file") {
+      files.token = value;
     } else {
       usage("unknown flag " + flag);
     }
   }
+  if (std::string failed = files.read(options); !failed.empty()) usage(failed);
+  // SIGHUP is blocked before any thread starts, so that only reload_on_sighup takes it.
+  sigset_t hup;
+  sigemptyset(&hup);
+  sigaddset(&hup, SIGHUP);
+  pthread_sigmask(SIG_BLOCK, &hup, nullptr);
   try {
     if (cpus > 1) {
       auto cpu = mt::config::list_physical_devices("CPU")[0];
@@ -83,6 +156,7 @@ int main(int argc, char** argv) {
           cpu, std::vector<mt::LogicalDeviceConfiguration>(cpus));
     }
     mt::distributed::Server server(cluster, job, task, options);
+    std::thread(reload_on_sighup, &server, files, options).detach();
     std::printf("mt-server: serving %s\n", server.target().c_str());
     std::fflush(stdout);
     server.join();
