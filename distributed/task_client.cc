@@ -26,6 +26,12 @@ namespace {
 // of 24 days (it sends no pings in practice), and the timeout is twice the RPC deadline,
 // so that the deadline (Note [Deadlines on the op stream] in op_stream.cc) is what a
 // caller meets first, and the closing only frees what it could not.
+// Note [Refused client certificates]
+// A task with mutual TLS checks the client's certificate in the TLS handshake, and closes
+// the connection when it has none or one it does not accept (another authority, expired).
+// With TLS 1.3 the client has finished its side of the handshake by then, so all gRPC
+// tells it is "Socket closed": the client cannot tell a refused certificate from a task
+// that went away, and says both.
 constexpr int kNoKeepalivePingsMs = std::numeric_limits<int>::max() - 1;
 
 int unacknowledged_limit_ms(int64_t rpc_timeout_ms) {
@@ -117,10 +123,21 @@ absl::StatusOr<proto::GetDevicesResponse> TaskClient::get_devices() {
   auto ctx = context(options_.connect_timeout_ms, /*wait_for_ready=*/true);
   grpc::Status status = stub_->GetDevices(ctx.get(), proto::GetDevicesRequest(), &response);
   if (status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
-    // Waiting for the task to come up: not answering in time means it is not there.
-    return absl::UnavailableError(
-        absl::StrCat("[experimental_connect_to_cluster] task ", name_, " at ", address_,
-                     " is unavailable: no answer within ", options_.connect_timeout_ms, " ms"));
+    // Waiting for the task to come up: not answering in time means it is not there. One
+    // more call that does not wait tells what the last connection attempt met.
+    auto probe = context(1'000, /*wait_for_ready=*/false);
+    grpc::Status last = stub_->GetDevices(probe.get(), proto::GetDevicesRequest(), &response);
+    std::string why = last.error_code() == grpc::StatusCode::UNAVAILABLE
+                          ? absl::StrCat(" (", last.error_message(), ")")
+                          : "";
+    // Note [Refused client certificates]
+    if (!options_.tls.root_cert_pem.empty()) {
+      absl::StrAppend(&why, "; with TLS this is also how a task that requires a client "
+                            "certificate refuses a client without one it accepts");
+    }
+    return absl::UnavailableError(absl::StrCat("[experimental_connect_to_cluster] task ", name_,
+                                               " at ", address_, " is unavailable: no answer within ",
+                                               options_.connect_timeout_ms, " ms", why));
   }
   if (!status.ok()) {
     return to_status(status, "experimental_connect_to_cluster", options_.connect_timeout_ms);
