@@ -57,11 +57,10 @@ struct CredentialFiles {
 
   // Reads every file named into `options`; returns what went wrong, or "".
   std::string read(mt::distributed::ServerOptions& options) const {
-    std::pair<const std::string*, std::string*> files[] = {
-        {&cert, &options.tls.server_cert_pem},
-        {&key, &options.tls.server_key_pem},
-        {&client_ca, &options.tls.client_ca_pem},
-        {&token, &options.auth_token}};
+    std::pair<const std::string*, std::string*> files[] = {{&cert, &options.tls.server_cert_pem},
+                                                           {&key, &options.tls.server_key_pem},
+                                                           {&client_ca, &options.tls.client_ca_pem},
+                                                           {&token, &options.auth_token}};
     for (auto [path, text] : files) {
       if (path->empty()) continue;
       std::optional<std::string> read = read_file(*path);

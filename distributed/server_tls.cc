@@ -74,9 +74,9 @@ ServerTls::~ServerTls() {
 absl::Status ServerTls::update(const TlsOptions& tls) {
   MT_RETURN_IF_ERROR(check_server_tls(tls));
   if (tls.server_cert_pem.empty() || tls.client_ca_pem.empty() == mutual_) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "[Server] new credentials must keep TLS", mutual_ ? " with" : " without",
-        " a client CA, as the server started (restart it to change that)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("[Server] new credentials must keep TLS", mutual_ ? " with" : " without",
+                     " a client CA, as the server started (restart it to change that)"));
   }
   return write_generation(tls);
 }

@@ -132,12 +132,13 @@ absl::StatusOr<proto::GetDevicesResponse> TaskClient::get_devices() {
                           : "";
     // Note [Refused client certificates]
     if (!options_.tls.root_cert_pem.empty()) {
-      absl::StrAppend(&why, "; with TLS this is also how a task that requires a client "
-                            "certificate refuses a client without one it accepts");
+      absl::StrAppend(&why,
+                      "; with TLS this is also how a task that requires a client "
+                      "certificate refuses a client without one it accepts");
     }
-    return absl::UnavailableError(absl::StrCat("[experimental_connect_to_cluster] task ", name_,
-                                               " at ", address_, " is unavailable: no answer within ",
-                                               options_.connect_timeout_ms, " ms", why));
+    return absl::UnavailableError(absl::StrCat(
+        "[experimental_connect_to_cluster] task ", name_, " at ", address_,
+        " is unavailable: no answer within ", options_.connect_timeout_ms, " ms", why));
   }
   if (!status.ok()) {
     return to_status(status, "experimental_connect_to_cluster", options_.connect_timeout_ms);

@@ -10,7 +10,6 @@
 // Thread safety: gRPC calls the handlers from its own threads, concurrently.
 
 #include <cstdint>
-
 #include <string>
 
 #include "absl/status/statusor.h"

@@ -80,8 +80,8 @@ inline bool make_certs(const fs::path& dir) {
                                  ".key -out ", d, "/", name, ".csr"));
     steps.push_back(absl::StrCat("openssl x509 -req -in ", d, "/", name, ".csr -CA ", d, "/", ca,
                                  ".pem -CAkey ", d, "/", ca, ".key -CAcreateserial -days ", days,
-                                 san ? absl::StrCat(" -extfile ", d, "/san.ext") : "", " -out ",
-                                 d, "/", out, ".pem"));
+                                 san ? absl::StrCat(" -extfile ", d, "/san.ext") : "", " -out ", d,
+                                 "/", out, ".pem"));
   };
   for (std::string ca : {"ca1", "ca2"}) {
     steps.push_back(absl::StrCat("openssl req -x509 ", ec, " -days 2 -subj /CN=mt-test-", ca,
@@ -100,8 +100,9 @@ inline bool make_certs(const fs::path& dir) {
 // Flags for mt-server serving NAME.pem/.key of `dir` and requiring clients from `ca`.
 inline std::vector<std::string> mtls_flags(const fs::path& dir, const std::string& server,
                                            const std::string& ca) {
-  return {"--tls_cert", (dir / (server + ".pem")).string(), "--tls_key",
-          (dir / (server + ".key")).string(), "--tls_client_ca", (dir / (ca + ".pem")).string()};
+  return {"--tls_cert",      (dir / (server + ".pem")).string(),
+          "--tls_key",       (dir / (server + ".key")).string(),
+          "--tls_client_ca", (dir / (ca + ".pem")).string()};
 }
 
 // Client credentials trusting `ca` and showing `client` (none when empty).

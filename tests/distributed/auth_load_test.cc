@@ -35,9 +35,9 @@ int64_t hammer(const std::string& address, int id, std::chrono::steady_clock::ti
     }
     uint64_t ha = 0, hb = 0, sum = 0;
     std::vector<float> got;
-    for (grpc::Status s : {client.constant(a, &ha), client.constant(b, &hb),
-                           client.add(ha, hb, &sum), client.fetch(sum, &got),
-                           client.remove({ha, hb, sum})}) {
+    for (grpc::Status s :
+         {client.constant(a, &ha), client.constant(b, &hb), client.add(ha, hb, &sum),
+          client.fetch(sum, &got), client.remove({ha, hb, sum})}) {
       if (!s.ok()) {
         *failure = absl::StrCat("round ", round, ": code ", s.error_code(), " ", s.error_message());
         return -1;
@@ -113,8 +113,8 @@ TEST(AuthLoadTest, EightClientsAndAnIntruderShareATask) {
     ++lines;
   }
   EXPECT_EQ(lines, refused.load());
-  std::printf("%lld authenticated ops in %d s, %lld refused calls\n",
-              static_cast<long long>(total), load_seconds(), static_cast<long long>(refused));
+  std::printf("%lld authenticated ops in %d s, %lld refused calls\n", static_cast<long long>(total),
+              load_seconds(), static_cast<long long>(refused));
 }
 
 }  // namespace

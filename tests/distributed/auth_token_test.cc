@@ -71,8 +71,8 @@ TEST_F(AuthTokenTest, ConnectWithAWrongTokenIsUnauthenticated) {
   EXPECT_EQ(e.code(), absl::StatusCode::kUnauthenticated);
   EXPECT_THAT(e.what(), HasSubstr("refused the call: [GetDevices] the auth token sent is not "
                                   "the task's (ConnectOptions::auth_token)"));
-  EXPECT_TRUE(testing::wait_for_text(
-      dir_ / "server.log", "[Server] refused GetDevices from ipv4:127.0.0.1:"))
+  EXPECT_TRUE(testing::wait_for_text(dir_ / "server.log",
+                                     "[Server] refused GetDevices from ipv4:127.0.0.1:"))
       << log();
   EXPECT_THAT(log(), HasSubstr("the auth token sent is not the task's"));
 }
@@ -144,9 +144,9 @@ TEST_F(AuthTokenTest, ReloadsTheTokenOnSighup) {
 TEST_F(AuthTokenTest, KeepsTheTokenWhenTheReloadFails) {
   testing::write_text(dir_ / "token", "\n");
   worker_.signal(SIGHUP);
-  ASSERT_TRUE(testing::wait_for_text(dir_ / "server.log",
-                                     "mt-server: kept the old credentials: " +
-                                         (dir_ / "token").string() + " holds no token"))
+  ASSERT_TRUE(testing::wait_for_text(
+      dir_ / "server.log",
+      "mt-server: kept the old credentials: " + (dir_ / "token").string() + " holds no token"))
       << log();
   RawClient client(address(), kToken);
   EXPECT_TRUE(client.devices().ok());

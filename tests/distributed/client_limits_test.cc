@@ -107,8 +107,8 @@ TEST_F(ClientLimitsTest, ClientSeesOnlyItsOwnTensors) {
   std::vector<float> values;
   grpc::Status s = other.fetch(h, &values);
   EXPECT_EQ(s.error_code(), grpc::StatusCode::NOT_FOUND);
-  EXPECT_THAT(s.error_message(), HasSubstr(absl::StrCat("[Fetch] tensor handle ", h,
-                                                        " is not on this task")));
+  EXPECT_THAT(s.error_message(),
+              HasSubstr(absl::StrCat("[Fetch] tensor handle ", h, " is not on this task")));
   EXPECT_EQ(other.add(h, h, &out).error_code(), grpc::StatusCode::NOT_FOUND);
   ASSERT_TRUE(other.remove({h}).ok());  // not its own: nothing happens
   ASSERT_TRUE(owner.fetch(h, &values).ok());

@@ -108,9 +108,9 @@ TEST_F(MutualTlsTest, RotatesCertificatesOnSighup) {
   RawClient before = raw("ca1", "client1");
   int64_t bytes = 0, allocs = 0;
   ASSERT_TRUE(before.memory(&bytes, &allocs).ok());
-  for (auto [from, to] : {std::pair{"server2.pem", "served-server1.pem"},
-                          std::pair{"server2.key", "served-server1.key"},
-                          std::pair{"ca2.pem", "served-ca1.pem"}}) {
+  for (auto [from, to] :
+       {std::pair{"server2.pem", "served-server1.pem"},
+        std::pair{"server2.key", "served-server1.key"}, std::pair{"ca2.pem", "served-ca1.pem"}}) {
     fs::copy_file(dir_ / from, dir_ / to, fs::copy_options::overwrite_existing);
   }
   worker_.signal(SIGHUP);
@@ -133,8 +133,7 @@ TEST_F(MutualTlsTest, RotatesCertificatesOnSighup) {
   EXPECT_THAT(values, ElementsAre(2.f, 4.f));
   ASSERT_TRUE(after.remove({a, sum}).ok());
   EXPECT_EQ(raw("ca1", "client1").devices().error_code(), grpc::StatusCode::UNAVAILABLE);
-  EXPECT_EQ(raw("ca2", "client1", "client1").devices().error_code(),
-            grpc::StatusCode::UNAVAILABLE);
+  EXPECT_EQ(raw("ca2", "client1", "client1").devices().error_code(), grpc::StatusCode::UNAVAILABLE);
   int64_t bytes_after = 0;
   ASSERT_TRUE(before.memory(&bytes_after, &allocs).ok());  // its connection stays
   EXPECT_EQ(bytes_after, bytes);

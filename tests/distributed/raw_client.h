@@ -24,9 +24,9 @@ namespace mt::testing {
 
 class RawClient {
  public:
-  explicit RawClient(const std::string& address, std::string token = "",
-                     std::shared_ptr<grpc::ChannelCredentials> credentials =
-                         grpc::InsecureChannelCredentials())
+  explicit RawClient(
+      const std::string& address, std::string token = "",
+      std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials())
       : metadata_(distributed::internal::client_metadata(token)) {
     grpc::ChannelArguments args;
     args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);  // a connection of its own
@@ -85,8 +85,7 @@ class RawClient {
     distributed::proto::MemoryInfoResponse response;
     grpc::ClientContext ctx;
     prepare(ctx);
-    grpc::Status s =
-        stub_->GetMemoryInfo(&ctx, distributed::proto::MemoryInfoRequest(), &response);
+    grpc::Status s = stub_->GetMemoryInfo(&ctx, distributed::proto::MemoryInfoRequest(), &response);
     *bytes_in_use = response.bytes_in_use();
     *num_allocs = response.num_allocs();
     return s;
@@ -141,8 +140,8 @@ class RawClient {
   static void fill_value(const std::vector<float>& values, distributed::proto::TensorValue* v) {
     v->set_dtype(static_cast<int>(DType::kFloat32));
     v->add_dims(static_cast<int64_t>(values.size()));
-    v->set_data(std::string(reinterpret_cast<const char*>(values.data()),
-                            values.size() * sizeof(float)));
+    v->set_data(
+        std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(float)));
   }
 
   grpc::Status run(const distributed::proto::RunOpRequest& request, uint64_t* handle) {

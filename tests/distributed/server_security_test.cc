@@ -40,9 +40,9 @@ TEST_F(ServerSecurityTest, ServesAnOpenAddressWithATokenOrWhenInsecure) {
     int port = distributed::pick_unused_loopback_port();
     testing::WorkerProcess worker;
     worker.start(spec_on("0.0.0.0", port), 0,
-                 insecure ? std::vector<std::string>{"--insecure"}
-                          : std::vector<std::string>{"--auth_token_file",
-                                                     (dir_ / "token").string()});
+                 insecure
+                     ? std::vector<std::string>{"--insecure"}
+                     : std::vector<std::string>{"--auth_token_file", (dir_ / "token").string()});
     RawClient client(absl::StrCat("127.0.0.1:", port), insecure ? "" : "t0ken");
     EXPECT_TRUE(client.devices().ok()) << insecure;
   }
@@ -57,11 +57,14 @@ TEST_F(ServerSecurityTest, RefusesBadCredentialFlags) {
     int code;
     std::string message;
   } cases[] = {
-      {{"--auth_token_file", (dir_ / "missing").string()}, 2,
+      {{"--auth_token_file", (dir_ / "missing").string()},
+       2,
        "mt-server: cannot read " + (dir_ / "missing").string()},
-      {{"--auth_token_file", (dir_ / "empty").string()}, 2,
+      {{"--auth_token_file", (dir_ / "empty").string()},
+       2,
        "mt-server: " + (dir_ / "empty").string() + " holds no token"},
-      {{"--tls_client_ca", (dir_ / "pem").string()}, 1,
+      {{"--tls_client_ca", (dir_ / "pem").string()},
+       1,
        "[Server] mutual TLS (a client CA) needs the server's certificate and key too"},
       {{"--max_client_bytes", "-1"}, 2, "mt-server: --max_client_bytes needs a number >= 0"},
   };

@@ -74,8 +74,8 @@ class WorkerProcess {
     envp.push_back(nullptr);
     int out[2];
     ASSERT_EQ(pipe(out), 0);
-    int err = stderr_path_.empty() ? -1
-                                   : open(stderr_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
+    int err =
+        stderr_path_.empty() ? -1 : open(stderr_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
     pid_ = fork();
     ASSERT_GE(pid_, 0);
     if (pid_ == 0) {
