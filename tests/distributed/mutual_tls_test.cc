@@ -139,5 +139,25 @@ TEST_F(MutualTlsTest, RotatesCertificatesOnSighup) {
   EXPECT_EQ(bytes_after, bytes);
 }
 
+TEST_F(MutualTlsTest, UpdateCredentialsKeepsMutualTls) {
+  distributed::ServerOptions options;
+  options.tls.server_cert_pem = testing::read_text(dir_ / "server1.pem");
+  options.tls.server_key_pem = testing::read_text(dir_ / "server1.key");
+  options.tls.client_ca_pem = testing::read_text(dir_ / "ca1.pem");
+  distributed::Server server(testing::loopback_workers(1), "worker", 0, options);
+  distributed::ServerOptions without_ca = options;
+  without_ca.tls.client_ca_pem.clear();
+  Error e = expect_error([&] { server.update_credentials(without_ca); });
+  EXPECT_EQ(e.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(e.what(), HasSubstr("[Server] new credentials must keep TLS with a client CA, as "
+                                  "the server started (restart it to change that)"));
+  distributed::ServerOptions without_key = options;
+  without_key.tls.server_key_pem.clear();
+  e = expect_error([&] { server.update_credentials(without_key); });
+  EXPECT_EQ(e.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(e.what(), HasSubstr("[Server] TLS needs both a certificate and its key"));
+  server.update_credentials(options);  // the same again is fine
+}
+
 }  // namespace
 }  // namespace mt

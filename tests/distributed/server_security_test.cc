@@ -77,6 +77,15 @@ TEST_F(ServerSecurityTest, RefusesBadCredentialFlags) {
   }
 }
 
+TEST_F(ServerSecurityTest, RefusesACertificateWithoutItsKey) {
+  distributed::ServerOptions options;
+  options.tls.server_cert_pem = "cert";
+  Error e = expect_error(
+      [&] { distributed::Server(testing::loopback_workers(1), "worker", 0, options); });
+  EXPECT_EQ(e.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(e.what(), HasSubstr("[Server] TLS needs both a certificate and its key"));
+}
+
 TEST_F(ServerSecurityTest, RefusesANegativeClientLimit) {
   distributed::ServerOptions options;
   options.max_client_bytes = -1;
