@@ -1,4 +1,4 @@
-// mt-server: runs one task of a cluster until killed.
+// mt-server: runs one task of a cluster until stopped (SIGTERM, SIGINT) or killed.
 //
 //   mt-server --cluster worker=127.0.0.1:2222,127.0.0.1:2223 --job worker --task 1
 //             [--cluster ps=127.0.0.1:2224] [--cpus 2] [--log_device_placement]
@@ -8,7 +8,8 @@
 //
 // --cpus N splits the CPU into N logical CPUs. Prints "mt-server: serving <target>" once
 // it listens. SIGHUP reads the certificate, key, client CA and token files again and
-// serves them from then on (docs/distributed.md, "Security").
+// serves them from then on (docs/distributed.md, "Security"); SIGTERM and SIGINT stop it
+// (exit status 0).
 #include <signal.h>
 
 #include <cstdio>
@@ -18,7 +19,6 @@
 #include <optional>
 #include <sstream>
 #include <string>
-#include <thread>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
@@ -74,18 +74,24 @@ struct CredentialFiles {
   }
 };
 
-// Waits for SIGHUP (blocked in every thread) and reloads the credentials each time.
-void reload_on_sighup(mt::distributed::Server* server, CredentialFiles files,
-                      mt::distributed::ServerOptions options) {
-  sigset_t hup;
-  sigemptyset(&hup);
-  sigaddset(&hup, SIGHUP);
+// The signals main() waits for; blocked in every thread before any starts.
+sigset_t handled_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int signal : {SIGHUP, SIGTERM, SIGINT}) sigaddset(&set, signal);
+  return set;
+}
+
+// Reloads the credentials on each SIGHUP; returns on SIGTERM or SIGINT.
+void serve_until_stopped(mt::distributed::Server& server, const CredentialFiles& files,
+                         mt::distributed::ServerOptions options) {
+  sigset_t set = handled_signals();
   for (;;) {
     int signal = 0;
-    if (sigwait(&hup, &signal) != 0) return;
+    if (sigwait(&set, &signal) != 0 || signal != SIGHUP) return;
     std::string failed = files.read(options);
     try {
-      if (failed.empty()) server->update_credentials(options);
+      if (failed.empty()) server.update_credentials(options);
     } catch (const mt::Error& e) {
       failed = e.what();
     }
@@ -143,11 +149,8 @@ int main(int argc, char** argv) {
     }
   }
   if (std::string failed = files.read(options); !failed.empty()) usage(failed);
-  // SIGHUP is blocked before any thread starts, so that only reload_on_sighup takes it.
-  sigset_t hup;
-  sigemptyset(&hup);
-  sigaddset(&hup, SIGHUP);
-  pthread_sigmask(SIG_BLOCK, &hup, nullptr);
+  sigset_t signals = handled_signals();  // taken by serve_until_stopped, not by a thread
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   try {
     if (cpus > 1) {
       auto cpu = mt::config::list_physical_devices("CPU")[0];
@@ -155,10 +158,9 @@ int main(int argc, char** argv) {
           cpu, std::vector<mt::LogicalDeviceConfiguration>(cpus));
     }
     mt::distributed::Server server(cluster, job, task, options);
-    std::thread(reload_on_sighup, &server, files, options).detach();
     std::printf("mt-server: serving %s\n", server.target().c_str());
     std::fflush(stdout);
-    server.join();
+    serve_until_stopped(server, files, options);  // the server stops as it goes
   } catch (const mt::Error& e) {
     std::cerr << "mt-server: " << e.what() << "\n";
     return 1;

@@ -2,8 +2,13 @@
 
 #include <grpcpp/security/tls_certificate_provider.h>
 #include <grpcpp/security/tls_credentials_options.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <cstdio>
 #include <filesystem>
@@ -18,6 +23,7 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr unsigned kRefreshSeconds = 1;  // how often gRPC re-reads the files
+constexpr char kDirPrefix[] = "mt-server-tls-";
 
 absl::Status write_private(const fs::path& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
@@ -26,6 +32,23 @@ absl::Status write_private(const fs::path& path, const std::string& text) {
   if (!out) return absl::InternalError(absl::StrCat("[Server] cannot write ", path.string()));
   fs::permissions(path, fs::perms::owner_read | fs::perms::owner_write);
   return absl::OkStatus();
+}
+
+// Removes the directories of servers that were killed before they could (a SIGKILL):
+// "mt-server-tls-<pid>-XXXXXX" of this user whose process is gone.
+void remove_stale_dirs(const fs::path& tmp) {
+  std::error_code ec;
+  for (const fs::directory_entry& entry : fs::directory_iterator(tmp, ec)) {
+    std::string name = entry.path().filename().string();
+    if (name.rfind(kDirPrefix, 0) != 0) continue;
+    long pid = std::strtol(name.c_str() + std::strlen(kDirPrefix), nullptr, 10);
+    struct stat st {};
+    if (pid <= 0 || ::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH ||
+        lstat(entry.path().c_str(), &st) != 0 || st.st_uid != getuid()) {
+      continue;
+    }
+    fs::remove_all(entry.path(), ec);
+  }
 }
 
 }  // namespace
@@ -44,7 +67,9 @@ absl::Status check_server_tls(const TlsOptions& tls) {
 absl::StatusOr<std::unique_ptr<ServerTls>> ServerTls::create(const TlsOptions& tls) {
   MT_RETURN_IF_ERROR(check_server_tls(tls));
   std::unique_ptr<ServerTls> out(new ServerTls());
-  std::string dir = (fs::temp_directory_path() / "mt-server-tls-XXXXXX").string();
+  fs::path tmp = fs::temp_directory_path();
+  remove_stale_dirs(tmp);
+  std::string dir = (tmp / absl::StrCat(kDirPrefix, getpid(), "-XXXXXX")).string();
   if (mkdtemp(dir.data()) == nullptr) {  // mode 0700
     return absl::InternalError(absl::StrCat("[Server] cannot make a directory like ", dir));
   }

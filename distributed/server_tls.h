@@ -10,7 +10,8 @@
 // point at it, so that the watcher never reads a key of one generation with the
 // certificate of another. update() writes the next generation; connections opened a
 // second later use it, those already open keep theirs. mt-server calls it on SIGHUP, with
-// the files read again.
+// the files read again. The directory goes when the server does; one left by a server
+// that was killed (SIGKILL) is removed by the next server of the same user to start.
 //
 //   auto tls = ServerTls::create(options.tls);   // StatusOr
 //   builder.AddListeningPort(address, (*tls)->credentials());

@@ -30,7 +30,7 @@ class MutualTlsTest : public testing::RuntimeTest {
     worker_.start(spec_, 0, testing::mtls_flags(dir_.path(), "served-server1", "served-ca1"));
   }
   void TearDown() override {
-    worker_.kill();
+    worker_.stop(SIGTERM);  // not SIGKILL: it removes its copies of the keys
     RuntimeTest::TearDown();
   }
   // Connects the runtime trusting `ca` and showing `client` with `key` (none when empty).
@@ -157,6 +157,39 @@ TEST_F(MutualTlsTest, UpdateCredentialsKeepsMutualTls) {
   EXPECT_EQ(e.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(e.what(), HasSubstr("[Server] TLS needs both a certificate and its key"));
   server.update_credentials(options);  // the same again is fine
+}
+
+// Returns the TLS directories (Note [Certificate rotation]) of process `pid`.
+std::vector<fs::path> tls_dirs(pid_t pid) {
+  std::vector<fs::path> out;
+  std::string prefix = absl::StrCat("mt-server-tls-", pid, "-");
+  for (const auto& entry : fs::directory_iterator(fs::temp_directory_path())) {
+    if (entry.path().filename().string().rfind(prefix, 0) == 0) out.push_back(entry.path());
+  }
+  return out;
+}
+
+TEST_F(MutualTlsTest, StoppedServerLeavesNoKeysBehind) {
+  std::vector<fs::path> dirs = tls_dirs(worker_.pid());
+  ASSERT_EQ(dirs.size(), 1u);
+  EXPECT_TRUE(fs::exists(dirs[0] / "current" / "key.pem"));
+  EXPECT_EQ(fs::status(dirs[0]).permissions(), fs::perms::owner_all);
+  EXPECT_EQ(worker_.stop(SIGTERM), 0);
+  EXPECT_FALSE(fs::exists(dirs[0]));
+}
+
+TEST_F(MutualTlsTest, NextServerRemovesTheKeysOfAKilledOne) {
+  pid_t killed = worker_.pid();
+  std::vector<fs::path> dirs = tls_dirs(killed);
+  ASSERT_EQ(dirs.size(), 1u);
+  worker_.kill();  // SIGKILL: it could not remove them
+  ASSERT_TRUE(fs::exists(dirs[0]));
+  testing::WorkerProcess next;
+  next.start(testing::loopback_workers(1), 0,
+             testing::mtls_flags(dir_.path(), "server1", "ca1"));
+  EXPECT_FALSE(fs::exists(dirs[0]));
+  EXPECT_EQ(tls_dirs(next.pid()).size(), 1u);
+  next.stop(SIGTERM);
 }
 
 }  // namespace

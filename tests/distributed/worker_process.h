@@ -112,6 +112,26 @@ class WorkerProcess {
     }
   }
 
+  pid_t pid() const { return pid_; }
+
+  // Sends `signal` and returns the worker's exit status once it exited (-1: killed by a
+  // signal, or not running). Waits 10 s at most, then kills it.
+  int stop(int signal) {
+    if (pid_ <= 0) return -1;
+    ::kill(pid_, signal);
+    int status = 0;
+    pid_t reaped = 0;
+    for (int i = 0; i < 1000 && (reaped = waitpid(pid_, &status, WNOHANG)) == 0; ++i) {
+      usleep(10'000);
+    }
+    if (reaped != pid_) {  // still running
+      kill();
+      return -1;
+    }
+    pid_ = -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+
   void kill() {
     if (pid_ <= 0) return;
     ::kill(pid_, SIGKILL);
