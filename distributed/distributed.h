@@ -77,8 +77,8 @@ class Server {
   // Replaces the TLS certificates and the auth token (options.tls, options.auth_token;
   // the rest is ignored) without a restart: new connections use the new certificates
   // within about a second, calls after this one are checked against the new token.
-  // Throws InvalidArgument when TLS or mutual TLS would be switched on or off, or the
-  // token dropped, as the Server's constructor does for bad TLS options.
+  // Throws InvalidArgument when TLS, mutual TLS or the token would be switched on or off,
+  // and for bad TLS options as the constructor does. Thread-safe.
   void update_credentials(const ServerOptions& options);
 
  private:

@@ -26,6 +26,7 @@ struct Server::State {
   std::unique_ptr<internal::BulkService> bulk;
   std::unique_ptr<grpc::Server> server;
   std::unique_ptr<internal::ServerTls> tls;  // null: plaintext
+  std::mutex update_mu;                      // one update_credentials at a time
   std::once_flag stopped;
 };
 
@@ -114,6 +115,7 @@ void Server::stop() {
 }
 
 void Server::update_credentials(const ServerOptions& options) {
+  std::lock_guard<std::mutex> lock(state_->update_mu);
   if (options.auth_token.empty() != state_->service->auth_token_empty()) {
     mt::internal::throw_error(absl::InvalidArgumentError(
         "[Server] new credentials must keep an auth token if and only if the server started "
