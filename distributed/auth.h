@@ -36,10 +36,13 @@ CallMetadata client_metadata(const std::string& auth_token);
 // Checks the token of every call against the task's.
 class Authenticator {
  public:
-  // An empty `token` lets every call through (the transport may still have checked it).
-  explicit Authenticator(std::string token) : token_(std::move(token)) {}
+  // An empty `token` lets every call through (the transport may still have checked it),
+  // for good: no lock is taken then.
+  explicit Authenticator(std::string token)
+      : required_(!token.empty()), token_(std::move(token)) {}
 
-  // Replaces the token; calls checked after this use the new one.
+  // Replaces the token; calls checked after this use the new one. Ignored when the
+  // Authenticator was made without one (Server::update_credentials refuses that).
   void set_token(std::string token);
 
   // Returns OK when `context` carries the token. Otherwise logs one line naming the peer
@@ -47,6 +50,7 @@ class Authenticator {
   grpc::Status check(const grpc::ServerContext& context, const char* method) const;
 
  private:
+  const bool required_;
   mutable mt::internal::Mutex mu_;
   std::string token_ ABSL_GUARDED_BY(mu_);
 };

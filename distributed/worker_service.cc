@@ -171,6 +171,8 @@ grpc::Status WorkerService::Enqueue(
   proto::EnqueueRequest request;
   proto::EnqueueResponse response;
   while (stream->Read(&request)) {
+    // Checked again for every message: a stream opened before the token changed ends.
+    if (grpc::Status s = auth_.check(*context, "Enqueue"); !s.ok()) return s;
     absl::Status status;
     if (request.has_op()) {
       absl::StatusOr<Tensor> result =

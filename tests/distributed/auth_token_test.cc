@@ -141,6 +141,21 @@ TEST_F(AuthTokenTest, ReloadsTheTokenOnSighup) {
   EXPECT_EQ(after, before);
 }
 
+TEST_F(AuthTokenTest, OpenOpStreamEndsWhenTheTokenChanges) {
+  connect(kToken);
+  DeviceScope scope("/job:worker/task:0");
+  EXPECT_THAT(constant({1.f, 2.f}).to_vector<float>(), ElementsAre(1.f, 2.f));  // opens it
+  testing::write_text(dir_ / "token", "new-token\n");
+  worker_.signal(SIGHUP);
+  ASSERT_TRUE(testing::wait_for_text(dir_ / "server.log", "mt-server: reloaded the credentials"));
+  Error e = expect_error([] { constant({3.f}).to_vector<float>(); });
+  EXPECT_EQ(e.code(), absl::StatusCode::kUnauthenticated);
+  EXPECT_THAT(e.what(), HasSubstr("[_EagerConst] task /job:worker/replica:0/task:0 at " +
+                                  address() +
+                                  " refused the call: [Enqueue] the auth token sent is not the "
+                                  "task's (ConnectOptions::auth_token)"));
+}
+
 TEST_F(AuthTokenTest, KeepsTheTokenWhenTheReloadFails) {
   testing::write_text(dir_ / "token", "\n");
   worker_.signal(SIGHUP);
