@@ -103,64 +103,80 @@ void serve_until_stopped(mt::distributed::Server& server, const CredentialFiles&
   }
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// What the command line asks for.
+struct Flags {
   mt::distributed::ClusterSpec cluster;
   std::string job = "worker";
   int task = 0, cpus = 1;
   mt::distributed::ServerOptions options;
   CredentialFiles files;
+};
+
+// Sets the flag `flag` that takes `value`; exits with the usage for an unknown one.
+void set_flag(Flags& f, const std::string& flag, const std::string& value) {
+  auto to_int32 = [&] {
+    return static_cast<int>(std::min<int64_t>(to_int(flag, value), INT32_MAX));
+  };
+  if (flag == "--cluster") {
+    std::pair<std::string, std::string> kv = absl::StrSplit(value, absl::MaxSplits('=', 1));
+    f.cluster[kv.first] = absl::StrSplit(kv.second, ',');
+  } else if (flag == "--job") {
+    f.job = value;
+  } else if (flag == "--task") {
+    f.task = to_int32();
+  } else if (flag == "--cpus") {
+    f.cpus = to_int32();
+  } else if (flag == "--max_message_mb") {
+    f.options.max_message_bytes = int64_t{to_int32()} << 20;
+  } else if (flag == "--max_client_bytes") {
+    f.options.max_client_bytes = to_int(flag, value);
+  } else if (flag == "--tls_cert") {
+    f.files.cert = value;
+  } else if (flag == "--tls_key") {
+    f.files.key = value;
+  } else if (flag == "--tls_client_ca") {
+    f.files.client_ca = value;
+  } else if (flag == "--auth_token_file") {
+    f.files.token = value;
+  } else {
+    usage("unknown flag " + flag);
+  }
+}
+
+Flags parse_flags(int argc, char** argv) {
+  Flags f;
   for (int i = 1; i < argc; ++i) {
     std::string flag = argv[i];
     if (flag == "--log_device_placement") {
       mt::debugging::set_log_device_placement(true);
-      continue;
-    }
-    if (flag == "--insecure") {
-      options.insecure = true;
-      continue;
-    }
-    if (i + 1 >= argc) usage(flag + " needs a value");
-    std::string value = argv[++i];
-    if (flag == "--cluster") {
-      std::pair<std::string, std::string> kv = absl::StrSplit(value, absl::MaxSplits('=', 1));
-      cluster[kv.first] = absl::StrSplit(kv.second, ',');
-    } else if (flag == "--job") {
-      job = value;
-    } else if (flag == "--task") {
-      task = static_cast<int>(std::min<int64_t>(to_int(flag, value), INT32_MAX));
-    } else if (flag == "--cpus") {
-      cpus = static_cast<int>(std::min<int64_t>(to_int(flag, value), INT32_MAX));
-    } else if (flag == "--max_message_mb") {
-      options.max_message_bytes = std::min<int64_t>(to_int(flag, value), INT32_MAX) << 20;
-    } else if (flag == "--max_client_bytes") {
-      options.max_client_bytes = to_int(flag, value);
-    } else if (flag == "--tls_cert") {
-      files.cert = value;
-    } else if (flag == "--tls_key") {
-      files.key = value;
-    } else if (flag == "--tls_client_ca") {
-      files.client_ca = value;
-    } else if (flag == "--auth_token_file") {
-      files.token = value;
+    } else if (flag == "--insecure") {
+      f.options.insecure = true;
+    } else if (i + 1 >= argc) {
+      usage(flag + " needs a value");
     } else {
-      usage("unknown flag " + flag);
+      set_flag(f, flag, argv[++i]);
     }
   }
-  if (std::string failed = files.read(options); !failed.empty()) usage(failed);
+  if (std::string failed = f.files.read(f.options); !failed.empty()) usage(failed);
+  return f;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Flags f = parse_flags(argc, argv);
   sigset_t signals = handled_signals();  // taken by serve_until_stopped, not by a thread
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   try {
-    if (cpus > 1) {
+    if (f.cpus > 1) {
       auto cpu = mt::config::list_physical_devices("CPU")[0];
       mt::config::set_logical_device_configuration(
-          cpu, std::vector<mt::LogicalDeviceConfiguration>(cpus));
+          cpu, std::vector<mt::LogicalDeviceConfiguration>(f.cpus));
     }
-    mt::distributed::Server server(cluster, job, task, options);
+    mt::distributed::Server server(f.cluster, f.job, f.task, f.options);
     std::printf("mt-server: serving %s\n", server.target().c_str());
     std::fflush(stdout);
-    serve_until_stopped(server, files, options);  // the server stops as it goes
+    serve_until_stopped(server, f.files, f.options);  // the server stops as it goes
   } catch (const mt::Error& e) {
     std::cerr << "mt-server: " << e.what() << "\n";
     return 1;
