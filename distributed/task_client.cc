@@ -26,12 +26,6 @@ namespace {
 // of 24 days (it sends no pings in practice), and the timeout is twice the RPC deadline,
 // so that the deadline (Note [Deadlines on the op stream] in op_stream.cc) is what a
 // caller meets first, and the closing only frees what it could not.
-// Note [Refused client certificates]
-// A task with mutual TLS checks the client's certificate in the TLS handshake, and closes
-// the connection when it has none or one it does not accept (another authority, expired).
-// With TLS 1.3 the client has finished its side of the handshake by then, so all gRPC
-// tells it is "Socket closed": the client cannot tell a refused certificate from a task
-// that went away, and says both.
 constexpr int kNoKeepalivePingsMs = std::numeric_limits<int>::max() - 1;
 
 int unacknowledged_limit_ms(int64_t rpc_timeout_ms) {
@@ -118,6 +112,12 @@ absl::Status TaskClient::to_status(const grpc::Status& status, const char* op,
   }
 }
 
+// Note [Refused client certificates]
+// A task with mutual TLS checks the client's certificate in the TLS handshake, and closes
+// the connection when it has none or one it does not accept (another authority, expired).
+// With TLS 1.3 the client has finished its side of the handshake by then, so all gRPC
+// tells it is "Socket closed": the client cannot tell a refused certificate from a task
+// that went away, and says both.
 absl::StatusOr<proto::GetDevicesResponse> TaskClient::get_devices() {
   proto::GetDevicesResponse response;
   auto ctx = context(options_.connect_timeout_ms, /*wait_for_ready=*/true);
