@@ -38,8 +38,7 @@ class Authenticator {
  public:
   // An empty `token` lets every call through (the transport may still have checked it),
   // for good: no lock is taken then.
-  explicit Authenticator(std::string token)
-      : required_(!token.empty()), token_(std::move(token)) {}
+  explicit Authenticator(std::string token) : required_(!token.empty()), token_(std::move(token)) {}
 
   // Replaces the token; calls checked after this use the new one. Ignored when the
   // Authenticator was made without one (Server::update_credentials refuses that).

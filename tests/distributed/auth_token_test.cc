@@ -150,10 +150,10 @@ TEST_F(AuthTokenTest, OpenOpStreamEndsWhenTheTokenChanges) {
   ASSERT_TRUE(testing::wait_for_text(dir_ / "server.log", "mt-server: reloaded the credentials"));
   Error e = expect_error([] { constant({3.f}).to_vector<float>(); });
   EXPECT_EQ(e.code(), absl::StatusCode::kUnauthenticated);
-  EXPECT_THAT(e.what(), HasSubstr("[_EagerConst] task /job:worker/replica:0/task:0 at " +
-                                  address() +
-                                  " refused the call: [Enqueue] the auth token sent is not the "
-                                  "task's (ConnectOptions::auth_token)"));
+  EXPECT_THAT(e.what(),
+              HasSubstr("[_EagerConst] task /job:worker/replica:0/task:0 at " + address() +
+                        " refused the call: [Enqueue] the auth token sent is not the "
+                        "task's (ConnectOptions::auth_token)"));
 }
 
 TEST_F(AuthTokenTest, KeepsTheTokenWhenTheReloadFails) {

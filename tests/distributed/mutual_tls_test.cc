@@ -185,8 +185,7 @@ TEST_F(MutualTlsTest, NextServerRemovesTheKeysOfAKilledOne) {
   worker_.kill();  // SIGKILL: it could not remove them
   ASSERT_TRUE(fs::exists(dirs[0]));
   testing::WorkerProcess next;
-  next.start(testing::loopback_workers(1), 0,
-             testing::mtls_flags(dir_.path(), "server1", "ca1"));
+  next.start(testing::loopback_workers(1), 0, testing::mtls_flags(dir_.path(), "server1", "ca1"));
   EXPECT_FALSE(fs::exists(dirs[0]));
   EXPECT_EQ(tls_dirs(next.pid()).size(), 1u);
   next.stop(SIGTERM);
