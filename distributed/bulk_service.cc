@@ -42,17 +42,17 @@ BulkService::BulkService(WorkerService* worker) {
       kUpload, RpcMethod::CLIENT_STREAMING,
       new grpc::internal::ClientStreamingHandler<WorkerService, grpc::ByteBuffer,
                                                  proto::UploadResponse>(
-          [](WorkerService* service, grpc::ServerContext*,
+          [](WorkerService* service, grpc::ServerContext* context,
              grpc::ServerReader<grpc::ByteBuffer>* reader,
-             proto::UploadResponse*) { return service->receive_upload(reader); },
+             proto::UploadResponse*) { return service->receive_upload(context, reader); },
           worker)));
   AddMethod(new grpc::internal::RpcServiceMethod(
       kFetch, RpcMethod::SERVER_STREAMING,
       new grpc::internal::ServerStreamingHandler<WorkerService, proto::FetchRequest,
                                                  grpc::ByteBuffer>(
-          [](WorkerService* service, grpc::ServerContext*, const proto::FetchRequest* request,
-             grpc::ServerWriter<grpc::ByteBuffer>* writer) {
-            return service->send_pieces(*request, writer);
+          [](WorkerService* service, grpc::ServerContext* context,
+             const proto::FetchRequest* request, grpc::ServerWriter<grpc::ByteBuffer>* writer) {
+            return service->send_pieces(context, *request, writer);
           },
           worker)));
 }

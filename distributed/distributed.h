@@ -30,23 +30,34 @@ namespace mt::distributed {
 // Job name -> task addresses ("host:port"), task i at index i, as tf.train.ClusterSpec.
 using ClusterSpec = std::map<std::string, std::vector<std::string>>;
 
-// TLS through gRPC's SSL credentials; PEM text, not file names. Empty: plaintext.
+// TLS through gRPC's credentials; PEM text, not file names. Empty: plaintext. With
+// client_ca_pem set the server requires a client certificate signed by it (mutual TLS),
+// and the client then sends client_cert_pem and client_key_pem.
 struct TlsOptions {
   std::string server_cert_pem;  // server: its certificate chain
   std::string server_key_pem;   // server: its private key
+  std::string client_ca_pem;    // server: the authority client certificates must come from
   std::string root_cert_pem;    // client: the certificate authority to trust
+  std::string client_cert_pem;  // client: its certificate chain, for mutual TLS
+  std::string client_key_pem;   // client: its private key
 };
 
+// A server on an address other than loopback must authenticate its clients (mutual TLS,
+// a token, or both) unless `insecure` is set (docs/distributed.md, "Security").
 struct ServerOptions {
   int64_t max_message_bytes = int64_t{256} << 20;  // larger requests are refused
   TlsOptions tls;
+  std::string auth_token;        // set: every call must carry it (ConnectOptions::auth_token)
+  int64_t max_client_bytes = 0;  // the bytes one client may hold on the task; 0: no limit
+  bool insecure = false;         // serve a non-loopback address without authentication
 };
 
 class Server {
  public:
   // Starts task `task_index` of job `job_name` of `cluster`, listening only on the address
-  // the spec gives it. Throws InvalidArgument for a bad spec, job or index, Unavailable
-  // when the address cannot be bound.
+  // the spec gives it. Throws InvalidArgument for a bad spec, job, index or options (a
+  // non-loopback address without authentication included), Unavailable when the address
+  // cannot be bound.
   Server(const ClusterSpec& cluster, std::string_view job_name, int task_index,
          const ServerOptions& options = {});
   ~Server();  // stops serving; tensors it held are freed
@@ -62,6 +73,13 @@ class Server {
 
   // Stops accepting calls and waits, briefly, for calls in flight.
   void stop();
+
+  // Replaces the TLS certificates and the auth token (options.tls, options.auth_token;
+  // the rest is ignored) without a restart: new connections use the new certificates
+  // within about a second, calls after this one are checked against the new token.
+  // Throws InvalidArgument when TLS, mutual TLS or the token would be switched on or off,
+  // and for bad TLS options as the constructor does. Thread-safe.
+  void update_credentials(const ServerOptions& options);
 
  private:
   struct State;
@@ -82,6 +100,7 @@ struct ConnectOptions {
   int64_t connect_timeout_ms = 30'000;             // how long connect waits for each task to answer
   int64_t max_message_bytes = int64_t{256} << 20;  // larger tensors are refused
   distributed::TlsOptions tls;                     // root_cert_pem set: connect with TLS
+  std::string auth_token;                          // sent with every call when set
 };
 
 // Connects this process to `cluster` as task `task_index` of `job_name` (a job absent from

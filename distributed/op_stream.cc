@@ -49,11 +49,13 @@ struct OpStream::Call {
   bool timed_out = false;  // guarded by OpStream::mu_: cancelled for a deadline
 };
 
-OpStream::OpStream(std::shared_ptr<grpc::Channel> channel, Describe describe, int64_t timeout_ms)
+OpStream::OpStream(std::shared_ptr<grpc::Channel> channel, Describe describe, int64_t timeout_ms,
+                   CallMetadata metadata)
     : channel_(std::move(channel)),
       stub_(proto::Worker::NewStub(channel_)),
       describe_(std::move(describe)),
       timeout_ms_(timeout_ms),
+      metadata_(std::move(metadata)),
       watchdog_([this] { watch(); }) {}
 
 OpStream::~OpStream() {
@@ -102,6 +104,7 @@ void OpStream::open() {
   call_ = std::make_unique<Call>();
   // The stream starts with its first message, so that opening it never waits.
   call_->context.set_initial_metadata_corked(true);
+  for (const auto& [key, value] : metadata_) call_->context.AddMetadata(key, value);
   call_->stream = stub_->Enqueue(&call_->context);
 }
 

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "distributed/auth.h"
 #include "distributed/worker.grpc.pb.h"
 
 namespace mt::distributed::internal {
@@ -37,9 +38,11 @@ class OpStream {
   // Turns a gRPC status of the stream into one that names `op`, the task and its address.
   using Describe = std::function<absl::Status(const grpc::Status&, const char* op)>;
 
-  // Streams to the task at the end of `channel`. `timeout_ms` bounds every wait for it.
-  // Starts the watchdog thread (Note [Deadlines on the op stream] in op_stream.cc).
-  OpStream(std::shared_ptr<grpc::Channel> channel, Describe describe, int64_t timeout_ms);
+  // Streams to the task at the end of `channel`, each stream carrying `metadata`.
+  // `timeout_ms` bounds every wait for it. Starts the watchdog thread (Note [Deadlines on
+  // the op stream] in op_stream.cc).
+  OpStream(std::shared_ptr<grpc::Channel> channel, Describe describe, int64_t timeout_ms,
+           CallMetadata metadata = {});
   ~OpStream();  // closes the stream, waiting at most the timeout for the task
 
   // Sends `op` (its handle set; null: only frees) and returns without waiting for the task.
@@ -86,6 +89,7 @@ class OpStream {
   std::unique_ptr<proto::Worker::Stub> stub_;
   Describe describe_;
   int64_t timeout_ms_;
+  CallMetadata metadata_;
 
   std::mutex write_mu_;         // one writer at a time; taken before mu_
   std::unique_ptr<Call> call_;  // guarded by write_mu_; null until the first op

@@ -9,9 +9,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/status.h"
+#include "distributed/auth.h"
 #include "distributed/bulk_service.h"
 #include "distributed/cluster_spec.h"
 #include "distributed/distributed.h"
+#include "distributed/server_tls.h"
 #include "distributed/tensor_codec.h"
 #include "distributed/worker_service.h"
 #include "runtime/error.h"
@@ -23,25 +25,30 @@ struct Server::State {
   std::unique_ptr<internal::WorkerService> service;
   std::unique_ptr<internal::BulkService> bulk;
   std::unique_ptr<grpc::Server> server;
+  std::unique_ptr<internal::ServerTls> tls;  // null: plaintext
+  std::mutex update_mu;                      // one update_credentials at a time
   std::once_flag stopped;
 };
 
 namespace {
 
-std::shared_ptr<grpc::ServerCredentials> server_credentials(const TlsOptions& tls) {
-  if (tls.server_cert_pem.empty()) return grpc::InsecureServerCredentials();
-  grpc::SslServerCredentialsOptions options;
-  options.pem_key_cert_pairs.push_back({tls.server_key_pem, tls.server_cert_pem});
-  return grpc::SslServerCredentials(options);
-}
-
-absl::Status check_options(const ServerOptions& options) {
+absl::Status check_options(const ServerOptions& options, const std::string& address) {
   if (options.max_message_bytes <= 0 || options.max_message_bytes > INT32_MAX) {
     return absl::InvalidArgumentError(absl::StrCat(
         "[Server] max_message_bytes must be in [1, 2^31), got ", options.max_message_bytes));
   }
-  if (options.tls.server_cert_pem.empty() != options.tls.server_key_pem.empty()) {
-    return absl::InvalidArgumentError("[Server] TLS needs both a certificate and its key");
+  if (options.max_client_bytes < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "[Server] max_client_bytes must be >= 0 (0: no limit), got ", options.max_client_bytes));
+  }
+  MT_RETURN_IF_ERROR(internal::check_server_tls(options.tls));
+  bool authenticated = !options.tls.client_ca_pem.empty() || !options.auth_token.empty();
+  if (!authenticated && !options.insecure && !internal::is_loopback(address)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "[Server] refusing to serve ", address,
+        " without client authentication: anyone who reaches it could read and fill the "
+        "task's memory. Give a client CA (mt-server --tls_client_ca) or an auth token "
+        "(--auth_token_file), or pass --insecure (ServerOptions::insecure)"));
   }
   return absl::OkStatus();
 }
@@ -52,18 +59,27 @@ Server::Server(const ClusterSpec& cluster, std::string_view job_name, int task_i
                const ServerOptions& options)
     : state_(std::make_unique<State>()) {
   mt::internal::throw_if_error(internal::validate_cluster(cluster));
-  mt::internal::throw_if_error(check_options(options));
   absl::StatusOr<std::string> address = internal::task_address(cluster, job_name, task_index);
   if (!address.ok()) {
     mt::internal::throw_error(
         absl::InvalidArgumentError(absl::StrCat("[Server] ", address.status().message())));
   }
+  mt::internal::throw_if_error(check_options(options, *address));
   state_->address = *address;
   internal::keep_transfer_buffers();  // Note [Tensor bytes on the wire]
-  state_->service = std::make_unique<internal::WorkerService>(options.max_message_bytes);
+  state_->service = std::make_unique<internal::WorkerService>(
+      options.max_message_bytes, options.max_client_bytes, options.auth_token);
+  std::shared_ptr<grpc::ServerCredentials> credentials = grpc::InsecureServerCredentials();
+  if (!options.tls.server_cert_pem.empty()) {
+    absl::StatusOr<std::unique_ptr<internal::ServerTls>> tls =
+        internal::ServerTls::create(options.tls);
+    mt::internal::throw_if_error(tls.status());
+    state_->tls = *std::move(tls);
+    credentials = state_->tls->credentials();
+  }
   grpc::ServerBuilder builder;
   int port = 0;
-  builder.AddListeningPort(state_->address, server_credentials(options.tls), &port);
+  builder.AddListeningPort(state_->address, credentials, &port);
   // One server per address: without this gRPC lets a second process share the port.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   // The service checks tensors against options.max_message_bytes itself.
@@ -96,6 +112,21 @@ void Server::stop() {
     state_->server->Wait();
     state_->service->clear();
   });
+}
+
+void Server::update_credentials(const ServerOptions& options) {
+  std::lock_guard<std::mutex> lock(state_->update_mu);
+  if (options.auth_token.empty() != state_->service->auth_token_empty()) {
+    mt::internal::throw_error(absl::InvalidArgumentError(
+        "[Server] new credentials must keep an auth token if and only if the server started "
+        "with one (restart it to change that)"));
+  }
+  if (state_->tls == nullptr && !options.tls.server_cert_pem.empty()) {
+    mt::internal::throw_error(absl::InvalidArgumentError(
+        "[Server] the server started without TLS (restart it to turn TLS on)"));
+  }
+  if (state_->tls != nullptr) mt::internal::throw_if_error(state_->tls->update(options.tls));
+  state_->service->set_auth_token(options.auth_token);
 }
 
 int pick_unused_loopback_port() {

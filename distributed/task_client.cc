@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/status.h"
+#include "distributed/auth.h"
 #include "distributed/bulk_service.h"
 #include "distributed/cluster_spec.h"
 #include "distributed/tensor_codec.h"
@@ -49,6 +50,8 @@ std::shared_ptr<grpc::Channel> make_channel(const std::string& address,
   if (!options.tls.root_cert_pem.empty()) {
     grpc::SslCredentialsOptions ssl;
     ssl.pem_root_certs = options.tls.root_cert_pem;
+    ssl.pem_cert_chain = options.tls.client_cert_pem;  // mutual TLS when set
+    ssl.pem_private_key = options.tls.client_key_pem;
     credentials = grpc::SslCredentials(ssl);
   }
   return grpc::CreateCustomChannel(address, credentials, args);
@@ -64,6 +67,7 @@ TaskClient::TaskClient(std::string job, int task, std::string address,
       name_(task_name(job_, task_)),
       options_(options),
       channel_(make_channel(address_, options_)),
+      metadata_(client_metadata(options_.auth_token)),
       stub_(proto::Worker::NewStub(channel_)),
       // Handles start at a random point, away from other clients' and the task's own.
       next_handle_((std::random_device()() | uint64_t{1}) << 32 | std::random_device()() << 1),
@@ -72,7 +76,7 @@ TaskClient::TaskClient(std::string job, int task, std::string address,
           [this](const grpc::Status& status, const char* op) {
             return to_status(status, op, options_.rpc_timeout_ms);
           },
-          options_.rpc_timeout_ms)) {
+          options_.rpc_timeout_ms, metadata_)) {
   keep_transfer_buffers();  // Note [Tensor bytes on the wire]
 }
 
@@ -83,6 +87,7 @@ std::unique_ptr<grpc::ClientContext> TaskClient::context(int64_t timeout_ms,
   auto context = std::make_unique<grpc::ClientContext>();
   context->set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(timeout_ms));
   context->set_wait_for_ready(wait_for_ready);
+  for (const auto& [key, value] : metadata_) context->AddMetadata(key, value);
   return context;
 }
 
@@ -96,6 +101,9 @@ absl::Status TaskClient::to_status(const grpc::Status& status, const char* op,
     case grpc::StatusCode::DEADLINE_EXCEEDED:
       return absl::DeadlineExceededError(
           absl::StrCat(who, " did not answer within ", timeout_ms, " ms"));
+    case grpc::StatusCode::UNAUTHENTICATED:
+      return absl::UnauthenticatedError(
+          absl::StrCat(who, " refused the call: ", status.error_message()));
     case grpc::StatusCode::RESOURCE_EXHAUSTED:
       return absl::ResourceExhaustedError(absl::StrCat(who, ": ", status.error_message()));
     default:  // the task's own error, which names the op already
@@ -104,15 +112,33 @@ absl::Status TaskClient::to_status(const grpc::Status& status, const char* op,
   }
 }
 
+// Note [Refused client certificates]
+// A task with mutual TLS checks the client's certificate in the TLS handshake, and closes
+// the connection when it has none or one it does not accept (another authority, expired).
+// With TLS 1.3 the client has finished its side of the handshake by then, so all gRPC
+// tells it is "Socket closed": the client cannot tell a refused certificate from a task
+// that went away, and says both.
 absl::StatusOr<proto::GetDevicesResponse> TaskClient::get_devices() {
   proto::GetDevicesResponse response;
   auto ctx = context(options_.connect_timeout_ms, /*wait_for_ready=*/true);
   grpc::Status status = stub_->GetDevices(ctx.get(), proto::GetDevicesRequest(), &response);
   if (status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
-    // Waiting for the task to come up: not answering in time means it is not there.
-    return absl::UnavailableError(
-        absl::StrCat("[experimental_connect_to_cluster] task ", name_, " at ", address_,
-                     " is unavailable: no answer within ", options_.connect_timeout_ms, " ms"));
+    // Waiting for the task to come up: not answering in time means it is not there. One
+    // more call that does not wait tells what the last connection attempt met.
+    auto probe = context(1'000, /*wait_for_ready=*/false);
+    grpc::Status last = stub_->GetDevices(probe.get(), proto::GetDevicesRequest(), &response);
+    std::string why = last.error_code() == grpc::StatusCode::UNAVAILABLE
+                          ? absl::StrCat(" (", last.error_message(), ")")
+                          : "";
+    // Note [Refused client certificates]
+    if (!options_.tls.root_cert_pem.empty()) {
+      absl::StrAppend(&why,
+                      "; with TLS this is also how a task that requires a client "
+                      "certificate refuses a client without one it accepts");
+    }
+    return absl::UnavailableError(absl::StrCat(
+        "[experimental_connect_to_cluster] task ", name_, " at ", address_,
+        " is unavailable: no answer within ", options_.connect_timeout_ms, " ms", why));
   }
   if (!status.ok()) {
     return to_status(status, "experimental_connect_to_cluster", options_.connect_timeout_ms);

@@ -31,6 +31,7 @@
 #include "allocator/allocator.h"
 #include "core/dtype.h"
 #include "core/shape.h"
+#include "distributed/auth.h"
 #include "distributed/distributed.h"
 #include "distributed/op_stream.h"
 #include "distributed/worker.grpc.pb.h"
@@ -86,6 +87,7 @@ class TaskClient {
   std::string name_;
   config::ConnectOptions options_;
   std::shared_ptr<grpc::Channel> channel_;
+  CallMetadata metadata_;  // the token and session id every call carries
   std::unique_ptr<proto::Worker::Stub> stub_;
   std::atomic<uint64_t> next_handle_;
   std::unique_ptr<OpStream> ops_;  // declared last: closed before the stub goes

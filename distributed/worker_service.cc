@@ -1,6 +1,5 @@
 #include "distributed/worker_service.h"
 
-#include <random>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -37,16 +36,20 @@ grpc::Status to_grpc(const absl::Status& status) {
   return grpc::Status(static_cast<grpc::StatusCode>(status.code()), std::string(status.message()));
 }
 
-WorkerService::WorkerService(int64_t max_message_bytes) : max_message_bytes_(max_message_bytes) {
+WorkerService::WorkerService(int64_t max_message_bytes, int64_t max_client_bytes,
+                             std::string auth_token)
+    : max_message_bytes_(max_message_bytes),
+      auth_token_empty_(auth_token.empty()),
+      auth_(std::move(auth_token)),
+      store_(max_client_bytes) {
   MT_CHECK(register_cpu_kernels(registry_).ok());
   MT_CHECK(register_cuda_kernels(registry_).ok());
-  // Handles start at a random point, so that a restarted task does not take handles of
-  // its previous life for its own.
-  next_handle_ = (std::random_device()() | uint64_t{1}) << 32;
 }
 
-grpc::Status WorkerService::GetDevices(grpc::ServerContext*, const proto::GetDevicesRequest*,
+grpc::Status WorkerService::GetDevices(grpc::ServerContext* context,
+                                       const proto::GetDevicesRequest*,
                                        proto::GetDevicesResponse* response) {
+  if (grpc::Status s = auth_.check(*context, "GetDevices"); !s.ok()) return s;
   absl::StatusOr<Runtime*> rt = Context::get().runtime();
   if (!rt.ok()) return to_grpc(rt.status());
   response->set_num_ops(kNumOps);
@@ -72,27 +75,8 @@ grpc::Status WorkerService::GetDevices(grpc::ServerContext*, const proto::GetDev
   return grpc::Status::OK;
 }
 
-absl::StatusOr<Tensor> WorkerService::find(uint64_t handle, const char* op) {
-  mt::internal::MutexLock lock(&mu_);
-  auto it = tensors_.find(handle);
-  if (it == tensors_.end()) {
-    return absl::NotFoundError(absl::StrCat("[", op, "] tensor handle ", handle,
-                                            " is not on this task (freed, or the task restarted)"));
-  }
-  return it->second;
-}
-
-absl::StatusOr<uint64_t> WorkerService::keep(Tensor t, uint64_t handle) {
-  mt::internal::MutexLock lock(&mu_);
-  if (handle == 0) handle = next_handle_++;
-  if (!tensors_.emplace(handle, std::move(t)).second) {
-    return absl::AlreadyExistsError(absl::StrCat("tensor handle ", handle, " is in use"));
-  }
-  return handle;
-}
-
-absl::StatusOr<Tensor> WorkerService::find_to_send(uint64_t handle) {
-  MT_ASSIGN_OR_RETURN(Tensor t, find(handle, "Fetch"));
+absl::StatusOr<Tensor> WorkerService::find_to_send(uint64_t handle, const std::string& client) {
+  MT_ASSIGN_OR_RETURN(Tensor t, store_.find(handle, client, "Fetch"));
   if (static_cast<int64_t>(t.impl()->bytes()) > max_message_bytes_) {
     return absl::ResourceExhaustedError(
         absl::StrCat("[Fetch] the tensor has ", t.impl()->bytes(),
@@ -101,18 +85,8 @@ absl::StatusOr<Tensor> WorkerService::find_to_send(uint64_t handle) {
   return t;
 }
 
-void WorkerService::drop(absl::Span<const uint64_t> handles) {
-  std::vector<Tensor> dropped;  // freed outside the lock
-  mt::internal::MutexLock lock(&mu_);
-  for (uint64_t handle : handles) {
-    auto it = tensors_.find(handle);
-    if (it == tensors_.end()) continue;  // already gone: deleting twice is harmless
-    dropped.push_back(std::move(it->second));
-    tensors_.erase(it);
-  }
-}
-
-absl::StatusOr<Tensor> WorkerService::run_op(const proto::RunOpRequest& request) {
+absl::StatusOr<Tensor> WorkerService::run_op(const proto::RunOpRequest& request,
+                                             const std::string& client) {
   MT_ASSIGN_OR_RETURN(Runtime * rt, Context::get().runtime());
   if (request.op() < 0 || request.op() >= kNumOps) {
     return absl::InvalidArgumentError(absl::StrCat("[RunOp] unknown op ", request.op()));
@@ -129,6 +103,8 @@ absl::StatusOr<Tensor> WorkerService::run_op(const proto::RunOpRequest& request)
           what, " is more than the task's message limit of ", max_message_bytes_, " bytes"));
     }
     MT_ASSIGN_OR_RETURN(DecodedValue v, decode_value(request.source(), what.c_str(), with_bytes));
+    MT_RETURN_IF_ERROR(store_.check_room(
+        client, v.shape.num_elements() * static_cast<int64_t>(dtype_size(v.dtype)), op_name(op)));
     const void* data = with_bytes ? request.source().data().data() : nullptr;
     return mt::internal::execute_source(op, v.dtype, v.shape, data, attrs);
   }
@@ -147,7 +123,7 @@ absl::StatusOr<Tensor> WorkerService::run_op(const proto::RunOpRequest& request)
                                                        in.value().data().data(), OpAttrs()));
       inputs.push_back(std::move(t));
     } else {
-      MT_ASSIGN_OR_RETURN(Tensor t, find(in.handle(), op_name(op)));
+      MT_ASSIGN_OR_RETURN(Tensor t, store_.find(in.handle(), client, op_name(op)));
       inputs.push_back(std::move(t));
     }
   }
@@ -156,50 +132,62 @@ absl::StatusOr<Tensor> WorkerService::run_op(const proto::RunOpRequest& request)
   return mt::internal::execute(op, pointers, attrs);
 }
 
-grpc::Status WorkerService::RunOp(grpc::ServerContext*, const proto::RunOpRequest* request,
+grpc::Status WorkerService::RunOp(grpc::ServerContext* context, const proto::RunOpRequest* request,
                                   proto::RunOpResponse* response) {
-  absl::StatusOr<Tensor> result = run_op(*request);
+  if (grpc::Status s = auth_.check(*context, "RunOp"); !s.ok()) return s;
+  std::string client = client_of(*context);
+  absl::StatusOr<Tensor> result = run_op(*request, client);
   if (!result.ok()) return to_grpc(result.status());
   response->set_dtype(static_cast<int>(result->dtype()));
   for (int64_t d : result->shape().dims()) response->add_dims(d);
-  absl::StatusOr<uint64_t> handle = keep(*std::move(result), 0);
+  const char* name = op_name(static_cast<OpId>(request->op()));
+  absl::StatusOr<uint64_t> handle = store_.keep(*std::move(result), 0, client, name);
   if (!handle.ok()) return to_grpc(handle.status());
   response->set_handle(*handle);
   return grpc::Status::OK;
 }
 
-grpc::Status WorkerService::Fetch(grpc::ServerContext*, const proto::FetchRequest* request,
+grpc::Status WorkerService::Fetch(grpc::ServerContext* context, const proto::FetchRequest* request,
                                   proto::FetchResponse* response) {
-  absl::StatusOr<Tensor> t = find_to_send(request->handle());
+  if (grpc::Status s = auth_.check(*context, "Fetch"); !s.ok()) return s;
+  absl::StatusOr<Tensor> t = find_to_send(request->handle(), client_of(*context));
   if (!t.ok()) return to_grpc(t.status());
   return to_grpc(encode_tensor(*t->impl(), response->mutable_value()));
 }
 
-grpc::Status WorkerService::Delete(grpc::ServerContext*, const proto::DeleteRequest* request,
-                                   proto::DeleteResponse*) {
-  drop(request->handles());
+grpc::Status WorkerService::Delete(grpc::ServerContext* context,
+                                   const proto::DeleteRequest* request, proto::DeleteResponse*) {
+  if (grpc::Status s = auth_.check(*context, "Delete"); !s.ok()) return s;
+  store_.drop(request->handles(), client_of(*context));
   return grpc::Status::OK;
 }
 
 // Note [Asynchronous remote ops] in distributed/task_client.h.
 grpc::Status WorkerService::Enqueue(
-    grpc::ServerContext*,
+    grpc::ServerContext* context,
     grpc::ServerReaderWriter<proto::EnqueueResponse, proto::EnqueueRequest>* stream) {
+  if (grpc::Status s = auth_.check(*context, "Enqueue"); !s.ok()) return s;
+  std::string client = client_of(*context);
   proto::EnqueueRequest request;
   proto::EnqueueResponse response;
   while (stream->Read(&request)) {
+    // Checked again for every message: a stream opened before the token changed ends.
+    if (grpc::Status s = auth_.check(*context, "Enqueue"); !s.ok()) return s;
     absl::Status status;
     if (request.has_op()) {
       absl::StatusOr<Tensor> result =
-          request.op().handle() != 0 ? run_op(request.op())
+          request.op().handle() != 0 ? run_op(request.op(), client)
                                      : absl::InvalidArgumentError("[Enqueue] an op needs a handle");
-      status =
-          result.ok() ? keep(*std::move(result), request.op().handle()).status() : result.status();
+      status = result.status();
+      if (result.ok()) {
+        const char* name = op_name(static_cast<OpId>(request.op().op()));  // a valid op
+        status = store_.keep(*std::move(result), request.op().handle(), client, name).status();
+      }
     }
-    drop(request.deletes());
+    store_.drop(request.deletes(), client);
     response.Clear();
     if (status.ok() && request.fetch() != 0) {
-      absl::StatusOr<Tensor> t = find_to_send(request.fetch());
+      absl::StatusOr<Tensor> t = find_to_send(request.fetch(), client);
       status = t.ok() ? encode_tensor(*t->impl(), response.mutable_value()) : t.status();
     }
     if (!status.ok()) return to_grpc(status);  // ends the stream: later ops do not run
@@ -210,7 +198,7 @@ grpc::Status WorkerService::Enqueue(
 }
 
 absl::StatusOr<Tensor> WorkerService::start_upload(const grpc::ByteBuffer& first,
-                                                   uint64_t* handle) {
+                                                   const std::string& client, uint64_t* handle) {
   MT_ASSIGN_OR_RETURN(Runtime * rt, Context::get().runtime());
   std::vector<grpc::Slice> slices;
   std::string bytes;
@@ -231,17 +219,21 @@ absl::StatusOr<Tensor> WorkerService::start_upload(const grpc::ByteBuffer& first
         max_message_bytes_, " bytes"));
   }
   if (header.handle() == 0) return absl::InvalidArgumentError("[Upload] a tensor needs a handle");
+  MT_RETURN_IF_ERROR(store_.check_room(client, size, "Upload"));
   *handle = header.handle();
   MT_ASSIGN_OR_RETURN(mt::internal::TensorImpl * impl,
                       mt::internal::allocate_tensor(*device, v.dtype, std::move(v.shape)));
   return Tensor(impl);
 }
 
-grpc::Status WorkerService::receive_upload(grpc::ServerReader<grpc::ByteBuffer>* reader) {
+grpc::Status WorkerService::receive_upload(grpc::ServerContext* context,
+                                           grpc::ServerReader<grpc::ByteBuffer>* reader) {
+  if (grpc::Status s = auth_.check(*context, "Upload"); !s.ok()) return s;
+  std::string client = client_of(*context);
   grpc::ByteBuffer piece;
   if (!reader->Read(&piece)) return to_grpc(absl::InvalidArgumentError("[Upload] no value"));
   uint64_t handle = 0;
-  absl::StatusOr<Tensor> t = start_upload(piece, &handle);
+  absl::StatusOr<Tensor> t = start_upload(piece, client, &handle);
   if (!t.ok()) return to_grpc(t.status());
   mt::internal::TensorImpl& impl = *t->impl();
   char* dst = static_cast<char*>(impl.data);
@@ -265,12 +257,14 @@ grpc::Status WorkerService::receive_upload(grpc::ServerReader<grpc::ByteBuffer>*
         "[Upload] the value declares shape ", impl.shape.to_string(), " of ",
         dtype_name(impl.dtype), " (", impl.bytes(), " bytes) but carries ", received, " bytes")));
   }
-  return to_grpc(keep(*std::move(t), handle).status());
+  return to_grpc(store_.keep(*std::move(t), handle, client, "Upload").status());
 }
 
-grpc::Status WorkerService::send_pieces(const proto::FetchRequest& request,
+grpc::Status WorkerService::send_pieces(grpc::ServerContext* context,
+                                        const proto::FetchRequest& request,
                                         grpc::ServerWriter<grpc::ByteBuffer>* writer) {
-  absl::StatusOr<Tensor> t = find_to_send(request.handle());
+  if (grpc::Status s = auth_.check(*context, "Fetch"); !s.ok()) return s;
+  absl::StatusOr<Tensor> t = find_to_send(request.handle(), client_of(*context));
   if (!t.ok()) return to_grpc(t.status());
   const mt::internal::TensorImpl& impl = *t->impl();
   const char* src = static_cast<const char*>(impl.data);
@@ -290,9 +284,10 @@ grpc::Status WorkerService::send_pieces(const proto::FetchRequest& request,
   return grpc::Status::OK;
 }
 
-grpc::Status WorkerService::GetMemoryInfo(grpc::ServerContext*,
+grpc::Status WorkerService::GetMemoryInfo(grpc::ServerContext* context,
                                           const proto::MemoryInfoRequest* request,
                                           proto::MemoryInfoResponse* response) {
+  if (grpc::Status s = auth_.check(*context, "GetMemoryInfo"); !s.ok()) return s;
   absl::StatusOr<Runtime*> rt = Context::get().runtime();
   if (!rt.ok()) return to_grpc(rt.status());
   absl::StatusOr<Device*> device = local_device(**rt, request->device(), "GetMemoryInfo");
@@ -306,12 +301,6 @@ grpc::Status WorkerService::GetMemoryInfo(grpc::ServerContext*,
   response->set_largest_free_block(s.largest_free_block);
   response->set_fragmentation(s.fragmentation);
   return grpc::Status::OK;
-}
-
-void WorkerService::clear() {
-  absl::flat_hash_map<uint64_t, Tensor> dropped;
-  mt::internal::MutexLock lock(&mu_);
-  dropped.swap(tensors_);
 }
 
 }  // namespace mt::distributed::internal

@@ -3,14 +3,18 @@
 // devices and keeps their results, by handle, until the client deletes them
 // (Note [Remote tensors] in distributed/remote_device.h).
 //
+// Every handler first checks the caller's token (distributed/auth.h): a call without the
+// right one is Unauthenticated and touches nothing. Each client's tensors are its own
+// (distributed/tensor_store.h).
+//
 // Thread safety: gRPC calls the handlers from its own threads, concurrently.
 
 #include <cstdint>
+#include <string>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
-#include "absl/types/span.h"
-#include "core/mutex.h"
+#include "distributed/auth.h"
+#include "distributed/tensor_store.h"
 #include "distributed/worker.grpc.pb.h"
 #include "kernels/kernel_registry.h"
 #include "runtime/tensor.h"
@@ -19,8 +23,11 @@ namespace mt::distributed::internal {
 
 class WorkerService final : public proto::Worker::Service {
  public:
-  // Refuses tensors larger than `max_message_bytes`, both ways.
-  explicit WorkerService(int64_t max_message_bytes);
+  // Refuses tensors larger than `max_message_bytes`, both ways, tensors that would take a
+  // client over `max_client_bytes` (0: no limit), and calls without `auth_token` (empty:
+  // none needed).
+  explicit WorkerService(int64_t max_message_bytes, int64_t max_client_bytes = 0,
+                         std::string auth_token = "");
 
   grpc::Status GetDevices(grpc::ServerContext*, const proto::GetDevicesRequest*,
                           proto::GetDevicesResponse* response) override;
@@ -37,30 +44,31 @@ class WorkerService final : public proto::Worker::Service {
                              proto::MemoryInfoResponse* response) override;
 
   // The Bulk service's methods (Note [Tensor bytes on the wire] in bulk_service.h).
-  grpc::Status receive_upload(grpc::ServerReader<grpc::ByteBuffer>* reader);
-  grpc::Status send_pieces(const proto::FetchRequest& request,
+  grpc::Status receive_upload(grpc::ServerContext* context,
+                              grpc::ServerReader<grpc::ByteBuffer>* reader);
+  grpc::Status send_pieces(grpc::ServerContext* context, const proto::FetchRequest& request,
                            grpc::ServerWriter<grpc::ByteBuffer>* writer);
 
+  // Replaces the token calls must carry (Server::update_credentials).
+  void set_auth_token(std::string token) { auth_.set_token(std::move(token)); }
+  bool auth_token_empty() const { return auth_token_empty_; }
+
   // Drops every tensor still held (the server is stopping).
-  void clear();
+  void clear() { store_.clear(); }
 
  private:
-  absl::StatusOr<Tensor> run_op(const proto::RunOpRequest& request);
-  absl::StatusOr<Tensor> find(uint64_t handle, const char* op);
+  absl::StatusOr<Tensor> run_op(const proto::RunOpRequest& request, const std::string& client);
   // Returns the tensor `handle` when it is small enough to send (Fetch, Bulk's Fetch).
-  absl::StatusOr<Tensor> find_to_send(uint64_t handle);
-  // Keeps `t` under `handle` (0: a new one) and returns the handle; AlreadyExists when
-  // the client chose a handle in use.
-  absl::StatusOr<uint64_t> keep(Tensor t, uint64_t handle);
+  absl::StatusOr<Tensor> find_to_send(uint64_t handle, const std::string& client);
   // Allocates the tensor an Upload's first message describes.
-  absl::StatusOr<Tensor> start_upload(const grpc::ByteBuffer& first, uint64_t* handle);
-  void drop(absl::Span<const uint64_t> handles);
+  absl::StatusOr<Tensor> start_upload(const grpc::ByteBuffer& first, const std::string& client,
+                                      uint64_t* handle);
 
   int64_t max_message_bytes_;
+  bool auth_token_empty_;
+  Authenticator auth_;
   KernelRegistry registry_;  // the kernels this process has, as its runtime registers them
-  mt::internal::Mutex mu_;
-  uint64_t next_handle_ ABSL_GUARDED_BY(mu_);
-  absl::flat_hash_map<uint64_t, Tensor> tensors_ ABSL_GUARDED_BY(mu_);
+  TensorStore store_;
 };
 
 // Returns `status` as a grpc::Status with the same code and message.

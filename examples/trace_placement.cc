@@ -1,6 +1,7 @@
 // Records a small mixed workload on every logical device (two logical CPUs, and each GPU
 // when there is one), then writes trace.json (Perfetto, chrome://tracing) and report.html
-// into the folder given as the first argument. docs/trace.md explains what they show.
+// into the folder given as the first argument, or the current one without an argument.
+// docs/trace.md explains what they show.
 //
 //   trace_placement /tmp/out && chromium /tmp/out/report.html
 #include <iostream>
@@ -38,11 +39,11 @@ mt::Tensor workload(const std::string& device, int n) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::cerr << "usage: trace_placement <output folder>\n";
+  if (argc > 2) {
+    std::cerr << "usage: trace_placement [output folder, the current one by default]\n";
     return 2;
   }
-  const std::string out = argv[1];
+  const std::string out = argc == 2 ? argv[1] : ".";
   auto cpu = mt::config::list_physical_devices("CPU")[0];
   mt::config::set_logical_device_configuration(cpu, {{}, {.memory_limit_mb = 64}});
   for (const auto& gpu : mt::config::list_physical_devices("GPU")) {

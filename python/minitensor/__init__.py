@@ -80,12 +80,24 @@ def _to_array(value, dtype):
     array = _np.asarray(value)
     if keeps_dtype:
         return array
+    # NumPy makes Python ints past int64 uint64, object or (with negative ones) float64.
+    if array.dtype.kind == "u" or array.dtype == object or (
+            array.dtype == _np.float64 and array.size and _np.abs(array).max() >= 2**63):
+        _check_int64_range(value)
     if array.dtype == _np.float64:
         return array.astype(_np.float32)
     if array.dtype.kind == "i":
         fits = array.size == 0 or (array.min() >= -2**31 and array.max() < 2**31)
         return array.astype(_np.int32 if fits else _np.int64)
     return array
+
+
+def _check_int64_range(value):
+    """Raises ValueError, as TensorFlow does, for Python ints that int64 cannot hold."""
+    for item in _np.asarray(value, dtype=object).flat:
+        if isinstance(item, (int, _np.integer)) and not -2**63 <= int(item) < 2**63:
+            raise ValueError(f"Can't convert Python int {int(item)} to Tensor: it is out of "
+                             f"range for int64 [-2**63, 2**63 - 1]")
 
 
 def constant(value: _Any, dtype: _Optional[DTypeLike] = None,

@@ -1,4 +1,6 @@
 // TLS through gRPC's SSL credentials, with a self-signed certificate made for the test.
+#include <signal.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -41,7 +43,7 @@ class TlsTest : public testing::RuntimeTest {
         {"--tls_cert", (dir_ / "cert.pem").string(), "--tls_key", (dir_ / "key.pem").string()});
   }
   void TearDown() override {
-    worker_.kill();
+    worker_.stop(SIGTERM);  // not SIGKILL: it removes its copies of the key
     fs::remove_all(dir_);
     RuntimeTest::TearDown();
   }

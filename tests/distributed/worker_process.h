@@ -6,6 +6,7 @@
 // on every machine. mt-server is taken from $MT_SERVER, else from beside this test
 // program (scripts/gpu-check.sh bundles both), else from the build.
 
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -47,6 +48,9 @@ class WorkerProcess {
   WorkerProcess& operator=(const WorkerProcess&) = delete;
   ~WorkerProcess() { kill(); }
 
+  // Sends the worker's stderr to `path` (appending) from the next start on.
+  void set_stderr(std::string path) { stderr_path_ = std::move(path); }
+
   // Starts task `task` of job "worker" of `spec`; `extra` flags go to mt-server.
   void start(const distributed::ClusterSpec& spec, int task, std::vector<std::string> extra = {},
              bool gpus = false) {
@@ -70,15 +74,19 @@ class WorkerProcess {
     envp.push_back(nullptr);
     int out[2];
     ASSERT_EQ(pipe(out), 0);
+    int err =
+        stderr_path_.empty() ? -1 : open(stderr_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
     pid_ = fork();
     ASSERT_GE(pid_, 0);
     if (pid_ == 0) {
       dup2(out[1], STDOUT_FILENO);
+      if (err >= 0) dup2(err, STDERR_FILENO);
       close(out[0]);
       execve(argv[0], argv.data(), envp.data());
       _exit(127);
     }
     close(out[1]);
+    if (err >= 0) close(err);
     pollfd p{out[0], POLLIN, 0};
     std::string said;
     char buf[256];
@@ -104,6 +112,26 @@ class WorkerProcess {
     }
   }
 
+  pid_t pid() const { return pid_; }
+
+  // Sends `signal` and returns the worker's exit status once it exited (-1: killed by a
+  // signal, or not running). Waits 10 s at most, then kills it.
+  int stop(int signal) {
+    if (pid_ <= 0) return -1;
+    ::kill(pid_, signal);
+    int status = 0;
+    pid_t reaped = 0;
+    for (int i = 0; i < 1000 && (reaped = waitpid(pid_, &status, WNOHANG)) == 0; ++i) {
+      usleep(10'000);
+    }
+    if (reaped != pid_) {  // still running
+      kill();
+      return -1;
+    }
+    pid_ = -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+
   void kill() {
     if (pid_ <= 0) return;
     ::kill(pid_, SIGKILL);
@@ -113,6 +141,7 @@ class WorkerProcess {
 
  private:
   pid_t pid_ = -1;
+  std::string stderr_path_;
 };
 
 }  // namespace mt::testing

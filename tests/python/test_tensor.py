@@ -37,6 +37,19 @@ def test_ragged_list_is_rejected():
         mt.constant([[1.0, 2.0], [3.0]])
 
 
+@pytest.mark.parametrize("value, shown", [
+    (2**70, 2**70), (-2**70, -2**70), (2**63, 2**63), ([1, 2**64], 2**64), ([-1, 2**63], 2**63)])
+def test_int_past_int64_is_a_value_error(value, shown):
+    with pytest.raises(ValueError, match=rf"Can't convert Python int {shown} to Tensor: it is "
+                                         r"out of range for int64 \[-2\*\*63, 2\*\*63 - 1\]"):
+        mt.constant(value)
+
+
+def test_ints_at_the_ends_of_int64_are_int64():
+    np.testing.assert_array_equal(mt.constant([-2**63, 2**63 - 1]).numpy(), [-2**63, 2**63 - 1])
+    assert mt.constant(2**63 - 1).dtype == mt.int64
+
+
 def test_unsupported_numpy_dtype_is_a_type_error():
     with pytest.raises(TypeError):
         mt.constant(np.zeros(2, np.complex64))
