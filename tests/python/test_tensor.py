@@ -183,3 +183,15 @@ def test_error_hierarchy_is_tensorflows():
     e = mt.errors.NotFoundError(None, None, "no such device")
     assert (str(e), e.message, e.error_code) == ("no such device", "no such device",
                                                  mt.errors.NOT_FOUND)
+
+
+def test_ops_take_python_scalars_lists_and_arrays_as_tensorflow_does():
+    t = mt.constant([1.0, 2.0])
+    assert mt.add(t, 1.0).numpy().tolist() == [2.0, 3.0]      # converted to t's dtype
+    assert mt.subtract(5, t).numpy().tolist() == [4.0, 3.0]
+    assert mt.add(1, 2).dtype == mt.int32                      # both converted: int32
+    assert mt.exp([0.0]).numpy().tolist() == [1.0]
+    assert mt.reduce_sum([[1, 2], [3, 4]], 0).numpy().tolist() == [4, 6]
+    assert mt.nn.relu(np.array([-1.0, 2.0])).dtype == mt.float64  # NumPy keeps its dtype
+    with pytest.raises(mt.errors.InvalidArgumentError, match=r"\[Exp\] dtype int32"):
+        mt.exp([1])
