@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The GPU check, in two halves:
-#   scripts/gpu-check.sh bundle   (here) builds for sm_90 and fills .gpu/ with the test,
+#   scripts/gpu-check.sh bundle [BUILD]
+#                                 (here) builds for sm_90 and fills .gpu/ with the test,
 #                                  example and benchmark binaries plus the shared libraries
 #                                  the GPU machine lacks (absl, benchmark, and gRPC,
 #                                  protobuf and their dependencies for distributed/);
@@ -33,10 +34,14 @@ python_wheel() {
 case "${1:-bundle}" in
   bundle)
     scripts/install-deps.sh
-    cmake --preset gpu-sm90 >/dev/null
-    cmake --build --preset gpu-sm90 -j "$(nproc)"
+    # BUILD: an existing build folder with the CUDA backend for sm_90 (the default preset's,
+    # build/default, is one when nvcc is found), which saves a second full build.
+    build="${2:-build/gpu-sm90}"
+    if [ -z "${2:-}" ]; then cmake --preset gpu-sm90 >/dev/null; fi
+    grep -q '^CMAKE_CUDA_COMPILER:' "$build/CMakeCache.txt" 2>/dev/null ||
+      { echo "gpu-check: $build has no CUDA backend" >&2; exit 1; }
+    cmake --build "$build" -j "$(nproc)"
     rm -rf .gpu && mkdir -p .gpu/bin .gpu/lib
-    build=build/gpu-sm90
     find "$build"/tests "$build"/examples "$build"/bench -maxdepth 1 -type f -perm -u+x \
       -exec cp -t .gpu/bin/ {} +
     # distributed/ (when gRPC was found): the task server and the two-process example.
