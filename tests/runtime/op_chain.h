@@ -91,10 +91,14 @@ inline bool rejected_on_cpu_only(const Step& s, const std::vector<Outcome>& refe
 }
 
 // Note [Discontinuous ops]: Exp, Log, Pow and the other kCostly ops differ across device
-// types by an ulp or two, and Floor, Round, Sign, FloorDiv, FloorMod and casts to integers
-// or bool turn such a difference near a step of theirs into a whole unit. Returns whether
-// `s` is one of those on a value that may carry such a difference (`inexact`, per step).
-inline bool discontinuous_on_inexact(const Step& s, const std::vector<bool>& inexact) {
+// types by an ulp or two, and so may sums (MatMul, AddN, Sum, Mean) once their terms need
+// more bits than the dtype holds (another order rounds otherwise); Floor, Round, Sign,
+// FloorDiv, FloorMod and casts to integers or bool turn such a difference near a step of
+// theirs into a whole unit. Returns whether
+// `s` is one of those on a floating-point value that may carry such a difference
+// (`inexact`, per step; integer results are exact).
+inline bool discontinuous_on_inexact(const Step& s, const std::vector<Outcome>& reference,
+                                     const std::vector<bool>& inexact) {
   bool discontinuous =
       s.kind == StepKind::kCast &&
       (s.dtype == DType::kInt32 || s.dtype == DType::kInt64 || s.dtype == DType::kBool);
@@ -108,7 +112,8 @@ inline bool discontinuous_on_inexact(const Step& s, const std::vector<bool>& ine
   }
   if (!discontinuous) return false;
   for (int i : s.inputs) {
-    if (inexact[i]) return true;
+    const DType t = reference[i].dtype;
+    if (inexact[i] && t != DType::kInt32 && t != DType::kInt64 && t != DType::kBool) return true;
   }
   return false;
 }
@@ -195,7 +200,10 @@ class OpChain {
                  (s.kind == StepKind::kUnary && kUnaryOps[s.variant].op == OpId::kRelu);
     for (int i : s.inputs) loose = loose || loose_zero_sign_[i];
     loose_zero_sign_.push_back(loose);  // Note [Sign of zero]
-    bool inexact = (s.kind == StepKind::kUnary && op_has_flag(kUnaryOps[s.variant].op, kCostly)) ||
+    const bool sums = s.kind == StepKind::kMatMul || s.kind == StepKind::kAddN ||
+                      (s.kind == StepKind::kReduce && kReductionOps[s.variant].op != OpId::kMax);
+    bool inexact = sums ||
+                   (s.kind == StepKind::kUnary && op_has_flag(kUnaryOps[s.variant].op, kCostly)) ||
                    (s.kind == StepKind::kBinary && op_has_flag(kBinaryOps[s.variant].op, kCostly));
     for (int i : s.inputs) inexact = inexact || inexact_[i];
     inexact_.push_back(inexact);  // Note [Discontinuous ops]
@@ -344,7 +352,7 @@ inline Step OpChain::draw() {
   // Nor are steps only the CPU rejects, or discontinuous ones on inexact values (Note [Steps
   // only the CPU rejects], Note [Discontinuous ops]).
   if (predicted_bound(s) >= kIntLimit || divides_by_loose_zero(s, reference_, loose_zero_sign_) ||
-      rejected_on_cpu_only(s, reference_) || discontinuous_on_inexact(s, inexact_)) {
+      rejected_on_cpu_only(s, reference_) || discontinuous_on_inexact(s, reference_, inexact_)) {
     s = Step();
     s.kind = StepKind::kIdentity;
     s.inputs = {a};
