@@ -134,6 +134,29 @@ void BM_Add(benchmark::State& state) {
 }
 BENCHMARK(BM_Add)->UseRealTime()->Unit(benchmark::kMicrosecond);
 
+// Issue 19's element-wise ops beside BM_Exp and BM_Add: the cheap ones should run at BM_Add's
+// rate (bandwidth), the kCostly ones (Log, Tanh, Sigmoid, Pow) near BM_Exp's.
+void BM_Unary(benchmark::State& state, Tensor (*op)(const Tensor&)) {
+  Tensor x = abs(random_tensor({kBigElements}));  // Log and Sqrt of positive values
+  for (auto _ : state) benchmark::DoNotOptimize(op(x).impl());
+  set_bytes(state, kBigElements * 8);
+}
+BENCHMARK_CAPTURE(BM_Unary, Sqrt, &sqrt)->UseRealTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_Unary, Floor, &floor)->UseRealTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_Unary, Round, &round)->UseRealTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_Unary, Log, &log)->UseRealTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_Unary, Tanh, &tanh)->UseRealTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_Unary, Sigmoid, &sigmoid)->UseRealTime()->Unit(benchmark::kMicrosecond);
+
+void BM_Binary(benchmark::State& state, Tensor (*op)(const Tensor&, const Tensor&)) {
+  Tensor a = random_tensor({kBigElements}), b = abs(random_tensor({kBigElements}, 2));
+  for (auto _ : state) benchmark::DoNotOptimize(op(a, b).impl());
+  set_bytes(state, kBigElements * 12);
+}
+BENCHMARK_CAPTURE(BM_Binary, Maximum, &maximum)->UseRealTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_Binary, FloorDiv, &floordiv)->UseRealTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_Binary, Pow, &pow)->UseRealTime()->Unit(benchmark::kMicrosecond);
+
 // bfloat16, each beside the float32 op above with the same element count (BM_Add, BM_Exp,
 // BM_ReduceSum): the bytes count 2 per element, so the element rate is bytes / 2 here and
 // bytes / 4 there.

@@ -35,18 +35,40 @@
   X(AddN, "AddN", add_n, "add_n", kVariadic, kNumericDTypes, infer_add_n, kGrad)
 
 // Element-wise binary ops with NumPy broadcasting; the output has the inputs' dtype.
-#define MT_BINARY_OPS(X)                                                 \
-  X(AddV2, "AddV2", add, "add", 2, kNumericDTypes, infer_binary, kGrad)  \
-  X(Sub, "Sub", sub, "subtract", 2, kNumericDTypes, infer_binary, kGrad) \
-  X(Mul, "Mul", mul, "multiply", 2, kNumericDTypes, infer_binary, kGrad) \
-  X(RealDiv, "RealDiv", div, "divide", 2, kFloatDTypes, infer_binary, kGrad)
+// Integer FloorDiv and FloorMod by zero, and integer Pow to a negative power, are
+// InvalidArgument on the CPU (Note [Integer division by zero] in kernels/cpu/binary_kernels.cc).
+#define MT_BINARY_OPS(X)                                                                       \
+  X(AddV2, "AddV2", add, "add", 2, kNumericDTypes, infer_binary, kGrad)                        \
+  X(Sub, "Sub", sub, "subtract", 2, kNumericDTypes, infer_binary, kGrad)                       \
+  X(Mul, "Mul", mul, "multiply", 2, kNumericDTypes, infer_binary, kGrad)                       \
+  X(RealDiv, "RealDiv", div, "divide", 2, kFloatDTypes, infer_binary, kGrad)                   \
+  X(Pow, "Pow", pow, "pow", 2, kNumericDTypes, infer_binary, kGrad | kCostly)                  \
+  X(Maximum, "Maximum", maximum, "maximum", 2, kNumericDTypes, infer_binary, kGrad)            \
+  X(Minimum, "Minimum", minimum, "minimum", 2, kNumericDTypes, infer_binary, kGrad)            \
+  X(SquaredDifference, "SquaredDifference", squared_difference, "math.squared_difference", 2,  \
+    kNumericDTypes, infer_binary, kGrad)                                                       \
+  X(FloorDiv, "FloorDiv", floordiv, "math.floordiv", 2, kNumericDTypes, infer_binary, kNone)   \
+  X(FloorMod, "FloorMod", floormod, "math.floormod", 2, kNumericDTypes, infer_binary, kNone)   \
+  X(LogicalAnd, "LogicalAnd", logical_and, "logical_and", 2, kBoolDTypes, infer_binary, kNone) \
+  X(LogicalOr, "LogicalOr", logical_or, "logical_or", 2, kBoolDTypes, infer_binary, kNone)
 
 // Element-wise unary ops; the output has the input's dtype.
-#define MT_UNARY_OPS(X)                                                    \
-  X(Neg, "Neg", neg, "negative", 1, kNumericDTypes, infer_unary, kGrad)    \
-  X(Abs, "Abs", abs, "abs", 1, kNumericDTypes, infer_unary, kGrad)         \
-  X(Exp, "Exp", exp, "exp", 1, kFloatDTypes, infer_unary, kGrad | kCostly) \
-  X(Relu, "Relu", relu, "nn.relu", 1, kNumericDTypes, infer_unary, kGrad)
+#define MT_UNARY_OPS(X)                                                                    \
+  X(Neg, "Neg", neg, "negative", 1, kNumericDTypes, infer_unary, kGrad)                    \
+  X(Abs, "Abs", abs, "abs", 1, kNumericDTypes, infer_unary, kGrad)                         \
+  X(Exp, "Exp", exp, "exp", 1, kFloatDTypes, infer_unary, kGrad | kCostly)                 \
+  X(Relu, "Relu", relu, "nn.relu", 1, kNumericDTypes, infer_unary, kGrad)                  \
+  X(Sqrt, "Sqrt", sqrt, "sqrt", 1, kFloatDTypes, infer_unary, kGrad)                       \
+  X(Rsqrt, "Rsqrt", rsqrt, "math.rsqrt", 1, kFloatDTypes, infer_unary, kGrad)              \
+  X(Square, "Square", square, "square", 1, kNumericDTypes, infer_unary, kGrad)             \
+  X(Log, "Log", log, "math.log", 1, kFloatDTypes, infer_unary, kGrad | kCostly)            \
+  X(Log1p, "Log1p", log1p, "math.log1p", 1, kFloatDTypes, infer_unary, kGrad | kCostly)    \
+  X(Tanh, "Tanh", tanh, "tanh", 1, kFloatDTypes, infer_unary, kGrad | kCostly)             \
+  X(Sigmoid, "Sigmoid", sigmoid, "sigmoid", 1, kFloatDTypes, infer_unary, kGrad | kCostly) \
+  X(Sign, "Sign", sign, "sign", 1, kNumericDTypes, infer_unary, kNone)                     \
+  X(Floor, "Floor", floor, "floor", 1, kFloatDTypes, infer_unary, kNone)                   \
+  X(Round, "Round", round, "round", 1, kNumericDTypes, infer_unary, kNone)                 \
+  X(LogicalNot, "LogicalNot", logical_not, "logical_not", 1, kBoolDTypes, infer_unary, kNone)
 
 // Reductions over axes (Note [Reductions] in op_def.h).
 #define MT_REDUCTION_OPS(X)                                                              \

@@ -32,12 +32,16 @@ inline Tensor add_n(std::initializer_list<Tensor> inputs) {
 
 // Element-wise binary ops with NumPy broadcasting, one per row of MT_BINARY_OPS
 // (kernels/op_table.h, which names each op's dtypes): add, sub, mul, div (RealDiv,
-// floating types only).
+// floating types only), pow, maximum, minimum (NaN propagates), squared_difference,
+// floordiv and floormod (rounding toward -inf, as Python), logical_and, logical_or (bool).
+// On the CPU, integer floordiv/floormod by zero and integer pow to a negative power throw
+// InvalidArgument; the GPU gives 0 and the truncated power (docs/bad-input.md).
 #define MT_DECLARE_BINARY(Name, tf, cc, ...) Tensor cc(const Tensor& a, const Tensor& b);
 MT_BINARY_OPS(MT_DECLARE_BINARY)
 #undef MT_DECLARE_BINARY
 
-// Element-wise unary ops, one per row of MT_UNARY_OPS: neg, abs, exp, relu.
+// Element-wise unary ops, one per row of MT_UNARY_OPS: neg, abs, exp, relu, sqrt, rsqrt,
+// square, log, log1p, tanh, sigmoid, sign, floor, round (half to even), logical_not (bool).
 #define MT_DECLARE_UNARY(Name, tf, cc, ...) Tensor cc(const Tensor& x);
 MT_UNARY_OPS(MT_DECLARE_UNARY)
 #undef MT_DECLARE_UNARY

@@ -2,6 +2,8 @@
 // one contiguous loop split across threads; other shapes walk a coalesced BroadcastPlan
 // (broadcast.h), its rows split across threads. The arithmetic is the ISA level's loop of
 // the op (loops.h); a 1-element op calls it once on the calling thread.
+#include <type_traits>
+
 #include "kernels/broadcast.h"
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/loops.h"
@@ -59,6 +61,28 @@ void binary_broadcast(const KernelContext& ctx, BinaryLoop loop) {
   });
 }
 
+// Note [Integer division by zero]: as TensorFlow's CPU kernels, integer FloorDiv and
+// FloorMod by zero fail with "Integer division by zero", and integer Pow to a negative power
+// with "Integers to negative integer powers are not allowed" (InvalidArgument), checked on
+// the second operand before anything is computed. The GPU kernels do not check (that would
+// synchronise): they give the values of the loops (elementwise_fns.h): x // 0 and x % 0 are
+// 0; a ** -k is 1 for a = 1, +-1 for a = -1, else 0.
+template <OpId kOp, typename T>
+absl::Status check_second_operand(const TensorArg& b) {
+  if constexpr (std::is_integral_v<T> &&
+                (kOp == OpId::kFloorDiv || kOp == OpId::kFloorMod || kOp == OpId::kPow)) {
+    const T* p = static_cast<const T*>(b.data);
+    const int64_t n = b.shape->num_elements();
+    bool bad = false;
+    for (int64_t i = 0; i < n; ++i) bad |= kOp == OpId::kPow ? p[i] < 0 : p[i] == 0;
+    if (bad && kOp == OpId::kPow) {
+      return internal::op_error(kOp, "Integers to negative integer powers are not allowed");
+    }
+    if (bad) return internal::op_error(kOp, "Integer division by zero");
+  }
+  return absl::OkStatus();
+}
+
 template <OpId kOp, typename T>
 absl::Status binary_kernel(const KernelContext& ctx) {
   const TensorArg& a = ctx.inputs[0];
@@ -69,6 +93,7 @@ absl::Status binary_kernel(const KernelContext& ctx) {
   const int64_t n = ctx.output.shape->num_elements();
   const BinaryLoop loop =
       cpu_loops().binary[static_cast<int>(kOp)][static_cast<int>(dtype_of<T>())];
+  if (n != 0) MT_RETURN_IF_ERROR((check_second_operand<kOp, T>(b)));
   if (__builtin_expect(n == 1, 0)) {  // every operand of a 1-element output has 1 element
     loop(pa, 1, pb, 1, out, 1);
     return absl::OkStatus();

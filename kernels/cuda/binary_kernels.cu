@@ -8,6 +8,8 @@
 // of coordinates times strides. When the innermost plan dimension is a multiple of
 // kVec<T>, a thread does kVec<T> outputs of one row with 128-bit accesses, reading a Vec
 // of each operand that spans the row and one element of each that broadcasts along it.
+#include <type_traits>
+
 #include "kernels/broadcast.h"
 #include "kernels/cuda/elementwise.h"
 
@@ -47,6 +49,112 @@ struct BinaryFn<OpId::kRealDiv> {  // floating types only; IEEE division (no fas
   __device__ T operator()(T a, T b) const {
     return div_op(a, b);
   }
+};
+
+// A NaN of either operand propagates, as on the CPU.
+template <>
+struct BinaryFn<OpId::kMaximum> {
+  template <typename T>
+  __device__ T operator()(T a, T b) const {
+    if constexpr (kIsFloating<T>) {
+      const Compute<T> x = to_compute(a), y = to_compute(b);
+      return x > y || x != x ? a : b;
+    } else {
+      return a > b ? a : b;
+    }
+  }
+};
+template <>
+struct BinaryFn<OpId::kMinimum> {
+  template <typename T>
+  __device__ T operator()(T a, T b) const {
+    if constexpr (kIsFloating<T>) {
+      const Compute<T> x = to_compute(a), y = to_compute(b);
+      return x < y || x != x ? a : b;
+    } else {
+      return a < b ? a : b;
+    }
+  }
+};
+template <>
+struct BinaryFn<OpId::kSquaredDifference> {
+  template <typename T>
+  __device__ T operator()(T a, T b) const {
+    if constexpr (kIsHalf<T>) {
+      const float d = to_compute(a) - to_compute(b);  // in float32, as the CPU's widened loop
+      return from_compute<T>(d * d);
+    } else {
+      const T d = sub_op(a, b);
+      return mul_op(d, d);
+    }
+  }
+};
+
+// The CPU's loops (Note [Integer floor division] in kernels/cpu/isa/elementwise_fns.h); the
+// GPU does not reject a zero divisor: x // 0 and x % 0 are 0 (Note [Integer division by
+// zero] in kernels/cpu/binary_kernels.cc).
+template <typename T>
+__device__ __forceinline__ T floordiv_value(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    if (b == 0) return 0;
+    if (b == -1) return sub_op(T(0), a);
+    const T q = a / b;
+    return (a % b != 0 && ((a < 0) != (b < 0))) ? T(q - 1) : q;
+  } else {
+    return floor(a / b);
+  }
+}
+template <typename T>
+__device__ __forceinline__ T floormod_value(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    if (b == 0 || b == -1) return 0;
+    const T r = a % b;
+    return (r != 0 && ((r < 0) != (b < 0))) ? T(r + b) : r;
+  } else {
+    const T r = fmod(a, b);
+    return (r != 0 && ((b < 0) != (r < 0))) ? r + b : r;
+  }
+}
+template <typename T>
+__device__ __forceinline__ T pow_value(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {  // a ** -k: 1 for a = 1, +-1 for a = -1, else 0
+    if (b < 0) return a == 1 ? T(1) : a == -1 ? T(b % 2 == 0 ? 1 : -1) : T(0);
+    T result = 1;
+    for (T base = a; b != 0; b >>= 1) {
+      if (b & 1) result = mul_op(result, base);
+      base = mul_op(base, base);
+    }
+    return result;
+  } else {
+    return pow(a, b);
+  }
+}
+
+// Applies f in Compute<T> (float32 for the 2-byte types), rounding once.
+#define MT_COMPUTE_BINARY(Name, f)                               \
+  template <>                                                    \
+  struct BinaryFn<OpId::k##Name> {                               \
+    template <typename T>                                        \
+    __device__ T operator()(T a, T b) const {                    \
+      if constexpr (kIsHalf<T>) {                                \
+        return from_compute<T>(f(to_compute(a), to_compute(b))); \
+      } else {                                                   \
+        return f(a, b);                                          \
+      }                                                          \
+    }                                                            \
+  };
+MT_COMPUTE_BINARY(FloorDiv, floordiv_value)
+MT_COMPUTE_BINARY(FloorMod, floormod_value)
+MT_COMPUTE_BINARY(Pow, pow_value)
+#undef MT_COMPUTE_BINARY
+
+template <>
+struct BinaryFn<OpId::kLogicalAnd> {  // bool only
+  __device__ bool operator()(bool a, bool b) const { return a && b; }
+};
+template <>
+struct BinaryFn<OpId::kLogicalOr> {
+  __device__ bool operator()(bool a, bool b) const { return a || b; }
 };
 
 // The general path of Note [Binary paths]: the plan by value, with a divider per dimension.

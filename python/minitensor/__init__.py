@@ -23,9 +23,10 @@ import numpy as _np
 
 from . import _minitensor as _mt
 from ._minitensor import (
-    DType, Tensor, abs, add, add_n, cast, divide, exp, identity, matmul, multiply, negative,
-    reduce_max, reduce_mean, reduce_sum, subtract)
-from . import config, debugging, errors, nn, trace
+    DType, Tensor, abs, add, add_n, cast, divide, exp, floor, identity, logical_and,
+    logical_not, logical_or, matmul, maximum, minimum, multiply, negative, pow, reduce_max,
+    reduce_mean, reduce_sum, round, sigmoid, sign, sqrt, square, subtract, tanh)
+from . import config, debugging, errors, math, nn, trace
 
 __version__ = "0.1.0"
 

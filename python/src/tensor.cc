@@ -168,8 +168,15 @@ void bind_tensor_class(nb::module_& m) {
   def_operator<&sub>(cls, "__sub__", "__rsub__");
   def_operator<&mul>(cls, "__mul__", "__rmul__");
   def_operator<&div>(cls, "__truediv__", "__rtruediv__");
+  def_operator<&::mt::pow>(cls, "__pow__", "__rpow__");
+  def_operator<&::mt::floordiv>(cls, "__floordiv__", "__rfloordiv__");
+  def_operator<&::mt::floormod>(cls, "__mod__", "__rmod__");
+  def_operator<&::mt::logical_and>(cls, "__and__", "__rand__");  // bool tensors only
+  def_operator<&::mt::logical_or>(cls, "__or__", "__ror__");
   cls.def(
-         "__neg__", [](const Tensor& x) { return neg(x); }, Release())
+         "__invert__", [](const Tensor& x) { return logical_not(x); }, Release())
+      .def(
+          "__neg__", [](const Tensor& x) { return neg(x); }, Release())
       .def(
           "__abs__", [](const Tensor& x) { return abs(x); }, Release());
 }

@@ -19,15 +19,42 @@ struct Row {
   bool supported[kNumDTypes];
 };
 constexpr Row kTable[] = {
-    {OpId::kEagerConst, {1, 1, 1, 1, 1, 1, 1}}, {OpId::kFill, {1, 1, 1, 1, 1, 1, 1}},
-    {OpId::kIdentity, {1, 1, 1, 1, 1, 1, 1}},   {OpId::kCast, {1, 1, 1, 1, 1, 1, 1}},
-    {OpId::kMatMul, {1, 1, 1, 1, 0, 1, 1}},     {OpId::kAddN, {1, 1, 1, 1, 0, 1, 1}},
-    {OpId::kAddV2, {1, 1, 1, 1, 0, 1, 1}},      {OpId::kSub, {1, 1, 1, 1, 0, 1, 1}},
-    {OpId::kMul, {1, 1, 1, 1, 0, 1, 1}},        {OpId::kRealDiv, {1, 1, 0, 0, 0, 1, 1}},
-    {OpId::kNeg, {1, 1, 1, 1, 0, 1, 1}},        {OpId::kAbs, {1, 1, 1, 1, 0, 1, 1}},
-    {OpId::kExp, {1, 1, 0, 0, 0, 1, 1}},        {OpId::kRelu, {1, 1, 1, 1, 0, 1, 1}},
-    {OpId::kSum, {1, 1, 1, 1, 0, 1, 1}},        {OpId::kMean, {1, 1, 1, 1, 0, 1, 1}},
+    {OpId::kEagerConst, {1, 1, 1, 1, 1, 1, 1}},
+    {OpId::kFill, {1, 1, 1, 1, 1, 1, 1}},
+    {OpId::kIdentity, {1, 1, 1, 1, 1, 1, 1}},
+    {OpId::kCast, {1, 1, 1, 1, 1, 1, 1}},
+    {OpId::kMatMul, {1, 1, 1, 1, 0, 1, 1}},
+    {OpId::kAddN, {1, 1, 1, 1, 0, 1, 1}},
+    {OpId::kAddV2, {1, 1, 1, 1, 0, 1, 1}},
+    {OpId::kSub, {1, 1, 1, 1, 0, 1, 1}},
+    {OpId::kMul, {1, 1, 1, 1, 0, 1, 1}},
+    {OpId::kRealDiv, {1, 1, 0, 0, 0, 1, 1}},
+    {OpId::kNeg, {1, 1, 1, 1, 0, 1, 1}},
+    {OpId::kAbs, {1, 1, 1, 1, 0, 1, 1}},
+    {OpId::kExp, {1, 1, 0, 0, 0, 1, 1}},
+    {OpId::kRelu, {1, 1, 1, 1, 0, 1, 1}},
+    {OpId::kSum, {1, 1, 1, 1, 0, 1, 1}},
+    {OpId::kMean, {1, 1, 1, 1, 0, 1, 1}},
     {OpId::kMax, {1, 1, 1, 1, 0, 1, 1}},
+    {OpId::kPow, {1, 1, 1, 1, 0, 1, 1}},
+    {OpId::kMaximum, {1, 1, 1, 1, 0, 1, 1}},
+    {OpId::kMinimum, {1, 1, 1, 1, 0, 1, 1}},
+    {OpId::kSquaredDifference, {1, 1, 1, 1, 0, 1, 1}},
+    {OpId::kFloorDiv, {1, 1, 1, 1, 0, 1, 1}},
+    {OpId::kFloorMod, {1, 1, 1, 1, 0, 1, 1}},
+    {OpId::kLogicalAnd, {0, 0, 0, 0, 1, 0, 0}},
+    {OpId::kLogicalOr, {0, 0, 0, 0, 1, 0, 0}},
+    {OpId::kSqrt, {1, 1, 0, 0, 0, 1, 1}},
+    {OpId::kRsqrt, {1, 1, 0, 0, 0, 1, 1}},
+    {OpId::kSquare, {1, 1, 1, 1, 0, 1, 1}},
+    {OpId::kLog, {1, 1, 0, 0, 0, 1, 1}},
+    {OpId::kLog1p, {1, 1, 0, 0, 0, 1, 1}},
+    {OpId::kTanh, {1, 1, 0, 0, 0, 1, 1}},
+    {OpId::kSigmoid, {1, 1, 0, 0, 0, 1, 1}},
+    {OpId::kSign, {1, 1, 1, 1, 0, 1, 1}},
+    {OpId::kFloor, {1, 1, 0, 0, 0, 1, 1}},
+    {OpId::kRound, {1, 1, 1, 1, 0, 1, 1}},
+    {OpId::kLogicalNot, {0, 0, 0, 0, 1, 0, 0}},
 };
 static_assert(std::size(kTable) == kNumOps);
 
@@ -54,8 +81,7 @@ TEST(CpuKernelRegistryTest, NamedExamples) {
 bool infer_accepts(OpId op, DType dtype) {
   static const Shape kSquare = Shape::make({2, 2}).value();
   const TensorMeta in[2] = {{&kSquare, dtype}, {&kSquare, dtype}};
-  const bool binary = op == OpId::kMatMul || op == OpId::kAddV2 || op == OpId::kSub ||
-                      op == OpId::kMul || op == OpId::kRealDiv;
+  const bool binary = op_info(op).arity == 2;
   return infer_output(op, {in, binary ? 2u : 1u}, {}).ok();
 }
 

@@ -328,6 +328,27 @@ TEST_F(BadInputTest, OpsRejectDtypesWithoutAKernel) {
          "bfloat16, float16");
 }
 
+// Note [Integer division by zero] in kernels/cpu/binary_kernels.cc: the CPU kernels reject
+// a zero integer divisor and a negative integer exponent; the GPU kernels give values.
+TEST_F(BadInputTest, IntegerDivisionByZeroAndNegativePowersFailOnTheCpu) {
+  DeviceScope cpu("/CPU:0");
+  Tensor a = constant({7, 8}), zero = constant({1, 0}), negative = constant({2, -1});
+  expect([&] { floordiv(a, zero); }, absl::StatusCode::kInvalidArgument,
+         "[FloorDiv] Integer division by zero");
+  expect([&] { floormod(a, zero); }, absl::StatusCode::kInvalidArgument,
+         "[FloorMod] Integer division by zero");
+  expect([&] { mt::pow(a, negative); }, absl::StatusCode::kInvalidArgument,
+         "[Pow] Integers to negative integer powers are not allowed");
+}
+
+TEST_F(BadInputTest, LogicalOpsTakeOnlyBool) {
+  Tensor f = constant({1.f});
+  expect([&] { logical_and(f, f); }, absl::StatusCode::kInvalidArgument,
+         "[LogicalAnd] dtype float32 is not supported; expected one of bool");
+  expect([&] { logical_not(f); }, absl::StatusCode::kInvalidArgument,
+         "[LogicalNot] dtype float32 is not supported; expected one of bool");
+}
+
 // Validate, then place: a bad call is the op's own error even under a scope naming a device
 // that does not exist; a good call there is the unknown device.
 TEST_F(BadInputTest, InputsAreValidatedBeforeTheDeviceIsLookedUp) {

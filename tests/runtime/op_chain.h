@@ -45,22 +45,77 @@ namespace mt::testing {
 // differ further on), so a floating-point division by a zero whose sign comes from such an
 // op is not drawn, the way integer overflow is not.
 
+// Returns the input of `s` whose zeros give results that show their sign (x / -0 = -inf,
+// x // -0, -0 ** -1 = -inf, rsqrt(-0) = -inf), or -1.
+inline int sign_showing_input(const Step& s) {
+  if (s.kind == StepKind::kBinary && s.inputs.size() == 2) {
+    const OpId op = kBinaryOps[s.variant].op;
+    if (op == OpId::kRealDiv || op == OpId::kFloorDiv || op == OpId::kFloorMod) return s.inputs[1];
+    if (op == OpId::kPow) return s.inputs[0];
+  }
+  if (s.kind == StepKind::kUnary && kUnaryOps[s.variant].op == OpId::kRsqrt) return s.inputs[0];
+  return -1;
+}
+
 // Returns whether `s` divides floats by a zero whose sign devices may disagree on
 // (Note [Sign of zero]): `reference` holds the reference outcome of each step and
 // `loose_zero_sign` whether each one's zeros may have either sign.
 inline bool divides_by_loose_zero(const Step& s, const std::vector<Outcome>& reference,
                                   const std::vector<bool>& loose_zero_sign) {
-  if (s.kind != StepKind::kBinary || kBinaryOps[s.variant].op != OpId::kRealDiv ||
-      s.inputs.size() != 2) {
-    return false;
-  }
-  const int divisor = s.inputs[1];
+  const int divisor = sign_showing_input(s);
+  if (divisor < 0) return false;
   const Outcome& d = reference[divisor];
   if (d.code != absl::StatusCode::kOk || !loose_zero_sign[divisor]) return false;
   if (d.dtype == DType::kInt32 || d.dtype == DType::kInt64 || d.dtype == DType::kBool) {
     return false;  // integer zeros have no sign
   }
   return std::find(d.values.begin(), d.values.end(), 0.0) != d.values.end();
+}
+
+// Note [Steps only the CPU rejects]: integer FloorDiv and FloorMod by zero and integer Pow
+// to a negative power fail on the CPU but give values on the GPU (Note [Integer division by
+// zero] in kernels/cpu/binary_kernels.cc). Returns whether `s` is such a step on the
+// reference values.
+inline bool rejected_on_cpu_only(const Step& s, const std::vector<Outcome>& reference) {
+  if (s.kind != StepKind::kBinary || s.inputs.size() != 2) return false;
+  const OpId op = kBinaryOps[s.variant].op;
+  if (op != OpId::kFloorDiv && op != OpId::kFloorMod && op != OpId::kPow) return false;
+  const Outcome& b = reference[s.inputs[1]];
+  if (b.code != absl::StatusCode::kOk || (b.dtype != DType::kInt32 && b.dtype != DType::kInt64)) {
+    return false;
+  }
+  for (double v : b.values) {
+    if (op == OpId::kPow ? v < 0 : v == 0) return true;
+  }
+  return false;
+}
+
+// Note [Discontinuous ops]: Exp, Log, Pow and the other kCostly ops differ across device
+// types by an ulp or two, and so may sums (MatMul, AddN, Sum, Mean) once their terms need
+// more bits than the dtype holds (another order rounds otherwise); Floor, Round, Sign,
+// FloorDiv, FloorMod and casts to integers or bool turn such a difference near a step of
+// theirs into a whole unit. Returns whether
+// `s` is one of those on a floating-point value that may carry such a difference
+// (`inexact`, per step; integer results are exact).
+inline bool discontinuous_on_inexact(const Step& s, const std::vector<Outcome>& reference,
+                                     const std::vector<bool>& inexact) {
+  bool discontinuous =
+      s.kind == StepKind::kCast &&
+      (s.dtype == DType::kInt32 || s.dtype == DType::kInt64 || s.dtype == DType::kBool);
+  if (s.kind == StepKind::kUnary) {
+    const OpId op = kUnaryOps[s.variant].op;
+    discontinuous = op == OpId::kFloor || op == OpId::kRound || op == OpId::kSign;
+  }
+  if (s.kind == StepKind::kBinary) {
+    const OpId op = kBinaryOps[s.variant].op;
+    discontinuous = op == OpId::kFloorDiv || op == OpId::kFloorMod;
+  }
+  if (!discontinuous) return false;
+  for (int i : s.inputs) {
+    const DType t = reference[i].dtype;
+    if (inexact[i] && t != DType::kInt32 && t != DType::kInt64 && t != DType::kBool) return true;
+  }
+  return false;
 }
 
 // Counts of one fuzzing session, and a report of each mismatch.
@@ -145,6 +200,13 @@ class OpChain {
                  (s.kind == StepKind::kUnary && kUnaryOps[s.variant].op == OpId::kRelu);
     for (int i : s.inputs) loose = loose || loose_zero_sign_[i];
     loose_zero_sign_.push_back(loose);  // Note [Sign of zero]
+    const bool sums = s.kind == StepKind::kMatMul || s.kind == StepKind::kAddN ||
+                      (s.kind == StepKind::kReduce && kReductionOps[s.variant].op != OpId::kMax);
+    bool inexact = sums ||
+                   (s.kind == StepKind::kUnary && op_has_flag(kUnaryOps[s.variant].op, kCostly)) ||
+                   (s.kind == StepKind::kBinary && op_has_flag(kBinaryOps[s.variant].op, kCostly));
+    for (int i : s.inputs) inexact = inexact || inexact_[i];
+    inexact_.push_back(inexact);  // Note [Discontinuous ops]
     steps_.push_back(s);
     Tensor out;
     reference_.push_back(run(s, reference_values_, devices_[0], &out));
@@ -229,6 +291,7 @@ class OpChain {
   std::vector<Outcome> reference_;
   std::vector<Tensor> reference_values_;
   std::vector<bool> loose_zero_sign_;  // per step: its zeros may have either sign
+  std::vector<bool> inexact_;          // per step: its values may differ by an ulp by device
   std::function<void(const std::string&)> on_step_;
 };
 
@@ -286,7 +349,10 @@ inline Step OpChain::draw() {
   }
   // An integer result that could overflow is undefined behaviour on the CPU, and division
   // by a zero of either sign differs by device (Note [Sign of zero]): neither is drawn.
-  if (predicted_bound(s) >= kIntLimit || divides_by_loose_zero(s, reference_, loose_zero_sign_)) {
+  // Nor are steps only the CPU rejects, or discontinuous ones on inexact values (Note [Steps
+  // only the CPU rejects], Note [Discontinuous ops]).
+  if (predicted_bound(s) >= kIntLimit || divides_by_loose_zero(s, reference_, loose_zero_sign_) ||
+      rejected_on_cpu_only(s, reference_) || discontinuous_on_inexact(s, reference_, inexact_)) {
     s = Step();
     s.kind = StepKind::kIdentity;
     s.inputs = {a};
@@ -355,9 +421,22 @@ inline double OpChain::predicted_bound(const Step& s) const {
       for (int i : s.inputs) sum += bound(i);
       return sum;
     }
-    case StepKind::kBinary:
-      return kBinaryOps[s.variant].op == OpId::kMul ? bound(s.inputs[0]) * bound(s.inputs[1])
-                                                    : bound(s.inputs[0]) + bound(s.inputs[1]);
+    case StepKind::kBinary: {
+      const double a = bound(s.inputs[0]), b = bound(s.inputs[1]);
+      switch (kBinaryOps[s.variant].op) {
+        case OpId::kMul:
+          return a * b;
+        case OpId::kPow:
+          return a <= 1 ? 1 : std::pow(a, b);
+        case OpId::kSquaredDifference:
+          return (a + b) * (a + b);
+        default:
+          return a + b;
+      }
+    }
+    case StepKind::kUnary:
+      return kUnaryOps[s.variant].op == OpId::kSquare ? bound(s.inputs[0]) * bound(s.inputs[0])
+                                                      : bound(s.inputs[0]);
     case StepKind::kReduce:
       return bound(s.inputs[0]) * std::max<double>(1, static_cast<double>(x.values.size()));
     default:
