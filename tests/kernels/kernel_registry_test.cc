@@ -19,15 +19,22 @@ struct Row {
   bool supported[kNumDTypes];
 };
 constexpr Row kTable[] = {
-    {OpId::kEagerConst, {1, 1, 1, 1, 1, 1, 1}}, {OpId::kFill, {1, 1, 1, 1, 1, 1, 1}},
-    {OpId::kIdentity, {1, 1, 1, 1, 1, 1, 1}},   {OpId::kCast, {1, 1, 1, 1, 1, 1, 1}},
-    {OpId::kMatMul, {1, 1, 1, 1, 0, 1, 1}},     {OpId::kAddN, {1, 1, 1, 1, 0, 1, 1}},
-    {OpId::kAddV2, {1, 1, 1, 1, 0, 1, 1}},      {OpId::kSub, {1, 1, 1, 1, 0, 1, 1}},
-    {OpId::kMul, {1, 1, 1, 1, 0, 1, 1}},        {OpId::kRealDiv, {1, 1, 0, 0, 0, 1, 1}},
-    {OpId::kNeg, {1, 1, 1, 1, 0, 1, 1}},        {OpId::kAbs, {1, 1, 1, 1, 0, 1, 1}},
-    {OpId::kExp, {1, 1, 0, 0, 0, 1, 1}},        {OpId::kRelu, {1, 1, 1, 1, 0, 1, 1}},
-    {OpId::kSum, {1, 1, 1, 1, 0, 1, 1}},        {OpId::kMean, {1, 1, 1, 1, 0, 1, 1}},
-    {OpId::kMax, {1, 1, 1, 1, 0, 1, 1}},
+    {OpId::kEagerConst, {1, 1, 1, 1, 1, 1, 1}},  {OpId::kFill, {1, 1, 1, 1, 1, 1, 1}},
+    {OpId::kIdentity, {1, 1, 1, 1, 1, 1, 1}},    {OpId::kCast, {1, 1, 1, 1, 1, 1, 1}},
+    {OpId::kMatMul, {1, 1, 1, 1, 0, 1, 1}},      {OpId::kAddN, {1, 1, 1, 1, 0, 1, 1}},
+    {OpId::kAddV2, {1, 1, 1, 1, 0, 1, 1}},       {OpId::kSub, {1, 1, 1, 1, 0, 1, 1}},
+    {OpId::kMul, {1, 1, 1, 1, 0, 1, 1}},         {OpId::kRealDiv, {1, 1, 0, 0, 0, 1, 1}},
+    {OpId::kNeg, {1, 1, 1, 1, 0, 1, 1}},         {OpId::kAbs, {1, 1, 1, 1, 0, 1, 1}},
+    {OpId::kExp, {1, 1, 0, 0, 0, 1, 1}},         {OpId::kRelu, {1, 1, 1, 1, 0, 1, 1}},
+    {OpId::kSum, {1, 1, 1, 1, 0, 1, 1}},         {OpId::kMean, {1, 1, 1, 1, 0, 1, 1}},
+    {OpId::kMax, {1, 1, 1, 1, 0, 1, 1}},         {OpId::kReshape, {1, 1, 1, 1, 1, 1, 1}},
+    {OpId::kTranspose, {1, 1, 1, 1, 1, 1, 1}},   {OpId::kExpandDims, {1, 1, 1, 1, 1, 1, 1}},
+    {OpId::kSqueeze, {1, 1, 1, 1, 1, 1, 1}},     {OpId::kConcatV2, {1, 1, 1, 1, 1, 1, 1}},
+    {OpId::kPack, {1, 1, 1, 1, 1, 1, 1}},        {OpId::kSplitV, {1, 1, 1, 1, 1, 1, 1}},
+    {OpId::kSlice, {1, 1, 1, 1, 1, 1, 1}},       {OpId::kStridedSlice, {1, 1, 1, 1, 1, 1, 1}},
+    {OpId::kGatherV2, {1, 1, 1, 1, 1, 1, 1}},    {OpId::kOneHot, {0, 0, 1, 1, 0, 0, 0}},
+    {OpId::kBroadcastTo, {1, 1, 1, 1, 1, 1, 1}}, {OpId::kTile, {1, 1, 1, 1, 1, 1, 1}},
+    {OpId::kZerosLike, {1, 1, 1, 1, 1, 1, 1}},   {OpId::kOnesLike, {1, 1, 1, 1, 1, 1, 1}},
 };
 static_assert(std::size(kTable) == kNumOps);
 
@@ -50,13 +57,27 @@ TEST(CpuKernelRegistryTest, NamedExamples) {
   }
 }
 
+// Returns attributes that make a call of an array op on one (2, 2) input well formed.
+OpAttrs well_formed_attrs(OpId op) {
+  OpAttrs attrs;
+  if (op == OpId::kReshape) attrs.dims = {4};
+  if (op == OpId::kTranspose) attrs.dims = {1, 0};
+  if (op == OpId::kBroadcastTo) attrs.dims = {2, 2};
+  if (op == OpId::kTile) attrs.dims = {1, 2};
+  if (op == OpId::kSplitV) attrs.num_split = 2;
+  if (op == OpId::kSlice) attrs.dims = {0, 0}, attrs.dims2 = {-1, 1};
+  return attrs;
+}
+
 // Returns whether infer_output accepts `op` on `dtype` for well-formed inputs.
 bool infer_accepts(OpId op, DType dtype) {
   static const Shape kSquare = Shape::make({2, 2}).value();
-  const TensorMeta in[2] = {{&kSquare, dtype}, {&kSquare, dtype}};
+  // GatherV2's indices are int32 whatever the params.
+  const TensorMeta in[2] = {{&kSquare, dtype},
+                            {&kSquare, op == OpId::kGatherV2 ? DType::kInt32 : dtype}};
   const bool binary = op == OpId::kMatMul || op == OpId::kAddV2 || op == OpId::kSub ||
-                      op == OpId::kMul || op == OpId::kRealDiv;
-  return infer_output(op, {in, binary ? 2u : 1u}, {}).ok();
+                      op == OpId::kMul || op == OpId::kRealDiv || op == OpId::kGatherV2;
+  return infer_output(op, {in, binary ? 2u : 1u}, well_formed_attrs(op)).ok();
 }
 
 TEST(CpuKernelRegistryTest, AgreesWithInferOutput) {
