@@ -140,6 +140,9 @@ BENCHMARK(BM_Concat64MiB)->Arg(0)->Arg(1)->UseManualTime()->Iterations(20);
 
 void BM_Gather64MiB(benchmark::State& state) {
   // 16384 rows of 1024 float32 (4 KiB), gathered in a random order.
+  if (!bench_gpu().error.empty()) {
+    return state.SkipWithError(("no GPU: " + bench_gpu().error).c_str());
+  }
   constexpr int64_t kRows = 16384;
   std::vector<int32_t> order(kRows);
   std::iota(order.begin(), order.end(), 0);
