@@ -48,6 +48,20 @@ void encode_attrs(const OpAttrs& attrs, proto::Attrs* out) {
   out->set_value_f(attrs.value.f);
   out->set_value_i(attrs.value.i);
   out->set_value_b(attrs.value.b);
+  for (int64_t d : attrs.dims) out->add_dims(d);
+  for (int64_t d : attrs.dims2) out->add_dims2(d);
+  for (int64_t d : attrs.dims3) out->add_dims3(d);
+  out->set_axis(attrs.axis);
+  out->set_num_split(attrs.num_split);
+  out->set_depth(attrs.depth);
+  out->set_off_value_f(attrs.off_value.f);
+  out->set_off_value_i(attrs.off_value.i);
+  out->set_off_value_b(attrs.off_value.b);
+  out->set_begin_mask(attrs.begin_mask);
+  out->set_end_mask(attrs.end_mask);
+  out->set_ellipsis_mask(attrs.ellipsis_mask);
+  out->set_new_axis_mask(attrs.new_axis_mask);
+  out->set_shrink_axis_mask(attrs.shrink_axis_mask);
 }
 
 absl::StatusOr<OpAttrs> decode_attrs(const proto::Attrs& in) {
@@ -59,6 +73,18 @@ absl::StatusOr<OpAttrs> decode_attrs(const proto::Attrs& in) {
   attrs.keep_dims = in.keep_dims();
   MT_ASSIGN_OR_RETURN(attrs.dst_dtype, decode_dtype(in.dst_dtype(), "attribute dst_dtype"));
   attrs.value = Scalar{in.value_f(), in.value_i(), in.value_b()};
+  attrs.dims.assign(in.dims().begin(), in.dims().end());
+  attrs.dims2.assign(in.dims2().begin(), in.dims2().end());
+  attrs.dims3.assign(in.dims3().begin(), in.dims3().end());
+  attrs.axis = in.axis();
+  attrs.num_split = in.num_split();
+  attrs.depth = in.depth();
+  attrs.off_value = Scalar{in.off_value_f(), in.off_value_i(), in.off_value_b()};
+  attrs.begin_mask = in.begin_mask();
+  attrs.end_mask = in.end_mask();
+  attrs.ellipsis_mask = in.ellipsis_mask();
+  attrs.new_axis_mask = in.new_axis_mask();
+  attrs.shrink_axis_mask = in.shrink_axis_mask();
   return attrs;
 }
 

@@ -24,7 +24,26 @@ struct OpAttrs {
   bool reduce_all = false;
   bool keep_dims = false;
   DType dst_dtype = DType::kFloat32;  // Cast: the target dtype
-  Scalar value;                       // Fill: the value to fill with
+  Scalar value;                       // Fill: the value to fill with; OneHot: on_value
+  // The array ops (Note [Array op attributes] in kernels/array_layout.h):
+  //   dims:  Reshape, BroadcastTo: the shape; Transpose: perm; Tile: multiples; SplitV:
+  //          size_splits (empty: num_split equal parts); Slice, StridedSlice: begin
+  //   dims2: Slice: size; StridedSlice: end
+  //   dims3: StridedSlice: strides
+  absl::InlinedVector<int64_t, 4> dims;
+  absl::InlinedVector<int64_t, 4> dims2;
+  absl::InlinedVector<int64_t, 4> dims3;
+  // ExpandDims, ConcatV2, Pack, SplitV, GatherV2, OneHot: the axis (negative from the end)
+  int64_t axis = 0;
+  int64_t num_split = 0;  // SplitV without size_splits: the number of equal parts
+  int64_t depth = 0;      // OneHot
+  Scalar off_value;       // OneHot (the output dtype is dst_dtype)
+  // StridedSlice: bit i of each mask applies to entry i of begin/end/strides.
+  int32_t begin_mask = 0;
+  int32_t end_mask = 0;
+  int32_t ellipsis_mask = 0;
+  int32_t new_axis_mask = 0;
+  int32_t shrink_axis_mask = 0;
 };
 
 }  // namespace mt

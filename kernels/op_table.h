@@ -76,9 +76,32 @@
   X(Mean, "Mean", reduce_mean, "reduce_mean", 1, kNumericDTypes, infer_reduction, kGrad) \
   X(Max, "Max", reduce_max, "reduce_max", 1, kNumericDTypes, infer_reduction, kGrad)
 
+// Shape and data movement (Note [Array ops] in kernels/array_layout.h): copies that
+// rearrange elements, for every dtype. GatherV2 takes (params, indices), keyed by params;
+// OneHot is keyed by its indices and writes attrs.dst_dtype.
+#define MT_ARRAY_OPS(X)                                                                            \
+  X(Reshape, "Reshape", reshape, "reshape", 1, kAllDTypes, infer_reshape, kGrad)                   \
+  X(Transpose, "Transpose", transpose, "transpose", 1, kAllDTypes, infer_transpose, kGrad)         \
+  X(ExpandDims, "ExpandDims", expand_dims, "expand_dims", 1, kAllDTypes, infer_expand_dims, kGrad) \
+  X(Squeeze, "Squeeze", squeeze, "squeeze", 1, kAllDTypes, infer_squeeze, kGrad)                   \
+  X(ConcatV2, "ConcatV2", concat, "concat", kVariadic, kAllDTypes, infer_concat, kGrad)            \
+  X(Pack, "Pack", stack, "stack", kVariadic, kAllDTypes, infer_concat, kGrad)                      \
+  X(SplitV, "SplitV", split, "split", 1, kAllDTypes, infer_split, kGrad)                           \
+  X(Slice, "Slice", slice, "slice", 1, kAllDTypes, infer_slice, kGrad)                             \
+  X(StridedSlice, "StridedSlice", strided_slice, "strided_slice", 1, kAllDTypes,                   \
+    infer_strided_slice, kGrad)                                                                    \
+  X(GatherV2, "GatherV2", gather, "gather", 2, kAllDTypes, infer_gather, kGrad)                    \
+  X(OneHot, "OneHot", one_hot, "one_hot", 1, kIntDTypes, infer_one_hot, kNone)                     \
+  X(BroadcastTo, "BroadcastTo", broadcast_to, "broadcast_to", 1, kAllDTypes, infer_broadcast_to,   \
+    kGrad)                                                                                         \
+  X(Tile, "Tile", tile, "tile", 1, kAllDTypes, infer_tile, kGrad)                                  \
+  X(ZerosLike, "ZerosLike", zeros_like, "zeros_like", 1, kAllDTypes, infer_data_op, kNone)         \
+  X(OnesLike, "OnesLike", ones_like, "ones_like", 1, kAllDTypes, infer_data_op, kNone)
+
 #define MT_OP_TABLE(X) \
   MT_DATA_OPS(X)       \
   MT_MATH_OPS(X)       \
   MT_BINARY_OPS(X)     \
   MT_UNARY_OPS(X)      \
-  MT_REDUCTION_OPS(X)
+  MT_REDUCTION_OPS(X)  \
+  MT_ARRAY_OPS(X)

@@ -14,6 +14,7 @@
 //   }
 //   std::cout << c << "\n";
 
+#include "runtime/array_ops.h"        // IWYU pragma: export
 #include "runtime/config.h"           // IWYU pragma: export
 #include "runtime/constant.h"         // IWYU pragma: export
 #include "runtime/debugging.h"        // IWYU pragma: export

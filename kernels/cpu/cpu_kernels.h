@@ -55,5 +55,9 @@ absl::Status register_add_n_kernels(KernelRegistry& registry);
 absl::Status register_binary_kernels(KernelRegistry& registry);
 absl::Status register_unary_kernels(KernelRegistry& registry);
 absl::Status register_reduction_kernels(KernelRegistry& registry);
+// The array ops (MT_ARRAY_OPS): array_kernels.cc registers its own and calls
+// register_combine_kernels (combine_kernels.cc) for ConcatV2, Pack, SplitV, GatherV2, OneHot.
+absl::Status register_array_kernels(KernelRegistry& registry);
+absl::Status register_combine_kernels(KernelRegistry& registry);
 
 }  // namespace mt::cpu

@@ -71,5 +71,9 @@ absl::Status register_add_n_kernels(KernelRegistry& registry);
 absl::Status register_binary_kernels(KernelRegistry& registry);
 absl::Status register_unary_kernels(KernelRegistry& registry);
 absl::Status register_reduction_kernels(KernelRegistry& registry);
+// The array ops: array_kernels.cu registers its own and calls register_combine_kernels
+// (combine_kernels.cu) for ConcatV2, Pack, SplitV, GatherV2 and OneHot.
+absl::Status register_array_kernels(KernelRegistry& registry);
+absl::Status register_combine_kernels(KernelRegistry& registry);
 
 }  // namespace mt::cuda

@@ -26,6 +26,10 @@ from ._minitensor import (
     DType, Tensor, abs, add, add_n, cast, divide, exp, floor, identity, logical_and,
     logical_not, logical_or, matmul, maximum, minimum, multiply, negative, pow, reduce_max,
     reduce_mean, reduce_sum, round, sigmoid, sign, sqrt, square, subtract, tanh)
+# Shape and data movement (TensorFlow's names; `slice` shadows the builtin here as in tf).
+from ._minitensor import (  # noqa: A004
+    broadcast_to, concat, expand_dims, gather, one_hot, ones_like, reshape, slice, split, squeeze,
+    stack, strided_slice, tile, transpose, zeros_like)
 from . import config, debugging, errors, math, nn, trace
 
 __version__ = "0.1.0"
@@ -38,6 +42,7 @@ bool = DType.bool  # noqa: A001  (TensorFlow's name: tf.bool)
 bfloat16 = DType.bfloat16
 float16 = DType.float16
 half = DType.float16  # TensorFlow's alias: tf.half
+newaxis = None  # tf.newaxis: t[mt.newaxis] inserts a dimension of size 1
 
 DTypeLike = _Union[DType, str, type, _np.dtype]
 
@@ -57,6 +62,17 @@ def _numpy_dtype(dtype: DType):
 
 DType.as_numpy_dtype = property(_numpy_dtype)
 DType.__repr__ = lambda self: "mt." + self.name
+
+
+def _iter(self):
+    """Iterates over the first dimension, as tf.Tensor does (a scalar raises TypeError)."""
+    if self.ndim == 0:
+        raise TypeError("Cannot iterate over a scalar tensor.")
+    return (self[i] for i in range(len(self)))
+
+
+# Without it Python would iterate through __getitem__ until an IndexError that never comes.
+Tensor.__iter__ = _iter
 
 
 def as_dtype(value: DTypeLike) -> DType:

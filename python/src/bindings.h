@@ -7,6 +7,7 @@
 #include <nanobind/ndarray.h>
 
 #include "core/dtype.h"
+#include "runtime/tensor.h"
 
 namespace mt::python {
 
@@ -14,6 +15,10 @@ namespace nb = nanobind;
 
 // Tensor, DType, the ops and the device scope (tensor.cc).
 void bind_tensor(nb::module_& m);
+// The shape and data movement ops: reshape, transpose, concat, ... (array_ops.cc).
+void bind_array_ops(nb::module_& m);
+// Tensor.__getitem__: ints, slices, Ellipsis and None, through StridedSlice (array_ops.cc).
+Tensor tensor_getitem(const Tensor& t, nb::handle key);
 // mt.config and mt.debugging (config.cc).
 void bind_config(nb::module_& m);
 // mt.trace: recordings and their JSON and HTML report (trace.cc).

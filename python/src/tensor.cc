@@ -160,6 +160,9 @@ void bind_tensor_class(nb::module_& m) {
       .def_prop_ro("ndim", [](const Tensor& t) { return t.shape().rank(); })
       .def("numpy", &to_numpy, "Copies the elements into a new NumPy array.")
       .def("__str__", &to_string)
+      .def("__getitem__", &tensor_getitem, nb::arg("key"))
+      // NumPy's ndarray.T: every dimension reversed (tf.Tensor has none; issue 19 asks for it).
+      .def_prop_ro("T", [](const Tensor& t) { return transpose(t); })
       .def("__len__", [](const Tensor& t) {
         if (t.shape().rank() == 0) throw nb::type_error("Scalar tensor has no `len()`");
         return t.shape().dims()[0];

@@ -55,6 +55,21 @@ constexpr Row kTable[] = {
     {OpId::kFloor, {1, 1, 0, 0, 0, 1, 1}},
     {OpId::kRound, {1, 1, 1, 1, 0, 1, 1}},
     {OpId::kLogicalNot, {0, 0, 0, 0, 1, 0, 0}},
+    {OpId::kReshape, {1, 1, 1, 1, 1, 1, 1}},
+    {OpId::kTranspose, {1, 1, 1, 1, 1, 1, 1}},
+    {OpId::kExpandDims, {1, 1, 1, 1, 1, 1, 1}},
+    {OpId::kSqueeze, {1, 1, 1, 1, 1, 1, 1}},
+    {OpId::kConcatV2, {1, 1, 1, 1, 1, 1, 1}},
+    {OpId::kPack, {1, 1, 1, 1, 1, 1, 1}},
+    {OpId::kSplitV, {1, 1, 1, 1, 1, 1, 1}},
+    {OpId::kSlice, {1, 1, 1, 1, 1, 1, 1}},
+    {OpId::kStridedSlice, {1, 1, 1, 1, 1, 1, 1}},
+    {OpId::kGatherV2, {1, 1, 1, 1, 1, 1, 1}},
+    {OpId::kOneHot, {0, 0, 1, 1, 0, 0, 0}},
+    {OpId::kBroadcastTo, {1, 1, 1, 1, 1, 1, 1}},
+    {OpId::kTile, {1, 1, 1, 1, 1, 1, 1}},
+    {OpId::kZerosLike, {1, 1, 1, 1, 1, 1, 1}},
+    {OpId::kOnesLike, {1, 1, 1, 1, 1, 1, 1}},
 };
 static_assert(std::size(kTable) == kNumOps);
 
@@ -77,12 +92,26 @@ TEST(CpuKernelRegistryTest, NamedExamples) {
   }
 }
 
+// Returns attributes that make a call of an array op on one (2, 2) input well formed.
+OpAttrs well_formed_attrs(OpId op) {
+  OpAttrs attrs;
+  if (op == OpId::kReshape) attrs.dims = {4};
+  if (op == OpId::kTranspose) attrs.dims = {1, 0};
+  if (op == OpId::kBroadcastTo) attrs.dims = {2, 2};
+  if (op == OpId::kTile) attrs.dims = {1, 2};
+  if (op == OpId::kSplitV) attrs.num_split = 2;
+  if (op == OpId::kSlice) attrs.dims = {0, 0}, attrs.dims2 = {-1, 1};
+  return attrs;
+}
+
 // Returns whether infer_output accepts `op` on `dtype` for well-formed inputs.
 bool infer_accepts(OpId op, DType dtype) {
   static const Shape kSquare = Shape::make({2, 2}).value();
-  const TensorMeta in[2] = {{&kSquare, dtype}, {&kSquare, dtype}};
+  // GatherV2's indices are int32 whatever the params.
+  const TensorMeta in[2] = {{&kSquare, dtype},
+                            {&kSquare, op == OpId::kGatherV2 ? DType::kInt32 : dtype}};
   const bool binary = op_info(op).arity == 2;
-  return infer_output(op, {in, binary ? 2u : 1u}, {}).ok();
+  return infer_output(op, {in, binary ? 2u : 1u}, well_formed_attrs(op)).ok();
 }
 
 TEST(CpuKernelRegistryTest, AgreesWithInferOutput) {

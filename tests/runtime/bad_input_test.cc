@@ -566,5 +566,150 @@ TEST_F(BadInputTest, IntraOpThreadsAfterInitialisationFail) {
   EXPECT_EQ(config::threading::get_intra_op_parallelism_threads(), 2);
 }
 
+// --- the array ops (runtime/array_ops.h) ---------------------------------------------
+
+constexpr absl::StatusCode kInvalid = absl::StatusCode::kInvalidArgument;
+
+Tensor matrix() { return constant({{1.f, 2.f, 3.f}, {4.f, 5.f, 6.f}}); }
+
+TEST_F(BadInputTest, ReshapeRejectsAnotherElementCount) {
+  expect([] { reshape(matrix(), {4}); }, kInvalid,
+         "[Reshape] Input to reshape is a tensor with 6 values, but the requested shape has 4");
+  expect(
+      [] {
+        reshape(matrix(), {-1, 4});
+      },
+      kInvalid,
+      "[Reshape] Input to reshape is a tensor with 6 values, but the requested shape "
+      "requires a multiple of 4");
+  expect(
+      [] {
+        reshape(matrix(), {-1, -1});
+      },
+      kInvalid, "[Reshape] Only one input size may be -1, not both 0 and 1");
+  expect(
+      [] {
+        reshape(matrix(), {-2, -3});
+      },
+      kInvalid, "[Reshape] Size 0 must be non-negative, not -2");
+}
+
+TEST_F(BadInputTest, TransposeRejectsABadPermutation) {
+  expect([] { transpose(matrix(), {0, 2}); }, kInvalid, "[Transpose] 2 is out of range [0 .. 2)");
+  expect([] { transpose(matrix(), {1, 1}); }, kInvalid, "[Transpose] 1 is missing from {1,1}.");
+  expect([] { transpose(matrix(), {0}); }, kInvalid,
+         "[Transpose] transpose expects a vector of size 2. But input(1) is a vector of size 1");
+}
+
+TEST_F(BadInputTest, ExpandDimsAndSqueezeRejectBadAxes) {
+  expect([] { expand_dims(matrix(), 3); }, kInvalid,
+         "[ExpandDims] Tried to expand dim index 3 for tensor with 2 dimensions.");
+  expect([] { squeeze(matrix(), {0}); }, kInvalid,
+         "[Squeeze] Can not squeeze dim[0], expected a dimension of 1, got 2");
+  expect([] { squeeze(matrix(), {2}); }, kInvalid,
+         "[Squeeze] Tried to squeeze dim index 2 for tensor with 2 dimensions.");
+}
+
+TEST_F(BadInputTest, ConcatAndStackRejectMismatchedInputs) {
+  expect(
+      [] {
+        concat({matrix(), constant({1.f})}, 0);
+      },
+      kInvalid,
+      "[ConcatV2] ConcatOp : Ranks of all input tensors should match: shape[0] = [2,3] vs. "
+      "shape[1] = [1]");
+  expect(
+      [] {
+        concat({matrix(), transpose(matrix())}, 0);
+      },
+      kInvalid,
+      "[ConcatV2] ConcatOp : Dimension 1 in both shapes must be equal: shape[0] = [2,3] vs. "
+      "shape[1] = [3,2]");
+  expect([] { concat({matrix()}, 2); }, kInvalid,
+         "[ConcatV2] ConcatOp : Expected concatenating dimensions in the range [-2, 2), but "
+         "got 2");
+  expect(
+      [] {
+        concat({matrix(), constant({{1, 2, 3}})}, 0);
+      },
+      kInvalid, "[ConcatV2] dtypes differ: float32 vs int32");
+  expect(
+      [] {
+        stack({matrix(), transpose(matrix())});
+      },
+      kInvalid,
+      "[Pack] Shapes of all inputs must match: values[0].shape = [2,3] != values[1].shape = "
+      "[3,2]");
+  expect([] { stack({matrix()}, 3); }, kInvalid, "[Pack] axis = 3 not in [-3, 3)");
+}
+
+TEST_F(BadInputTest, SplitRejectsSizesThatDoNotAddUp) {
+  expect([] { split(matrix(), 2, 1); }, kInvalid,
+         "[SplitV] Number of ways to split should evenly divide the split dimension, but got "
+         "split_dim 1 (size = 3) and num_split 2");
+  expect(
+      [] {
+        split(matrix(), Ints{1, 1}, 1);
+      },
+      kInvalid,
+      "[SplitV] Determined shape must either match input shape along split_dim exactly if "
+      "fully specified, or be less than the size of the input along split_dim if not fully "
+      "specified.  Got: 2");
+}
+
+TEST_F(BadInputTest, SliceAndStridedSliceRejectOutOfRangeBounds) {
+  expect(
+      [] {
+        slice(matrix(), {0, 4}, {1, 1});
+      },
+      kInvalid, "[Slice] Expected begin[1] in [0, 3], but got 4");
+  expect(
+      [] {
+        slice(matrix(), {1, 1}, {2, 1});
+      },
+      kInvalid, "[Slice] Expected size[0] in [0, 1], but got 2");
+  expect([] { strided_slice(matrix(), {0}, {2}, {0}); }, kInvalid,
+         "[StridedSlice] strides[0] must be non-zero");
+  StridedSliceOptions shrink;
+  shrink.shrink_axis_mask = 1;
+  expect([&] { strided_slice(matrix(), {2}, {3}, {1}, shrink); }, kInvalid,
+         "[StridedSlice] slice index 2 of dimension 0 out of bounds.");
+}
+
+TEST_F(BadInputTest, GatherRejectsIndicesOutOfRangeOnTheCpu) {
+  expect(
+      [] {
+        gather(matrix(), constant({{0, 1}, {5, 0}}), 1);
+      },
+      kInvalid, "[GatherV2] indices[1,0] = 5 is not in [0, 3)");
+  expect([] { gather(matrix(), constant({0.f})); }, kInvalid,
+         "[GatherV2] indices must be int32 or int64, got float32");
+}
+
+TEST_F(BadInputTest, OneHotRejectsFloatIndicesAndNegativeDepth) {
+  expect([] { one_hot(matrix(), 3); }, kInvalid,
+         "[OneHot] dtype float32 is not supported; expected one of int32, int64");
+  expect(
+      [] {
+        one_hot(constant({1, 2}), -1);
+      },
+      kInvalid, "[OneHot] depth must be non-negative, got: -1");
+}
+
+TEST_F(BadInputTest, BroadcastToAndTileRejectIncompatibleShapes) {
+  expect(
+      [] {
+        broadcast_to(matrix(), {4, 3});
+      },
+      kInvalid, "[BroadcastTo] Unable to broadcast tensor of shape [2,3] to tensor of shape [4,3]");
+  expect([] { tile(matrix(), {2}); }, kInvalid,
+         "[Tile] Expected multiples argument to be a vector of length 2 but got length 1");
+  expect(
+      [] {
+        tile(matrix(), {1, -1});
+      },
+      kInvalid, "[Tile] Expected multiples[1] >= 0, but got -1");
+}
+
 }  // namespace
 }  // namespace mt
