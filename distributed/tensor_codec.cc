@@ -48,6 +48,14 @@ void encode_attrs(const OpAttrs& attrs, proto::Attrs* out) {
   out->set_value_f(attrs.value.f);
   out->set_value_i(attrs.value.i);
   out->set_value_b(attrs.value.b);
+  for (uint32_t w : attrs.philox.key.word) out->add_philox_key(w);
+  for (uint32_t w : attrs.philox.counter.word) out->add_philox_counter(w);
+  out->set_minval_f(attrs.minval.f);
+  out->set_minval_i(attrs.minval.i);
+  out->set_maxval_f(attrs.maxval.f);
+  out->set_maxval_i(attrs.maxval.i);
+  out->set_mean(attrs.mean);
+  out->set_stddev(attrs.stddev);
 }
 
 absl::StatusOr<OpAttrs> decode_attrs(const proto::Attrs& in) {
@@ -59,6 +67,21 @@ absl::StatusOr<OpAttrs> decode_attrs(const proto::Attrs& in) {
   attrs.keep_dims = in.keep_dims();
   MT_ASSIGN_OR_RETURN(attrs.dst_dtype, decode_dtype(in.dst_dtype(), "attribute dst_dtype"));
   attrs.value = Scalar{in.value_f(), in.value_i(), in.value_b()};
+  // An empty key and counter (a peer that predates the random ops) leave them zero.
+  if (in.philox_key_size() != 0 && in.philox_key_size() != 2) {
+    return absl::InvalidArgumentError("attribute philox_key must have 2 words");
+  }
+  if (in.philox_counter_size() != 0 && in.philox_counter_size() != 4) {
+    return absl::InvalidArgumentError("attribute philox_counter must have 4 words");
+  }
+  for (int i = 0; i < in.philox_key_size(); ++i) attrs.philox.key.word[i] = in.philox_key(i);
+  for (int i = 0; i < in.philox_counter_size(); ++i) {
+    attrs.philox.counter.word[i] = in.philox_counter(i);
+  }
+  attrs.minval = Scalar{in.minval_f(), in.minval_i(), false};
+  attrs.maxval = Scalar{in.maxval_f(), in.maxval_i(), false};
+  attrs.mean = in.mean();
+  attrs.stddev = in.stddev();
   return attrs;
 }
 

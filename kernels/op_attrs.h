@@ -6,6 +6,7 @@
 
 #include "absl/container/inlined_vector.h"
 #include "core/dtype.h"
+#include "kernels/philox.h"
 
 namespace mt {
 
@@ -25,6 +26,14 @@ struct OpAttrs {
   bool keep_dims = false;
   DType dst_dtype = DType::kFloat32;  // Cast: the target dtype
   Scalar value;                       // Fill: the value to fill with
+  // The random ops (Note [Random ops] in kernels/random_shape.cc): where the output's
+  // Philox stream starts, fixed on the host at the call; the uniform's bounds (`f` for the
+  // float ops, `i` for the integer ones); the normals' mean and standard deviation.
+  PhiloxSeed philox = {};
+  Scalar minval;
+  Scalar maxval = {1, 1, false};
+  double mean = 0;
+  double stddev = 1;
 };
 
 }  // namespace mt
