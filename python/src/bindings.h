@@ -18,6 +18,8 @@ void bind_tensor(nb::module_& m);
 void bind_config(nb::module_& m);
 // mt.trace: recordings and their JSON and HTML report (trace.cc).
 void bind_trace(nb::module_& m);
+// The random ops, as random_* functions for minitensor.random (random_ops.cc).
+void bind_random(nb::module_& m);
 // __dlpack__, __dlpack_device__ and from_dlpack (dlpack.cc); after bind_tensor.
 void bind_dlpack(nb::module_& m);
 
