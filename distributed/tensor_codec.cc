@@ -62,6 +62,14 @@ void encode_attrs(const OpAttrs& attrs, proto::Attrs* out) {
   out->set_ellipsis_mask(attrs.ellipsis_mask);
   out->set_new_axis_mask(attrs.new_axis_mask);
   out->set_shrink_axis_mask(attrs.shrink_axis_mask);
+  for (uint32_t w : attrs.philox.key.word) out->add_philox_key(w);
+  for (uint32_t w : attrs.philox.counter.word) out->add_philox_counter(w);
+  out->set_minval_f(attrs.minval.f);
+  out->set_minval_i(attrs.minval.i);
+  out->set_maxval_f(attrs.maxval.f);
+  out->set_maxval_i(attrs.maxval.i);
+  out->set_mean(attrs.mean);
+  out->set_stddev(attrs.stddev);
 }
 
 absl::StatusOr<OpAttrs> decode_attrs(const proto::Attrs& in) {
@@ -85,6 +93,21 @@ absl::StatusOr<OpAttrs> decode_attrs(const proto::Attrs& in) {
   attrs.ellipsis_mask = in.ellipsis_mask();
   attrs.new_axis_mask = in.new_axis_mask();
   attrs.shrink_axis_mask = in.shrink_axis_mask();
+  // An empty key and counter (a peer that predates the random ops) leave them zero.
+  if (in.philox_key_size() != 0 && in.philox_key_size() != 2) {
+    return absl::InvalidArgumentError("attribute philox_key must have 2 words");
+  }
+  if (in.philox_counter_size() != 0 && in.philox_counter_size() != 4) {
+    return absl::InvalidArgumentError("attribute philox_counter must have 4 words");
+  }
+  for (int i = 0; i < in.philox_key_size(); ++i) attrs.philox.key.word[i] = in.philox_key(i);
+  for (int i = 0; i < in.philox_counter_size(); ++i) {
+    attrs.philox.counter.word[i] = in.philox_counter(i);
+  }
+  attrs.minval = Scalar{in.minval_f(), in.minval_i(), false};
+  attrs.maxval = Scalar{in.maxval_f(), in.maxval_i(), false};
+  attrs.mean = in.mean();
+  attrs.stddev = in.stddev();
   return attrs;
 }
 

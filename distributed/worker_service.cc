@@ -27,7 +27,8 @@ absl::StatusOr<Device*> local_device(const Runtime& rt, int index, const char* o
   return &rt.device(index);
 }
 
-bool is_source(OpId op) { return op == OpId::kEagerConst || op == OpId::kFill; }
+// _EagerConst, Fill and the random ops: the request carries the output's dtype and shape.
+bool is_source(OpId op) { return op_has_flag(op, kSource); }
 
 }  // namespace
 

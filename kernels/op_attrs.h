@@ -6,6 +6,7 @@
 
 #include "absl/container/inlined_vector.h"
 #include "core/dtype.h"
+#include "kernels/philox.h"
 
 namespace mt {
 
@@ -44,6 +45,14 @@ struct OpAttrs {
   int32_t ellipsis_mask = 0;
   int32_t new_axis_mask = 0;
   int32_t shrink_axis_mask = 0;
+  // The random ops (Note [Random ops] in kernels/random_shape.cc): where the output's
+  // Philox stream starts, fixed on the host at the call; the uniform's bounds (`f` for the
+  // float ops, `i` for the integer ones); the normals' mean and standard deviation.
+  PhiloxSeed philox = {};
+  Scalar minval;
+  Scalar maxval = {1, 1, false};
+  double mean = 0;
+  double stddev = 1;
 };
 
 }  // namespace mt

@@ -97,6 +97,26 @@
   X(Tile, "Tile", tile, "tile", 1, kAllDTypes, infer_tile, kGrad)                                  \
   X(ZerosLike, "ZerosLike", zeros_like, "zeros_like", 1, kAllDTypes, infer_data_op, kNone)         \
   X(OnesLike, "OnesLike", ones_like, "ones_like", 1, kAllDTypes, infer_data_op, kNone)
+// The random ops (Note [Random ops] in kernels/random_shape.cc): source ops whose attrs
+// carry where their Philox stream starts and the distribution's parameters.
+#define MT_RANDOM_OPS(X)                                                                           \
+  X(RandomUniform, "RandomUniform", random_uniform, "random.uniform", 1, kFloatDTypes,             \
+    infer_random, kSource | kRandom)                                                               \
+  X(RandomUniformInt, "RandomUniformInt", random_uniform_int, "random.uniform", 1,                 \
+    kRandomIntDTypes, infer_random, kSource | kRandom)                                             \
+  X(RandomStandardNormal, "RandomStandardNormal", random_normal, "random.normal", 1, kFloatDTypes, \
+    infer_random, kSource | kRandom | kCostly)                                                     \
+  X(TruncatedNormal, "TruncatedNormal", truncated_normal, "random.truncated_normal", 1,            \
+    kFloatDTypes, infer_random, kSource | kRandom | kCostly)                                       \
+  X(StatelessRandomUniformV2, "StatelessRandomUniformV2", stateless_uniform,                       \
+    "random.stateless_uniform", 1, kFloatDTypes, infer_random, kSource | kRandom)                  \
+  X(StatelessRandomUniformIntV2, "StatelessRandomUniformIntV2", stateless_uniform_int,             \
+    "random.stateless_uniform", 1, kRandomIntDTypes, infer_random, kSource | kRandom)              \
+  X(StatelessRandomNormalV2, "StatelessRandomNormalV2", stateless_normal,                          \
+    "random.stateless_normal", 1, kFloatDTypes, infer_random, kSource | kRandom | kCostly)         \
+  X(StatelessTruncatedNormalV2, "StatelessTruncatedNormalV2", stateless_truncated_normal,          \
+    "random.stateless_truncated_normal", 1, kFloatDTypes, infer_random,                            \
+    kSource | kRandom | kCostly)
 
 #define MT_OP_TABLE(X) \
   MT_DATA_OPS(X)       \
@@ -105,3 +125,4 @@
   MT_UNARY_OPS(X)      \
   MT_REDUCTION_OPS(X)  \
   MT_ARRAY_OPS(X)
+  MT_RANDOM_OPS(X)

@@ -216,6 +216,7 @@ absl::Status Context::reset_for_testing() {
   discovered_ = false;
   soft_placement_.store(false);
   log_placement_.store(false);
+  random_seeds_.set_global_seed(std::nullopt);
   epoch_.fetch_add(1, std::memory_order_acq_rel);
   return absl::OkStatus();
 }

@@ -18,6 +18,7 @@
 #include "absl/status/statusor.h"
 #include "core/mutex.h"
 #include "kernels/kernel_registry.h"
+#include "kernels/random_seed.h"
 #include "placement/placer.h"
 #include "runtime/config.h"
 #include "runtime/device.h"
@@ -126,6 +127,10 @@ class Context {
   // Changes whenever a cached placement decision may no longer hold.
   uint64_t epoch() const { return epoch_.load(std::memory_order_acquire); }
 
+  // Returns the seeds of the stateful random ops (tf.random.set_seed's state). It outlives
+  // the runtime, as set_seed may come first; reset_for_testing clears it.
+  RandomSeedState& random_seeds() { return random_seeds_; }
+
   // Drops the runtime and the configuration (tests only; no op may run meanwhile). Fails
   // with FailedPrecondition while any pool still has bytes in use.
   absl::Status reset_for_testing();
@@ -143,6 +148,7 @@ class Context {
   std::atomic<bool> soft_placement_{false};
   std::atomic<bool> log_placement_{false};
   std::atomic<uint64_t> epoch_{1};
+  RandomSeedState random_seeds_;
 };
 
 }  // namespace mt::internal

@@ -22,5 +22,6 @@
 #include "runtime/error.h"            // IWYU pragma: export
 #include "runtime/memory_snapshot.h"  // IWYU pragma: export
 #include "runtime/ops.h"              // IWYU pragma: export
+#include "runtime/random_ops.h"       // IWYU pragma: export
 #include "runtime/tensor.h"           // IWYU pragma: export
 #include "runtime/trace.h"            // IWYU pragma: export

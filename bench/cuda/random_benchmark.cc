@@ -1,13 +1,21 @@
 // The CUDA random fill (kernels/cuda/random_kernels.h) against a device-to-device cudaMemcpy
 // at 64 MiB of output, in GB/s counting every byte read plus every byte written once (the
 // fill only writes), with fraction_of_memcpy; the target for float32 uniform is 0.8.
-// Uses GPU 0 directly, without the runtime.
+// The fill uses GPU 0 directly, without the runtime; BM_RandomUniformOp times the op through
+// the runtime on GPU:0 (mt::random::uniform, allocation and launch included), with the
+// default [0, 1) (the fill alone) and with [-1, 2) (the fill plus the scaling pass of Note
+// [Random ops]), against a device-to-device cudaMemcpy of the same bytes on the same stream.
+//   build/default/bench/random_benchmark --benchmark_filter=RandomUniformOp
 #include <benchmark/benchmark.h>
 #include <cuda_runtime.h>
 
 #include <cstdint>
 
+#include "bench/cuda/gpu_bench_util.h"
 #include "kernels/cuda/random_kernels.h"
+#include "runtime/cuda/cuda_device.h"
+#include "runtime/minitensor.h"
+#include "runtime/tensor_impl.h"
 
 namespace mt {
 namespace {
@@ -82,6 +90,39 @@ BENCHMARK_CAPTURE(BM_RandomFill, truncated_normal_float32, RandomDistribution::k
                   DType::kFloat32)
     ->UseManualTime()
     ->Iterations(3);
+
+// mt::random::uniform of 64 MiB of float32 on GPU:0 through the runtime.
+void BM_RandomUniformOp(benchmark::State& state, double minval, double maxval) {
+  internal::CudaDevice* gpu = bench::gpu0(state);
+  if (gpu == nullptr) return;
+  DeviceScope scope("/GPU:0");
+  const int64_t n = kBytes / 4;
+  Tensor src = zeros({n}), dst = zeros({n});
+  bench::StreamTimer timer(gpu->stream());
+  auto op = [&] {
+    Tensor t = random::uniform({n}, minval, maxval);
+    benchmark::DoNotOptimize(t.impl());
+  };
+  auto copy = [&] {
+    cudaMemcpyAsync(dst.impl()->data, src.impl()->data, kBytes, cudaMemcpyDeviceToDevice,
+                    gpu->stream());
+  };
+  op();  // warm up: the allocator keeps the block for the next calls
+  copy();
+  cudaStreamSynchronize(gpu->stream());
+  double op_us = 0, copy_us = 0;
+  for (auto _ : state) {
+    op_us = timer.us_per_call(20, op);
+    copy_us = timer.us_per_call(20, copy);
+    state.SetIterationTime(op_us * 1e-6);
+  }
+  state.counters["GBps"] = kBytes / op_us * 1e-3;
+  state.counters["memcpy_GBps"] = 2.0 * kBytes / copy_us * 1e-3;
+  state.counters["fraction_of_memcpy"] = (kBytes / op_us) / (2.0 * kBytes / copy_us);
+}
+
+BENCHMARK_CAPTURE(BM_RandomUniformOp, float32_0_1, 0.0, 1.0)->UseManualTime()->Iterations(3);
+BENCHMARK_CAPTURE(BM_RandomUniformOp, float32_m1_2, -1.0, 2.0)->UseManualTime()->Iterations(3);
 
 }  // namespace
 }  // namespace mt

@@ -59,5 +59,6 @@ absl::Status register_reduction_kernels(KernelRegistry& registry);
 // register_combine_kernels (combine_kernels.cc) for ConcatV2, Pack, SplitV, GatherV2, OneHot.
 absl::Status register_array_kernels(KernelRegistry& registry);
 absl::Status register_combine_kernels(KernelRegistry& registry);
+absl::Status register_random_kernels(KernelRegistry& registry);
 
 }  // namespace mt::cpu

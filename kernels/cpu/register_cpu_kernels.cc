@@ -79,6 +79,7 @@ absl::Status register_cpu_kernels(KernelRegistry& registry) {
   MT_RETURN_IF_ERROR(cpu::register_unary_kernels(registry));
   MT_RETURN_IF_ERROR(cpu::register_reduction_kernels(registry));
   MT_RETURN_IF_ERROR(cpu::register_array_kernels(registry));
+  MT_RETURN_IF_ERROR(cpu::register_random_kernels(registry));
   return cpu::check_loops(registry);
 }
 

@@ -75,5 +75,6 @@ absl::Status register_reduction_kernels(KernelRegistry& registry);
 // (combine_kernels.cu) for ConcatV2, Pack, SplitV, GatherV2 and OneHot.
 absl::Status register_array_kernels(KernelRegistry& registry);
 absl::Status register_combine_kernels(KernelRegistry& registry);
+absl::Status register_random_kernels(KernelRegistry& registry);
 
 }  // namespace mt::cuda

@@ -14,6 +14,7 @@ absl::Status register_cuda_kernels(KernelRegistry& registry) {
   MT_RETURN_IF_ERROR(cuda::register_unary_kernels(registry));
   MT_RETURN_IF_ERROR(cuda::register_reduction_kernels(registry));
   MT_RETURN_IF_ERROR(cuda::register_array_kernels(registry));
+  MT_RETURN_IF_ERROR(cuda::register_random_kernels(registry));
   return absl::OkStatus();
 }
 

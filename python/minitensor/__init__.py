@@ -30,7 +30,7 @@ from ._minitensor import (
 from ._minitensor import (  # noqa: A004
     broadcast_to, concat, expand_dims, gather, one_hot, ones_like, reshape, slice, split, squeeze,
     stack, strided_slice, tile, transpose, zeros_like)
-from . import config, debugging, errors, math, nn, trace
+from . import config, debugging, errors, math, nn, random, trace
 
 __version__ = "0.1.0"
 

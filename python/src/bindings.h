@@ -23,6 +23,8 @@ Tensor tensor_getitem(const Tensor& t, nb::handle key);
 void bind_config(nb::module_& m);
 // mt.trace: recordings and their JSON and HTML report (trace.cc).
 void bind_trace(nb::module_& m);
+// The random ops, as random_* functions for minitensor.random (random_ops.cc).
+void bind_random(nb::module_& m);
 // __dlpack__, __dlpack_device__ and from_dlpack (dlpack.cc); after bind_tensor.
 void bind_dlpack(nb::module_& m);
 

@@ -71,4 +71,5 @@ NB_MODULE(_minitensor, m) {
   bind_config(m);
   bind_dlpack(m);
   bind_trace(m);
+  bind_random(m);
 }

@@ -1,5 +1,6 @@
 // Ops on devices of other processes: placement, remote results, copies, freeing.
 #include <algorithm>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "tests/distributed/distributed_fixture.h"
@@ -86,6 +87,28 @@ TEST_F(RemoteEagerTest, AddsTensorsOfTwoTasks) {
   }
   EXPECT_EQ(sum.device(), worker_cpu(1));
   EXPECT_THAT(sum.to_vector<float>(), ElementsAre(21.f, 42.f));
+}
+
+TEST_F(RemoteEagerTest, RandomOpsOnATaskGiveTheLocalBits) {
+  // The attrs carry the Philox stream and the scaling (Note [Random ops]); a stateful op's
+  // stream is reserved here, at the call, so the same call gives the same bits on either side.
+  auto draw = [] {
+    random::set_seed(1);
+    return std::vector<Tensor>{random::stateless_uniform({9}, {1, 2}, -2.5, 3.0),
+                               random::stateless_normal({9}, {3, 4}, 1.5, 0.3),
+                               random::uniform({9}, -5, 17, DType::kInt64, 7),
+                               random::truncated_normal({9}, 0, 2, DType::kFloat64, 7)};
+  };
+  std::vector<Tensor> remote, local = draw();
+  {
+    DeviceScope scope("/job:worker/task:1");
+    remote = draw();
+  }
+  EXPECT_EQ(remote[0].device(), worker_cpu(1));
+  EXPECT_EQ(remote[0].to_vector<float>(), local[0].to_vector<float>());
+  EXPECT_EQ(remote[1].to_vector<float>(), local[1].to_vector<float>());
+  EXPECT_EQ(remote[2].to_vector<int64_t>(), local[2].to_vector<int64_t>());
+  EXPECT_EQ(remote[3].to_vector<double>(), local[3].to_vector<double>());
 }
 
 TEST_F(RemoteEagerTest, DefaultPlacementStaysLocal) {

@@ -70,6 +70,14 @@ constexpr Row kTable[] = {
     {OpId::kTile, {1, 1, 1, 1, 1, 1, 1}},
     {OpId::kZerosLike, {1, 1, 1, 1, 1, 1, 1}},
     {OpId::kOnesLike, {1, 1, 1, 1, 1, 1, 1}},
+    {OpId::kRandomUniform, {1, 1, 0, 0, 0, 1, 1}},
+    {OpId::kRandomUniformInt, {0, 0, 1, 1, 0, 0, 0}},
+    {OpId::kRandomStandardNormal, {1, 1, 0, 0, 0, 1, 1}},
+    {OpId::kTruncatedNormal, {1, 1, 0, 0, 0, 1, 1}},
+    {OpId::kStatelessRandomUniformV2, {1, 1, 0, 0, 0, 1, 1}},
+    {OpId::kStatelessRandomUniformIntV2, {0, 0, 1, 1, 0, 0, 0}},
+    {OpId::kStatelessRandomNormalV2, {1, 1, 0, 0, 0, 1, 1}},
+    {OpId::kStatelessTruncatedNormalV2, {1, 1, 0, 0, 0, 1, 1}},
 };
 static_assert(std::size(kTable) == kNumOps);
 

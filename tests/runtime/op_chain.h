@@ -303,7 +303,7 @@ inline Step OpChain::draw() {
     if (chance(0.7)) return leaf(random_dtype(), random_shape());
     Step s;
     s.kind = StepKind::kFill;
-    s.variant = uniform(0, 2);
+    s.variant = uniform(0, 4);
     s.dtype = random_dtype();
     s.shape = random_shape();
     s.values = {static_cast<double>(uniform(-6, 6))};
@@ -468,7 +468,8 @@ inline Outcome OpChain::run(const Step& s, const std::vector<Tensor>& values,
 }
 
 inline std::string OpChain::step_name(const Step& s) {
-  static const char* const kFill[] = {"fill", "zeros", "ones"};
+  static const char* const kFill[] = {"fill", "zeros", "ones", "stateless_uniform",
+                                      "stateless_normal"};
   switch (s.kind) {
     case StepKind::kLeaf:
       return "constant";

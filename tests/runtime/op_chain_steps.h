@@ -61,7 +61,7 @@ inline int binary_variant(OpId op) {
 struct Step {
   StepKind kind = StepKind::kLeaf;
   int variant = 0;                // which row of kBinaryOps, kUnaryOps or kReductionOps, or which
-                                  // fill (fill zeros ones)
+                                  // fill (fill zeros ones stateless_uniform stateless_normal)
   std::vector<int> inputs;        // indices of earlier steps
   DType dtype = DType::kFloat32;  // a leaf's dtype, or Cast's destination
   std::vector<int64_t> shape;     // a leaf's shape
@@ -103,10 +103,22 @@ inline Tensor run_op(const Step& s, const std::vector<Tensor>& in) {
   }
 }
 
+// Runs a random op (MT_RANDOM_OPS) of fill variant 3 or 4: a stateless one, whose bits
+// are the same on every device; fill's value seeds it. Normal integers and bool fail alike
+// everywhere.
+inline Tensor make_random(const Step& s) {
+  const random::StatelessSeed seed = {static_cast<int64_t>(s.values[0]), 7};
+  const bool integer = s.dtype == DType::kInt32 || s.dtype == DType::kInt64;
+  if (s.variant == 4) return random::stateless_normal(s.shape, seed, 0, 2, s.dtype);
+  if (integer) return random::stateless_uniform_int(s.shape, seed, -4, 5, s.dtype);
+  return random::stateless_uniform(s.shape, seed, -2, 2, s.dtype);
+}
+
 inline Tensor make_source(const Step& s) {
   if (s.kind == StepKind::kFill) {
     if (s.variant == 1) return zeros(s.shape, s.dtype);
     if (s.variant == 2) return ones(s.shape, s.dtype);
+    if (s.variant >= 3) return make_random(s);
     return fill(s.shape, s.values[0], s.dtype);
   }
   switch (s.dtype) {

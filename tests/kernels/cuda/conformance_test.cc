@@ -134,6 +134,14 @@ struct Case {  // one call to check: input shapes and attributes
   OpAttrs attrs = OpAttrs();  // explicit, so that GCC 12 takes {.shapes = ...} under -Wextra
 };
 
+// Returns a case of `shapes` with default attributes. Built member by member: GCC 12 warns
+// that a braced temporary's OpAttrs::axes "may be used uninitialized" when it is moved.
+Case shapes_case(std::vector<Shape> shapes) {
+  Case c;
+  c.shapes = std::move(shapes);
+  return c;
+}
+
 std::string describe(OpId op, DType dtype, const Case& c) {
   std::string s = absl::StrCat(op_name(op), " ", dtype_name(dtype), " on");
   for (const Shape& shape : c.shapes) absl::StrAppend(&s, " ", shape.to_string());
@@ -369,7 +377,7 @@ std::vector<Case> unary_cases() {
   std::vector<Case> cases;
   for (const Dims& d :
        std::vector<Dims>{{}, {0}, {1}, {7}, {3, 5}, {2, 3, 0}, {2, 1, 3, 1, 4, 5}, {1000003}}) {
-    cases.push_back({{Shape::make(d).value()}});
+    cases.push_back(shapes_case({Shape::make(d).value()}));
   }
   return cases;
 }
@@ -387,7 +395,7 @@ std::vector<Case> binary_cases() {
   // clang-format on
   std::vector<Case> cases;
   for (const auto& p : pairs)
-    cases.push_back({{Shape::make(p[0]).value(), Shape::make(p[1]).value()}});
+    cases.push_back(shapes_case({Shape::make(p[0]).value(), Shape::make(p[1]).value()}));
   return cases;
 }
 
@@ -395,7 +403,7 @@ std::vector<Case> add_n_cases() {
   std::vector<Case> cases;
   for (int n : {1, 2, 3, 8, 65, 130}) {
     for (const Shape& s : {S({0}), S({1}), S({7}), S({1001}), S({64, 33})}) {
-      cases.push_back({std::vector<Shape>(n, s)});
+      cases.push_back(shapes_case(std::vector<Shape>(n, s)));
     }
   }
   return cases;
