@@ -97,6 +97,7 @@
   X(Tile, "Tile", tile, "tile", 1, kAllDTypes, infer_tile, kGrad)                                  \
   X(ZerosLike, "ZerosLike", zeros_like, "zeros_like", 1, kAllDTypes, infer_data_op, kNone)         \
   X(OnesLike, "OnesLike", ones_like, "ones_like", 1, kAllDTypes, infer_data_op, kNone)
+
 // The random ops (Note [Random ops] in kernels/random_shape.cc): source ops whose attrs
 // carry where their Philox stream starts and the distribution's parameters.
 #define MT_RANDOM_OPS(X)                                                                           \
@@ -124,5 +125,5 @@
   MT_BINARY_OPS(X)     \
   MT_UNARY_OPS(X)      \
   MT_REDUCTION_OPS(X)  \
-  MT_ARRAY_OPS(X)
+  MT_ARRAY_OPS(X)      \
   MT_RANDOM_OPS(X)
