@@ -54,9 +54,17 @@
   X(Mean, "Mean", reduce_mean, "reduce_mean", 1, kNumericDTypes, infer_reduction, kGrad) \
   X(Max, "Max", reduce_max, "reduce_max", 1, kNumericDTypes, infer_reduction, kGrad)
 
+// Neural-network ops over the last axis (kernels/nn_shape.cc).
+#define MT_NN_OPS(X)                                                                             \
+  X(Softmax, "Softmax", nn::softmax, "nn.softmax", 1, kFloatDTypes, infer_softmax,               \
+    kGrad | kCostly)                                                                             \
+  X(LogSoftmax, "LogSoftmax", nn::log_softmax, "nn.log_softmax", 1, kFloatDTypes, infer_softmax, \
+    kGrad | kCostly)
+
 #define MT_OP_TABLE(X) \
   MT_DATA_OPS(X)       \
   MT_MATH_OPS(X)       \
   MT_BINARY_OPS(X)     \
   MT_UNARY_OPS(X)      \
-  MT_REDUCTION_OPS(X)
+  MT_REDUCTION_OPS(X)  \
+  MT_NN_OPS(X)

@@ -55,5 +55,6 @@ absl::Status register_add_n_kernels(KernelRegistry& registry);
 absl::Status register_binary_kernels(KernelRegistry& registry);
 absl::Status register_unary_kernels(KernelRegistry& registry);
 absl::Status register_reduction_kernels(KernelRegistry& registry);
+absl::Status register_nn_kernels(KernelRegistry& registry);
 
 }  // namespace mt::cpu

@@ -78,6 +78,7 @@ absl::Status register_cpu_kernels(KernelRegistry& registry) {
   MT_RETURN_IF_ERROR(cpu::register_binary_kernels(registry));
   MT_RETURN_IF_ERROR(cpu::register_unary_kernels(registry));
   MT_RETURN_IF_ERROR(cpu::register_reduction_kernels(registry));
+  MT_RETURN_IF_ERROR(cpu::register_nn_kernels(registry));
   return cpu::check_loops(registry);
 }
 

@@ -13,6 +13,7 @@ absl::Status register_cuda_kernels(KernelRegistry& registry) {
   MT_RETURN_IF_ERROR(cuda::register_binary_kernels(registry));
   MT_RETURN_IF_ERROR(cuda::register_unary_kernels(registry));
   MT_RETURN_IF_ERROR(cuda::register_reduction_kernels(registry));
+  MT_RETURN_IF_ERROR(cuda::register_nn_kernels(registry));
   return absl::OkStatus();
 }
 

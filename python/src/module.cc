@@ -67,6 +67,7 @@ NB_MODULE(_minitensor, m) {
     }
   });
   bind_tensor(m);
+  bind_nn_ops(m);
   bind_config(m);
   bind_dlpack(m);
   bind_trace(m);

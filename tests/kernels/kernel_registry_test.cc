@@ -27,7 +27,8 @@ constexpr Row kTable[] = {
     {OpId::kNeg, {1, 1, 1, 1, 0, 1, 1}},        {OpId::kAbs, {1, 1, 1, 1, 0, 1, 1}},
     {OpId::kExp, {1, 1, 0, 0, 0, 1, 1}},        {OpId::kRelu, {1, 1, 1, 1, 0, 1, 1}},
     {OpId::kSum, {1, 1, 1, 1, 0, 1, 1}},        {OpId::kMean, {1, 1, 1, 1, 0, 1, 1}},
-    {OpId::kMax, {1, 1, 1, 1, 0, 1, 1}},
+    {OpId::kMax, {1, 1, 1, 1, 0, 1, 1}},        {OpId::kSoftmax, {1, 1, 0, 0, 0, 1, 1}},
+    {OpId::kLogSoftmax, {1, 1, 0, 0, 0, 1, 1}},
 };
 static_assert(std::size(kTable) == kNumOps);
 

@@ -197,6 +197,10 @@ struct Tolerance {
 //   float32 accumulation may keep fewer guard bits than an IEEE add: 2^-14 per term, still
 //   far below the error of a wrong index (order 1);
 // - Exp: expf differs by a few float32 ulp: 8 x 2^-24 relative, added to rtol;
+// - Softmax, LogSoftmax: exp per element plus a row sum of `cols` terms in [0, 1] in any
+//   order: (8 + cols) x 2^-24, relative for Softmax and absolute for LogSoftmax (|x - max|
+//   <= 2 and log(sum) <= log(cols) + 1 for inputs in [-1, 1]), where a Softmax output is at
+//   least e^-2 / cols, so the absolute float32 error is below 4 x 2^-24 x (8 + cols);
 // - float16 results below 2^-14 are subnormal, with an absolute ulp of 2^-24: atol >= that.
 Tolerance half_tolerance(OpId op, DType dtype, const std::vector<HostTensor>& in,
                          const HostTensor& out, const OpAttrs& attrs) {
@@ -214,6 +218,10 @@ Tolerance half_tolerance(OpId op, DType dtype, const std::vector<HostTensor>& in
     const int64_t n_out = out.shape().num_elements();
     const double count = n_out == 0 ? 0 : double(in[0].shape().num_elements()) / n_out;
     tol.atol += 4 * eps32 * (op == OpId::kSum ? count : 1);
+  }
+  if (op == OpId::kSoftmax || op == OpId::kLogSoftmax) {
+    const double cols = double(in[0].shape().dim(in[0].shape().rank() - 1));
+    tol.atol += 4 * eps32 * (8 + cols);
   }
   return tol;
 }
@@ -240,6 +248,11 @@ Tolerance tolerance(OpId op, DType dtype, const std::vector<HostTensor>& in, con
     const int64_t n_out = out.shape().num_elements();
     const double count = n_out == 0 ? 0 : double(in[0].shape().num_elements()) / n_out;
     return {4 * eps, 4 * eps * (op == OpId::kSum ? count : 1)};
+  }
+  if (op == OpId::kSoftmax || op == OpId::kLogSoftmax) {  // Note [GPU half tolerances]
+    const double cols = double(in[0].shape().dim(in[0].shape().rank() - 1));
+    if (op == OpId::kSoftmax) return {(8 + cols) * eps, 0};
+    return {4 * eps, 4 * (8 + cols) * eps};
   }
   return {4 * eps, 0};
 }
@@ -419,6 +432,19 @@ std::vector<Case> reduction_cases() {
   // clang-format on
 }
 
+// Rows of every register configuration (one warp per row, a block per row, 16-byte packs
+// or single elements when the row length breaks the packs' alignment), the three-pass long
+// rows, and empty dimensions (Note [Softmax in registers] in kernels/cuda/nn_kernels.cu).
+std::vector<Case> softmax_cases() {
+  std::vector<Case> cases;
+  for (const Shape& s : {S({1}), S({7}), S({0, 5}), S({5, 0}), S({3, 5}), S({2, 3, 33}),
+                         S({64, 128}), S({9, 500}), S({17, 1000}), S({4, 513}), S({9, 4096}),
+                         S({5, 8192}), S({3, 8195}), S({3, 10000}), S({2, 100003})}) {
+    cases.push_back({{s}});
+  }
+  return cases;
+}
+
 std::vector<Case> fill_cases() {
   std::vector<Case> cases;
   const double floats[] = {0.0, -0.0, 1.5, -3.25};
@@ -451,6 +477,7 @@ std::vector<Case> cases_for(OpId op) {
   if (op == OpId::kCast) return cast_cases();
   if (op == OpId::kMatMul) return matmul_cases();
   if (op == OpId::kAddN) return add_n_cases();
+  if (op == OpId::kSoftmax || op == OpId::kLogSoftmax) return softmax_cases();
   if (op == OpId::kSum || op == OpId::kMean || op == OpId::kMax) return reduction_cases();
   const bool binary =
       op == OpId::kAddV2 || op == OpId::kSub || op == OpId::kMul || op == OpId::kRealDiv;
@@ -491,13 +518,15 @@ class ConformanceTest : public ::testing::Test {
 TEST_F(ConformanceTest, EveryGpuKernelMatchesTheCpu) {
   for (int o = 0; o < kNumOps; ++o) check_op(static_cast<OpId>(o));
   // Data ops and Cast on all 7 dtypes, MatMul on the 4 float ones, 7 ops on the 6 numeric
-  // ones, RealDiv and Exp on the 4 float ones, 3 reductions on the 6 numeric ones.
-  EXPECT_EQ(pairs_, 4 * 7 + 4 + 7 * 6 + 2 * 4 + 3 * 6) << "(op, dtype) pairs run on the GPU";
+  // ones, RealDiv and Exp on the 4 float ones, 3 reductions on the 6 numeric ones, Softmax
+  // and LogSoftmax on the 4 float ones.
+  EXPECT_EQ(pairs_, 4 * 7 + 4 + 7 * 6 + 2 * 4 + 3 * 6 + 2 * 4)
+      << "(op, dtype) pairs run on the GPU";
 }
 
 TEST_F(ConformanceTest, MisalignedPointersTakeTheScalarPath) {
-  for (OpId op :
-       {OpId::kFill, OpId::kNeg, OpId::kExp, OpId::kAddV2, OpId::kAddN, OpId::kSum, OpId::kCast}) {
+  for (OpId op : {OpId::kFill, OpId::kNeg, OpId::kExp, OpId::kAddV2, OpId::kAddN, OpId::kSum,
+                  OpId::kCast, OpId::kSoftmax}) {
     check_op(op, /*misalign=*/true);
   }
 }

@@ -1,0 +1,77 @@
+"""mt.nn.softmax and mt.nn.log_softmax against NumPy, on every device the package sees."""
+
+import numpy as np
+import pytest
+
+import minitensor as mt
+
+
+def _softmax(x):
+    with np.errstate(invalid="ignore", over="ignore"):
+        e = np.exp(x - x.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
+
+
+def _log_softmax(x):
+    with np.errstate(invalid="ignore", divide="ignore"):
+        d = x - x.max(axis=-1, keepdims=True)
+        return d - np.log(np.exp(d).sum(axis=-1, keepdims=True))
+
+
+def _devices():
+    return ["/CPU:0"] + [f"/GPU:{i}" for i in range(len(mt.config.list_logical_devices("GPU")))]
+
+
+@pytest.mark.parametrize("device", _devices())
+@pytest.mark.parametrize("shape", [(5,), (3, 7), (2, 3, 33), (4, 4096), (0, 3), (3, 0)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+def test_softmax_and_log_softmax_match_numpy(device, shape, dtype):
+    x = np.random.default_rng(0).uniform(-5, 5, shape).astype(dtype)
+    wide = x.astype(np.float64)
+    rtol = {np.float32: 1e-5, np.float64: 1e-12, np.float16: 4e-3}[dtype]
+    atol = {np.float32: 1e-6, np.float64: 1e-12, np.float16: 4e-3}[dtype]
+    with mt.device(device):
+        y = mt.nn.softmax(mt.constant(x))
+        l = mt.nn.log_softmax(mt.constant(x), axis=-1)
+    assert y.dtype == mt.as_dtype(dtype) and y.shape == shape
+    np.testing.assert_allclose(y.numpy().astype(np.float64), _softmax(wide), rtol=rtol, atol=atol)
+    np.testing.assert_allclose(l.numpy().astype(np.float64), _log_softmax(wide), rtol=rtol,
+                               atol=atol * 8)
+
+
+def test_softmax_accepts_lists_and_the_last_axis_by_number():
+    y = mt.nn.softmax([[1.0, 1.0], [0.0, np.log(3.0)]], axis=1)
+    np.testing.assert_allclose(y.numpy(), [[0.5, 0.5], [0.25, 0.75]], rtol=1e-6)
+
+
+def test_softmax_bfloat16_computes_in_float32():
+    x = mt.cast(mt.constant([[0.0, 0.0, 0.0, 0.0]]), mt.bfloat16)
+    y = mt.cast(mt.nn.softmax(x), mt.float32)
+    np.testing.assert_array_equal(y.numpy(), [[0.25, 0.25, 0.25, 0.25]])
+
+
+@pytest.mark.parametrize("device", _devices())
+def test_non_finite_rows_as_tensorflow(device):
+    inf, nan = np.inf, np.nan
+    x = np.array([[nan, 1], [inf, 1], [-inf, -inf], [-inf, 0]], np.float32)
+    with mt.device(device):
+        y = mt.nn.softmax(mt.constant(x)).numpy()
+        l = mt.nn.log_softmax(mt.constant(x)).numpy()
+    assert np.isnan(y[:3]).all() and np.isnan(l[:3]).all()
+    np.testing.assert_array_equal(y[3], [0, 1])
+    np.testing.assert_array_equal(l[3], [-inf, 0])
+
+
+def test_softmax_rejects_scalars_integers_and_other_axes():
+    with pytest.raises(mt.errors.InvalidArgumentError,
+                       match=r"^\[Softmax\] logits must have >= 1 dimension, got shape \(\)$"):
+        mt.nn.softmax(mt.constant(1.0))
+    with pytest.raises(mt.errors.InvalidArgumentError,
+                       match=r"^\[LogSoftmax\] dtype int32 is not supported"):
+        mt.nn.log_softmax(mt.constant([1, 2]))
+
+
+def test_softmax_rejects_other_axes():
+    with pytest.raises(mt.errors.UnimplementedError,
+                       match=r"^\[Softmax\] only the last axis is supported, got axis=0 for rank 2$"):
+        mt.nn.softmax(mt.constant([[1.0, 2.0]]), axis=0)
