@@ -30,8 +30,11 @@
   X(Cast, "Cast", cast, "cast", 1, kAllDTypes, infer_data_op, kGrad)
 
 // Linear algebra and the n-ary sum.
+// MatMul is rank 2 only; matmul() sends higher ranks to BatchMatMulV2, as tf.matmul does.
 #define MT_MATH_OPS(X)                                                          \
   X(MatMul, "MatMul", matmul, "matmul", 2, kNumericDTypes, infer_matmul, kGrad) \
+  X(BatchMatMulV2, "BatchMatMulV2", matmul, "linalg.matmul", 2, kNumericDTypes, \
+    infer_batch_matmul, kGrad)                                                  \
   X(AddN, "AddN", add_n, "add_n", kVariadic, kNumericDTypes, infer_add_n, kGrad)
 
 // Element-wise binary ops with NumPy broadcasting; the output has the inputs' dtype.

@@ -2,7 +2,10 @@
 // with CUDA events (median of the iterations): Softmax and LogSoftmax over rows of 4096
 // (4096 x 4096, float32 = 64 MiB, and bfloat16) beside a device-to-device memcpy of the
 // same bytes (both read the input once and write the output once), with the rates and the
-// fraction of memcpy's rate as counters. Skips without a GPU.
+// fraction of memcpy's rate as counters; BatchMatMulV2 of 64 x (512 x 512) x (512 x 512),
+// float32 (TensorFloat-32 off) and bfloat16, through the kernel registry beside a raw
+// cublasGemmStridedBatchedEx of the same shape on the same handle and math mode, with
+// TFLOP/s and the fraction of cuBLAS's rate. Skips without a GPU.
 //
 //   build/gpu-sm90/bench/nn_ops_benchmark --benchmark_counters_tabular=true
 #include <benchmark/benchmark.h>
@@ -16,6 +19,7 @@
 #include "core/cuda/cuda_handles.h"
 #include "core/half.h"
 #include "kernels/cuda/gpu_state.h"
+#include "kernels/kernel_options.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/op_def.h"
 
@@ -153,6 +157,49 @@ void BM_Softmax(benchmark::State& state) {
 BENCHMARK(BM_Softmax)
     ->ArgNames({"dtype", "log"})
     ->ArgsProduct({{0, 1}, {0, 1}})
+    ->UseManualTime()
+    ->Iterations(50)
+    ->Repetitions(3)
+    ->Unit(benchmark::kMillisecond);
+
+// BatchMatMulV2 of `batch` x n^3 float32 (dtype 0) or bfloat16 (dtype 1) against raw
+// cublasGemmStridedBatchedEx.
+void BM_BatchMatMul(benchmark::State& state) {
+  BenchGpu& gpu = bench_gpu();
+  if (!gpu.error.empty()) return state.SkipWithError(("no GPU: " + gpu.error).c_str());
+  const DType dtype = state.range(0) == 0 ? DType::kFloat32 : DType::kBFloat16;
+  const int64_t batch = state.range(1), n = state.range(2);
+  internal::set_tf32_enabled(false);  // as libtorch's default, for the peer's figure
+  const Shape shape = Shape::make({batch, n, n}).value();
+  DeviceBuffer a = random_values(dtype, batch * n * n), b = random_values(dtype, batch * n * n);
+  DeviceBuffer c = *DeviceBuffer::create(batch * n * n * dtype_size(dtype));
+  const TensorArg args[2] = {{a.get(), &shape, dtype}, {b.get(), &shape, dtype}};
+  const OpAttrs attrs;
+  const KernelContext ctx{args, {c.get(), &shape, dtype}, &attrs, &gpu.state};
+  KernelFn fn = gpu.registry.find(OpId::kBatchMatMulV2, DeviceType::kGPU, dtype);
+  const cudaDataType_t type = dtype == DType::kFloat32 ? CUDA_R_32F : CUDA_R_16BF;
+  const float one = 1, zero = 0;
+  const long long stride = n * n;
+  bool failed = false;
+  run_against(
+      state, gpu, [&] { failed |= !fn(ctx).ok(); },
+      [&] {  // the math mode the kernel left on the handle, as it sets it
+        cublasGemmStridedBatchedEx(gpu.cublas.get(), CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one,
+                                   b.get(), type, n, stride, a.get(), type, n, stride, &zero,
+                                   c.get(), type, n, stride, batch, CUBLAS_COMPUTE_32F,
+                                   CUBLAS_GEMM_DEFAULT);
+      });
+  if (failed) return state.SkipWithError("kernel failed");
+  const double flops = 2.0 * batch * n * n * n;
+  state.SetLabel(dtype_name(dtype));
+  state.counters["TFLOPs"] = flops / (state.counters["ours_ms"] / 1e3) / 1e12;
+  state.counters["cublas_TFLOPs"] = flops / (state.counters["baseline_ms"] / 1e3) / 1e12;
+  state.counters["fraction_of_cublas"] = state.counters["baseline_ms"] / state.counters["ours_ms"];
+}
+BENCHMARK(BM_BatchMatMul)
+    ->ArgNames({"dtype", "batch", "n"})
+    ->Args({0, 64, 512})
+    ->Args({1, 64, 512})
     ->UseManualTime()
     ->Iterations(50)
     ->Repetitions(3)

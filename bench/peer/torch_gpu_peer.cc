@@ -2,7 +2,8 @@
 // and float16 at 256, 4096 and 8192 (TFLOP/s), AddN of 8 x 64 MiB bfloat16 (one add, then
 // in-place adds) and a sum over 64 MiB bfloat16 (GB/s, bytes read + written), with the
 // same names and byte counts; softmax and log_softmax over rows of 4096 (4096 rows, float32
-// and bfloat16, GB/s read + written) beside bench/cuda/nn_ops_benchmark.cc. Not part of the CMake
+// and bfloat16, GB/s read + written) and batched matmul (at::bmm of 64 x 512^3, float32
+// without TF32 and bfloat16, TFLOP/s) beside bench/cuda/nn_ops_benchmark.cc. Not part of the CMake
 // build: libtorch lives only on the GPU machine, where scripts/gpu-run.sh (step `halfbench`)
 // compiles this file against it.
 //
@@ -109,6 +110,28 @@ void BM_Softmax(benchmark::State& state) {
 BENCHMARK(BM_Softmax)
     ->ArgNames({"dtype", "log"})
     ->ArgsProduct({{0, 1}, {0, 1}})
+    ->Iterations(20)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+
+// at::bmm of `batch` x n^3, float32 (dtype 0; TF32 off, libtorch's default) or bfloat16, as
+// BM_BatchMatMul of nn_ops_benchmark.cc.
+void BM_BatchMatMul(benchmark::State& state) {
+  if (!torch::cuda::is_available()) return state.SkipWithError("no CUDA device");
+  const torch::ScalarType dtype = state.range(0) == 0 ? torch::kFloat32 : torch::kBFloat16;
+  const int64_t batch = state.range(1), n = state.range(2);
+  at::globalContext().setAllowTF32CuBLAS(false);
+  torch::Tensor a = random_gpu({batch, n, n}, dtype), b = random_gpu({batch, n, n}, dtype);
+  torch::Tensor c = torch::empty({batch, n, n}, a.options());
+  time_calls(state, 20, [&] { at::bmm_out(c, a, b); });
+  state.SetLabel(dtype == torch::kFloat32 ? "float32" : "bfloat16");
+  state.counters["TFLOPs"] = benchmark::Counter(2.0 * batch * n * n * n / 1e12,
+                                                benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_BatchMatMul)
+    ->ArgNames({"dtype", "batch", "n"})
+    ->Args({0, 64, 512})
+    ->Args({1, 64, 512})
     ->Iterations(20)
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);

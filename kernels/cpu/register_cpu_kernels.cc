@@ -32,6 +32,7 @@ bool has_loop(const CpuLoops& loops, OpId op, DType dtype) {
       return loops.reduce[r][d] != nullptr && loops.accumulate[r][d] != nullptr;
     }
     case OpId::kMatMul:  // the 2-byte floats widen to float32
+    case OpId::kBatchMatMulV2:
       return loops.gemm[half ? static_cast<int>(DType::kFloat32) : d] != nullptr;
     case OpId::kCast:
       for (int to = 0; to < kNumDTypes; ++to) {

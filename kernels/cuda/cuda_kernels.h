@@ -26,9 +26,9 @@
 namespace mt::cuda {
 
 // Returns the dtypes the GPU implements for `op`: what the op accepts (op_dtypes), except
-// integer MatMul (no cuBLAS kernel), which falls back to the CPU.
+// integer MatMul and BatchMatMulV2 (no cuBLAS kernel), which fall back to the CPU.
 constexpr DTypeSet gpu_dtypes(OpId op) {
-  if (op == OpId::kMatMul) return kFloatDTypes;
+  if (op == OpId::kMatMul || op == OpId::kBatchMatMulV2) return kFloatDTypes;
   return op_dtypes(op);
 }
 

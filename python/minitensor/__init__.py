@@ -25,7 +25,7 @@ from . import _minitensor as _mt
 from ._minitensor import (
     DType, Tensor, abs, add, add_n, cast, divide, exp, identity, matmul, multiply, negative,
     reduce_max, reduce_mean, reduce_sum, subtract)
-from . import config, debugging, errors, nn, trace
+from . import config, debugging, errors, linalg, nn, trace
 
 __version__ = "0.1.0"
 

@@ -127,6 +127,9 @@ void def_unary(nb::module_& m, const char* name) {
 
 using BinaryOp = Tensor (*)(const Tensor&, const Tensor&);
 
+// a @ b: MatMul, or BatchMatMulV2 above rank 2.
+Tensor matmul_operator(const Tensor& a, const Tensor& b) { return matmul(a, b); }
+
 // Adds `name` (a Tensor operand or any value convert() takes) and its reflected form.
 template <BinaryOp op>
 void def_operator(nb::class_<Tensor>& cls, const char* name, const char* reflected) {
@@ -168,6 +171,7 @@ void bind_tensor_class(nb::module_& m) {
   def_operator<&sub>(cls, "__sub__", "__rsub__");
   def_operator<&mul>(cls, "__mul__", "__rmul__");
   def_operator<&div>(cls, "__truediv__", "__rtruediv__");
+  def_operator<&matmul_operator>(cls, "__matmul__", "__rmatmul__");
   cls.def(
          "__neg__", [](const Tensor& x) { return neg(x); }, Release())
       .def(
@@ -181,7 +185,7 @@ void bind_ops(nb::module_& m) {
       [](std::vector<int64_t> dims, double value, DType dtype) { return fill(dims, value, dtype); },
       Release(), nb::arg("dims"), nb::arg("value"), nb::arg("dtype"));
   m.def("matmul", &matmul, Release(), nb::arg("a"), nb::arg("b"), nb::arg("transpose_a") = false,
-        nb::arg("transpose_b") = false);
+        nb::arg("transpose_b") = false, nb::arg("adjoint_a") = false, nb::arg("adjoint_b") = false);
   m.def(
       "add_n", [](std::vector<Tensor> inputs) { return add_n(inputs); }, Release(),
       nb::arg("inputs"));

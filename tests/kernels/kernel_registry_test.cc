@@ -21,14 +21,14 @@ struct Row {
 constexpr Row kTable[] = {
     {OpId::kEagerConst, {1, 1, 1, 1, 1, 1, 1}}, {OpId::kFill, {1, 1, 1, 1, 1, 1, 1}},
     {OpId::kIdentity, {1, 1, 1, 1, 1, 1, 1}},   {OpId::kCast, {1, 1, 1, 1, 1, 1, 1}},
-    {OpId::kMatMul, {1, 1, 1, 1, 0, 1, 1}},     {OpId::kAddN, {1, 1, 1, 1, 0, 1, 1}},
-    {OpId::kAddV2, {1, 1, 1, 1, 0, 1, 1}},      {OpId::kSub, {1, 1, 1, 1, 0, 1, 1}},
-    {OpId::kMul, {1, 1, 1, 1, 0, 1, 1}},        {OpId::kRealDiv, {1, 1, 0, 0, 0, 1, 1}},
-    {OpId::kNeg, {1, 1, 1, 1, 0, 1, 1}},        {OpId::kAbs, {1, 1, 1, 1, 0, 1, 1}},
-    {OpId::kExp, {1, 1, 0, 0, 0, 1, 1}},        {OpId::kRelu, {1, 1, 1, 1, 0, 1, 1}},
-    {OpId::kSum, {1, 1, 1, 1, 0, 1, 1}},        {OpId::kMean, {1, 1, 1, 1, 0, 1, 1}},
-    {OpId::kMax, {1, 1, 1, 1, 0, 1, 1}},        {OpId::kSoftmax, {1, 1, 0, 0, 0, 1, 1}},
-    {OpId::kLogSoftmax, {1, 1, 0, 0, 0, 1, 1}},
+    {OpId::kMatMul, {1, 1, 1, 1, 0, 1, 1}},     {OpId::kBatchMatMulV2, {1, 1, 1, 1, 0, 1, 1}},
+    {OpId::kAddN, {1, 1, 1, 1, 0, 1, 1}},       {OpId::kAddV2, {1, 1, 1, 1, 0, 1, 1}},
+    {OpId::kSub, {1, 1, 1, 1, 0, 1, 1}},        {OpId::kMul, {1, 1, 1, 1, 0, 1, 1}},
+    {OpId::kRealDiv, {1, 1, 0, 0, 0, 1, 1}},    {OpId::kNeg, {1, 1, 1, 1, 0, 1, 1}},
+    {OpId::kAbs, {1, 1, 1, 1, 0, 1, 1}},        {OpId::kExp, {1, 1, 0, 0, 0, 1, 1}},
+    {OpId::kRelu, {1, 1, 1, 1, 0, 1, 1}},       {OpId::kSum, {1, 1, 1, 1, 0, 1, 1}},
+    {OpId::kMean, {1, 1, 1, 1, 0, 1, 1}},       {OpId::kMax, {1, 1, 1, 1, 0, 1, 1}},
+    {OpId::kSoftmax, {1, 1, 0, 0, 0, 1, 1}},    {OpId::kLogSoftmax, {1, 1, 0, 0, 0, 1, 1}},
 };
 static_assert(std::size(kTable) == kNumOps);
 
@@ -55,8 +55,8 @@ TEST(CpuKernelRegistryTest, NamedExamples) {
 bool infer_accepts(OpId op, DType dtype) {
   static const Shape kSquare = Shape::make({2, 2}).value();
   const TensorMeta in[2] = {{&kSquare, dtype}, {&kSquare, dtype}};
-  const bool binary = op == OpId::kMatMul || op == OpId::kAddV2 || op == OpId::kSub ||
-                      op == OpId::kMul || op == OpId::kRealDiv;
+  const bool binary = op == OpId::kMatMul || op == OpId::kBatchMatMulV2 || op == OpId::kAddV2 ||
+                      op == OpId::kSub || op == OpId::kMul || op == OpId::kRealDiv;
   return infer_output(op, {in, binary ? 2u : 1u}, {}).ok();
 }
 

@@ -75,3 +75,46 @@ def test_softmax_rejects_other_axes():
     with pytest.raises(mt.errors.UnimplementedError,
                        match=r"^\[Softmax\] only the last axis is supported, got axis=0 for rank 2$"):
         mt.nn.softmax(mt.constant([[1.0, 2.0]]), axis=0)
+
+
+@pytest.mark.parametrize("device", _devices())
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.float16])
+@pytest.mark.parametrize("shapes", [((5, 2, 3), (5, 3, 4)), ((5, 2, 3), (3, 4)),
+                                    ((2, 3), (7, 1, 3, 4)), ((2, 1, 2, 3), (5, 3, 4)),
+                                    ((0, 2, 3), (3, 4)), ((3, 2, 0), (3, 0, 4))])
+def test_matmul_above_rank_2_broadcasts_the_batch_as_numpy(device, dtype, shapes):
+    if "GPU" in device and dtype == np.int32:
+        pytest.skip("integer matmul has no GPU kernel (placement would fall back to the CPU)")
+    rng = np.random.default_rng(1)
+    a = rng.integers(-3, 4, shapes[0]).astype(dtype)
+    b = rng.integers(-3, 4, shapes[1]).astype(dtype)
+    with mt.device(device):
+        c = mt.matmul(mt.constant(a), mt.constant(b))
+        d = mt.constant(a) @ mt.constant(b)
+        e = mt.linalg.matmul(mt.constant(np.swapaxes(a, -1, -2).copy()), mt.constant(b),
+                             adjoint_a=True)
+    want = np.matmul(a, b)
+    for got in (c, d, e):
+        assert got.dtype == mt.as_dtype(dtype)
+        np.testing.assert_array_equal(got.numpy(), want)
+
+
+def test_matmul_transposes_batches():
+    rng = np.random.default_rng(2)
+    a = rng.standard_normal((4, 3, 2)).astype(np.float32)
+    b = rng.standard_normal((4, 5, 3)).astype(np.float32)
+    c = mt.matmul(mt.constant(a), mt.constant(b), transpose_a=True, transpose_b=True)
+    np.testing.assert_allclose(c.numpy(), np.swapaxes(a, -1, -2) @ np.swapaxes(b, -1, -2),
+                               rtol=1e-5, atol=1e-5)
+
+
+def test_matmul_rejects_batches_that_do_not_broadcast_and_double_transposes():
+    with pytest.raises(mt.errors.InvalidArgumentError,
+                       match=r"^\[BatchMatMulV2\] In\[0\] and In\[1\] must have compatible batch"):
+        mt.matmul(mt.zeros((2, 2, 3)), mt.zeros((3, 3, 4)))
+    with pytest.raises(mt.errors.InvalidArgumentError,
+                       match=r"^\[BatchMatMulV2\] Matrix size-incompatible"):
+        mt.zeros((2, 2, 3)) @ mt.zeros((2, 2, 3))
+    with pytest.raises(mt.errors.InvalidArgumentError,
+                       match=r"^\[matmul\] Only one of transpose_a and adjoint_a can be True\.$"):
+        mt.matmul(mt.zeros((2, 2)), mt.zeros((2, 2)), transpose_a=True, adjoint_a=True)

@@ -202,13 +202,21 @@ struct Tolerance {
 //   <= 2 and log(sum) <= log(cols) + 1 for inputs in [-1, 1]), where a Softmax output is at
 //   least e^-2 / cols, so the absolute float32 error is below 4 x 2^-24 x (8 + cols);
 // - float16 results below 2^-14 are subnormal, with an absolute ulp of 2^-24: atol >= that.
+bool is_matmul(OpId op) { return op == OpId::kMatMul || op == OpId::kBatchMatMulV2; }
+
+// Returns k, the inner dimension of a (batch) matrix product whose first input is `a`.
+int64_t inner_dim(const HostTensor& a, const OpAttrs& attrs) {
+  const int r = a.shape().rank();
+  return a.shape().dim(attrs.transpose_a ? r - 2 : r - 1);
+}
+
 Tolerance half_tolerance(OpId op, DType dtype, const std::vector<HostTensor>& in,
                          const HostTensor& out, const OpAttrs& attrs) {
   const double u = dtype == DType::kBFloat16 ? std::ldexp(1.0, -8) : std::ldexp(1.0, -11);
   const double eps32 = std::ldexp(1.0, -24);  // float32's unit roundoff
   Tolerance tol{2 * u, dtype == DType::kFloat16 ? std::ldexp(1.0, -24) : 0.0};
   if (op == OpId::kExp) tol.rtol += 8 * eps32;
-  if (op == OpId::kMatMul) tol.atol += in[0].shape().dim(attrs.transpose_a ? 0 : 1) * 0x1p-14;
+  if (is_matmul(op)) tol.atol += inner_dim(in[0], attrs) * 0x1p-14;
   if (op == OpId::kAddN) {
     const double n = double(in.size());
     const double roundings = n <= 64 ? 0 : std::ceil((n - 64) / 63);  // 63 new inputs a pass
@@ -239,8 +247,8 @@ Tolerance tolerance(OpId op, DType dtype, const std::vector<HostTensor>& in, con
   const double eps = dtype == DType::kFloat32 ? std::numeric_limits<float>::epsilon()
                                               : std::numeric_limits<double>::epsilon();
   if (op == OpId::kExp) return {8 * eps, 0};
-  if (op == OpId::kMatMul) {
-    const double k = in[0].shape().dim(attrs.transpose_a ? 0 : 1);
+  if (is_matmul(op)) {
+    const double k = inner_dim(in[0], attrs);
     const bool tf32 = dtype == DType::kFloat32 && internal::tf32_enabled();
     return {4 * eps, 2 * k * (tf32 ? 1.0 / 1024 : eps)};
   }
@@ -391,6 +399,32 @@ std::vector<Case> add_n_cases() {
   return cases;
 }
 
+// Batches of equal shape, one side a single matrix (stride 0), both sides broadcasting
+// along different dimensions (one call per product), rank 2 with rank 4, empty batches,
+// m, n or k of 0, each with every transpose.
+std::vector<Case> batch_matmul_cases() {
+  std::vector<Case> cases;
+  const std::vector<int64_t> batches[][2] = {{{3}, {3}}, {{4}, {}},        {{}, {4}},
+                                             {{1}, {5}}, {{2, 1}, {1, 3}}, {{2, 3}, {3}},
+                                             {{0}, {0}}, {{2, 0}, {1}},    {{2, 1, 2}, {1, 2, 1}}};
+  const int64_t mkn[][3] = {{2, 3, 4}, {17, 33, 9}, {0, 3, 4}, {3, 0, 4}, {3, 4, 0}, {64, 32, 48}};
+  for (const auto& bt : batches) {
+    for (const auto& d : mkn) {
+      for (int t = 0; t < 4; ++t) {
+        Case c;
+        c.attrs.transpose_a = (t & 1) != 0;
+        c.attrs.transpose_b = (t & 2) != 0;
+        std::vector<int64_t> a = bt[0], b = bt[1];
+        a.insert(a.end(), {c.attrs.transpose_a ? d[1] : d[0], c.attrs.transpose_a ? d[0] : d[1]});
+        b.insert(b.end(), {c.attrs.transpose_b ? d[2] : d[1], c.attrs.transpose_b ? d[1] : d[2]});
+        c.shapes = {Shape::make(a).value(), Shape::make(b).value()};
+        cases.push_back(c);
+      }
+    }
+  }
+  return cases;
+}
+
 std::vector<Case> matmul_cases() {
   std::vector<Case> cases;
   const int64_t mkn[][3] = {{1, 1, 1},   {2, 3, 4},   {0, 3, 4},  {3, 0, 4},     {3, 4, 0},
@@ -476,6 +510,7 @@ std::vector<Case> cases_for(OpId op) {
   if (op == OpId::kFill) return fill_cases();
   if (op == OpId::kCast) return cast_cases();
   if (op == OpId::kMatMul) return matmul_cases();
+  if (op == OpId::kBatchMatMulV2) return batch_matmul_cases();
   if (op == OpId::kAddN) return add_n_cases();
   if (op == OpId::kSoftmax || op == OpId::kLogSoftmax) return softmax_cases();
   if (op == OpId::kSum || op == OpId::kMean || op == OpId::kMax) return reduction_cases();
@@ -503,7 +538,7 @@ class ConformanceTest : public ::testing::Test {
       for (const Case& c : cases_for(op)) {
         check_case(gpu_, op, dtype, c, /*specials=*/false, rng_, misalign);
         const bool floats = is_floating(dtype);
-        if (floats && op != OpId::kMatMul && op != OpId::kFill) {
+        if (floats && !is_matmul(op) && op != OpId::kFill) {
           check_case(gpu_, op, dtype, c, /*specials=*/true, rng_, misalign);
         }
       }
@@ -534,6 +569,7 @@ TEST_F(ConformanceTest, MisalignedPointersTakeTheScalarPath) {
 TEST_F(ConformanceTest, MatMulWithTensorFloat32StaysWithinItsTolerance) {
   internal::set_tf32_enabled(true);
   check_op(OpId::kMatMul);
+  check_op(OpId::kBatchMatMulV2);
 }
 
 // Sizes below one Vec, around one, within one block and over many blocks with elements left
