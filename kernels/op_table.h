@@ -55,7 +55,11 @@
 #define MT_REDUCTION_OPS(X)                                                              \
   X(Sum, "Sum", reduce_sum, "reduce_sum", 1, kNumericDTypes, infer_reduction, kGrad)     \
   X(Mean, "Mean", reduce_mean, "reduce_mean", 1, kNumericDTypes, infer_reduction, kGrad) \
-  X(Max, "Max", reduce_max, "reduce_max", 1, kNumericDTypes, infer_reduction, kGrad)
+  X(Max, "Max", reduce_max, "reduce_max", 1, kNumericDTypes, infer_reduction, kGrad)     \
+  X(Min, "Min", reduce_min, "reduce_min", 1, kNumericDTypes, infer_reduction, kGrad)     \
+  X(Prod, "Prod", reduce_prod, "reduce_prod", 1, kNumericDTypes, infer_reduction, kGrad) \
+  X(Any, "Any", reduce_any, "reduce_any", 1, kBoolDTypes, infer_reduction, kNone)        \
+  X(All, "All", reduce_all, "reduce_all", 1, kBoolDTypes, infer_reduction, kNone)
 
 // Neural-network ops over the last axis (kernels/nn_shape.cc).
 #define MT_NN_OPS(X)                                                                             \

@@ -12,6 +12,7 @@
 // in the sum.
 #include <Eigen/Core>
 #include <algorithm>
+#include <type_traits>
 
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/thread_pool.h"
@@ -25,18 +26,24 @@ using Row = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
 template <typename T>
 using MutableRow = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
 
+// Eigen's vectorised exp clamps its argument (near -88 for float, -708 for double) and so
+// never returns 0; below these arguments the exact exp rounds to 0, as std::exp and the
+// GPU's expf give it (softmax of [-inf, 0] is exactly [0, 1]).
+template <typename T>
+constexpr T kExpUnderflow = std::is_same_v<T, float> ? T(-104) : T(-746);
+
 template <typename T, bool kLog>
 void softmax_row(const T* in, T* out, int64_t cols) {
   Row<T> x(in, cols);
   MutableRow<T> y(out, cols);
   // maxCoeff may skip a NaN; the NaN still reaches the sum below through exp(NaN - max).
   const T max = x.maxCoeff();
+  y = x - max;
   if constexpr (kLog) {
-    y = x - max;
-    const T log_sum = std::log((y.exp()).sum());
+    const T log_sum = std::log((y < kExpUnderflow<T>).select(T(0), y.exp()).sum());
     y -= log_sum;
   } else {
-    y = (x - max).exp();
+    y = (y < kExpUnderflow<T>).select(T(0), y.exp());
     y *= T(1) / y.sum();
   }
 }

@@ -27,8 +27,12 @@ bool has_loop(const CpuLoops& loops, OpId op, DType dtype) {
       return loops.add_n[d] != nullptr;
     case OpId::kSum:
     case OpId::kMean:
-    case OpId::kMax: {
-      const int r = static_cast<int>(op == OpId::kMax ? OpId::kMax : OpId::kSum);
+    case OpId::kMax:
+    case OpId::kMin:
+    case OpId::kProd:
+    case OpId::kAny:
+    case OpId::kAll: {
+      const int r = static_cast<int>(op == OpId::kMean ? OpId::kSum : op);
       return loops.reduce[r][d] != nullptr && loops.accumulate[r][d] != nullptr;
     }
     case OpId::kMatMul:  // the 2-byte floats widen to float32

@@ -24,7 +24,7 @@ import numpy as _np
 from . import _minitensor as _mt
 from ._minitensor import (
     DType, Tensor, abs, add, add_n, cast, divide, exp, identity, matmul, multiply, negative,
-    reduce_max, reduce_mean, reduce_sum, subtract)
+    reduce_all, reduce_any, reduce_max, reduce_mean, reduce_min, reduce_prod, reduce_sum, subtract)
 from . import config, debugging, errors, linalg, nn, trace
 
 __version__ = "0.1.0"

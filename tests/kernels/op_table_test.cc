@@ -46,7 +46,9 @@ TEST(OpTableTest, RowsAreWellFormed) {
     EXPECT_TRUE(info.arity == kVariadic || (info.arity >= 1 && info.arity <= 3));
     EXPECT_NE(info.dtypes, 0u);
     EXPECT_EQ(info.dtypes & ~kAllDTypes, 0u);
-    if (op_has_flag(op, kSource)) EXPECT_EQ(info.arity, 1);  // the output's meta
+    if (op_has_flag(op, kSource)) {
+      EXPECT_EQ(info.arity, 1);  // the output's meta
+    }
     EXPECT_LT(op_key_input(op), info.arity == kVariadic ? 1 : info.arity);
   }
   EXPECT_EQ(static_cast<int>(names.size()), kNumOps);
@@ -109,7 +111,9 @@ TEST(OpTableTest, EveryElementwiseOpAndReductionRunsOnTheCpuForEachDtypeOfItsRow
         std::vector<HostTensor> inputs(family == &binary ? 2 : 1, square(dtype));
         absl::StatusOr<HostTensor> out = run_cpu(op, inputs);
         ASSERT_TRUE(out.ok()) << out.status();
-        if (family != &reductions) EXPECT_EQ(out->shape(), inputs[0].shape());
+        if (family != &reductions) {
+          EXPECT_EQ(out->shape(), inputs[0].shape());
+        }
       }
     }
   }

@@ -7,12 +7,16 @@ import minitensor as mt
 
 
 def _softmax(x):
+    if x.size == 0:
+        return x.copy()
     with np.errstate(invalid="ignore", over="ignore"):
         e = np.exp(x - x.max(axis=-1, keepdims=True))
         return e / e.sum(axis=-1, keepdims=True)
 
 
 def _log_softmax(x):
+    if x.size == 0:
+        return x.copy()
     with np.errstate(invalid="ignore", divide="ignore"):
         d = x - x.max(axis=-1, keepdims=True)
         return d - np.log(np.exp(d).sum(axis=-1, keepdims=True))
@@ -118,3 +122,38 @@ def test_matmul_rejects_batches_that_do_not_broadcast_and_double_transposes():
     with pytest.raises(mt.errors.InvalidArgumentError,
                        match=r"^\[matmul\] Only one of transpose_a and adjoint_a can be True\.$"):
         mt.matmul(mt.zeros((2, 2)), mt.zeros((2, 2)), transpose_a=True, adjoint_a=True)
+
+
+@pytest.mark.parametrize("device", _devices())
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64, np.float16])
+def test_reduce_min_and_prod_match_numpy(device, dtype):
+    x = np.random.default_rng(3).integers(-3, 4, (4, 5, 3)).astype(dtype)
+    with mt.device(device):
+        t = mt.constant(x)
+        for axis in (None, 0, 1, -1, [0, 2]):
+            ax = tuple(axis) if isinstance(axis, list) else axis
+            np.testing.assert_array_equal(mt.reduce_min(t, axis).numpy(), x.min(axis=ax))
+            np.testing.assert_array_equal(mt.reduce_prod(t, axis, keepdims=True).numpy(),
+                                          x.prod(axis=ax, keepdims=True))
+
+
+@pytest.mark.parametrize("device", _devices())
+def test_reduce_any_and_all_match_numpy(device):
+    x = np.random.default_rng(4).integers(0, 2, (3, 4, 5)).astype(bool)
+    with mt.device(device):
+        t = mt.constant(x)
+        for axis in (None, 0, 1, -1, [0, 2]):
+            ax = tuple(axis) if isinstance(axis, list) else axis
+            np.testing.assert_array_equal(mt.reduce_any(t, axis).numpy(), x.any(axis=ax))
+            np.testing.assert_array_equal(mt.reduce_all(t, axis).numpy(), x.all(axis=ax))
+        empty = mt.constant(np.zeros((2, 0), bool))
+        np.testing.assert_array_equal(mt.reduce_any(empty, 1).numpy(), [False, False])
+        np.testing.assert_array_equal(mt.reduce_all(empty, 1).numpy(), [True, True])
+
+
+def test_reduce_min_propagates_nan_and_any_rejects_floats():
+    assert np.isnan(mt.reduce_min(mt.constant([1.0, np.nan, 0.0])).numpy())
+    assert mt.reduce_min(mt.zeros((2, 0)), 1).numpy().tolist() == [np.inf, np.inf]
+    with pytest.raises(mt.errors.InvalidArgumentError,
+                       match=r"^\[Any\] dtype float32 is not supported; expected one of bool$"):
+        mt.reduce_any(mt.constant([1.0, 0.0]))

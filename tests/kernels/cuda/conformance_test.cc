@@ -231,6 +231,10 @@ Tolerance half_tolerance(OpId op, DType dtype, const std::vector<HostTensor>& in
     const double cols = double(in[0].shape().dim(in[0].shape().rank() - 1));
     tol.atol += 4 * eps32 * (8 + cols);
   }
+  if (op == OpId::kProd) {  // count roundings of a product of factors in [-1, 1], any order
+    const int64_t n_out = out.shape().num_elements();
+    tol.rtol += 2 * eps32 * (n_out == 0 ? 0 : double(in[0].shape().num_elements()) / n_out);
+  }
   return tol;
 }
 
@@ -256,6 +260,10 @@ Tolerance tolerance(OpId op, DType dtype, const std::vector<HostTensor>& in, con
     const int64_t n_out = out.shape().num_elements();
     const double count = n_out == 0 ? 0 : double(in[0].shape().num_elements()) / n_out;
     return {4 * eps, 4 * eps * (op == OpId::kSum ? count : 1)};
+  }
+  if (op == OpId::kProd) {  // count roundings, in any order: relative
+    const int64_t n_out = out.shape().num_elements();
+    return {2 * eps * (4 + (n_out == 0 ? 0 : double(in[0].shape().num_elements()) / n_out)), 0};
   }
   if (op == OpId::kSoftmax || op == OpId::kLogSoftmax) {  // Note [GPU half tolerances]
     const double cols = double(in[0].shape().dim(in[0].shape().rank() - 1));
@@ -513,7 +521,10 @@ std::vector<Case> cases_for(OpId op) {
   if (op == OpId::kBatchMatMulV2) return batch_matmul_cases();
   if (op == OpId::kAddN) return add_n_cases();
   if (op == OpId::kSoftmax || op == OpId::kLogSoftmax) return softmax_cases();
-  if (op == OpId::kSum || op == OpId::kMean || op == OpId::kMax) return reduction_cases();
+  if (op == OpId::kSum || op == OpId::kMean || op == OpId::kMax || op == OpId::kMin ||
+      op == OpId::kProd || op == OpId::kAny || op == OpId::kAll) {
+    return reduction_cases();
+  }
   const bool binary =
       op == OpId::kAddV2 || op == OpId::kSub || op == OpId::kMul || op == OpId::kRealDiv;
   return binary ? binary_cases() : unary_cases();
@@ -554,8 +565,9 @@ TEST_F(ConformanceTest, EveryGpuKernelMatchesTheCpu) {
   for (int o = 0; o < kNumOps; ++o) check_op(static_cast<OpId>(o));
   // Data ops and Cast on all 7 dtypes, MatMul on the 4 float ones, 7 ops on the 6 numeric
   // ones, RealDiv and Exp on the 4 float ones, 3 reductions on the 6 numeric ones, Softmax
-  // and LogSoftmax on the 4 float ones.
-  EXPECT_EQ(pairs_, 4 * 7 + 4 + 7 * 6 + 2 * 4 + 3 * 6 + 2 * 4)
+  // and LogSoftmax on the 4 float ones, BatchMatMulV2 on the 4 float ones, Min and Prod on
+  // the 6 numeric ones, Any and All on bool.
+  EXPECT_EQ(pairs_, 4 * 7 + 4 + 7 * 6 + 2 * 4 + 3 * 6 + 2 * 4 + 4 + 2 * 6 + 2)
       << "(op, dtype) pairs run on the GPU";
 }
 
@@ -577,7 +589,7 @@ TEST_F(ConformanceTest, MatMulWithTensorFloat32StaysWithinItsTolerance) {
 constexpr int64_t kFullReductionSizes[] = {1, 7, 9, 4099, 1000003, 4194307};
 
 TEST_F(ConformanceTest, FullReductionsTakeOnePassAndLeaveTheTicketsAtZero) {
-  for (OpId op : {OpId::kSum, OpId::kMean, OpId::kMax}) {
+  for (OpId op : {OpId::kSum, OpId::kMean, OpId::kMax, OpId::kMin, OpId::kProd}) {
     for (DType dtype : {DType::kFloat32, DType::kFloat64, DType::kInt32, DType::kInt64,
                         DType::kBFloat16, DType::kFloat16}) {
       for (int64_t n : kFullReductionSizes) {
