@@ -207,10 +207,10 @@ using ReducerOf = std::conditional_t<
     kOp == OpId::kMax, MaxReducer,
     std::conditional_t<
         kOp == OpId::kMin, MinReducer,
-        std::conditional_t<kOp == OpId::kProd, ProdReducer,
-                           std::conditional_t<kOp == OpId::kAny, AnyReducer,
-                                              std::conditional_t<kOp == OpId::kAll, AllReducer,
-                                                                 SumReducer>>>>>;
+        std::conditional_t<
+            kOp == OpId::kProd, ProdReducer,
+            std::conditional_t<kOp == OpId::kAny, AnyReducer,
+                               std::conditional_t<kOp == OpId::kAll, AllReducer, SumReducer>>>>>;
 
 template <OpId kOp, typename T>
 absl::Status run_reduction(const KernelContext& ctx) {

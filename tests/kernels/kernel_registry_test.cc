@@ -27,9 +27,9 @@ constexpr Row kTable[] = {
     {OpId::kRealDiv, {1, 1, 0, 0, 0, 1, 1}},    {OpId::kNeg, {1, 1, 1, 1, 0, 1, 1}},
     {OpId::kAbs, {1, 1, 1, 1, 0, 1, 1}},        {OpId::kExp, {1, 1, 0, 0, 0, 1, 1}},
     {OpId::kRelu, {1, 1, 1, 1, 0, 1, 1}},       {OpId::kSum, {1, 1, 1, 1, 0, 1, 1}},
-    {OpId::kMean, {1, 1, 1, 1, 0, 1, 1}},       {OpId::kMax, {1, 1, 1, 1, 0, 1, 1}},        {OpId::kMin, {1, 1, 1, 1, 0, 1, 1}},
-    {OpId::kProd, {1, 1, 1, 1, 0, 1, 1}},       {OpId::kAny, {0, 0, 0, 0, 1, 0, 0}},
-    {OpId::kAll, {0, 0, 0, 0, 1, 0, 0}},
+    {OpId::kMean, {1, 1, 1, 1, 0, 1, 1}},       {OpId::kMax, {1, 1, 1, 1, 0, 1, 1}},
+    {OpId::kMin, {1, 1, 1, 1, 0, 1, 1}},        {OpId::kProd, {1, 1, 1, 1, 0, 1, 1}},
+    {OpId::kAny, {0, 0, 0, 0, 1, 0, 0}},        {OpId::kAll, {0, 0, 0, 0, 1, 0, 0}},
     {OpId::kSoftmax, {1, 1, 0, 0, 0, 1, 1}},    {OpId::kLogSoftmax, {1, 1, 0, 0, 0, 1, 1}},
 };
 static_assert(std::size(kTable) == kNumOps);

@@ -171,7 +171,7 @@ std::vector<double> reference(OpId op, const std::vector<double>& values, const 
                               const std::vector<bool>& mask, bool integral) {
   int64_t out_size = 1, count = 1;
   for (int d = 0; d < shape.rank(); ++d) (mask[d] ? count : out_size) *= shape.dim(d);
-  std::vector<double> out(out_size, op == OpId::kMax ? -INFINITY
+  std::vector<double> out(out_size, op == OpId::kMax   ? -INFINITY
                                     : op == OpId::kMin ? INFINITY
                                                        : 0.0);
   std::vector<int64_t> index(shape.rank(), 0);

@@ -163,7 +163,8 @@ void fill_half(CpuLoops& loops) {
   [&]<OpId... kOps>(std::integer_sequence<OpId, kOps...>) {
     ((loops.reduce[static_cast<int>(kOps)][d] = &half_reduce<kOps, H>), ...);
     ((loops.accumulate[static_cast<int>(kOps)][d] = &half_accumulate<kOps, H>), ...);
-  }(std::integer_sequence<OpId, OpId::kSum, OpId::kMax, OpId::kMin, OpId::kProd>{});
+  }
+  (std::integer_sequence<OpId, OpId::kSum, OpId::kMax, OpId::kMin, OpId::kProd>{});
 }
 
 }  // namespace
