@@ -67,7 +67,10 @@ class Axes {
   bool all_ = false;
 };
 
-// Reductions, one per row of MT_REDUCTION_OPS: reduce_sum, reduce_mean, reduce_max.
+// Reductions, one per row of MT_REDUCTION_OPS: reduce_sum, reduce_mean, reduce_max,
+// reduce_min (NaN wins in max and min), reduce_prod (integers wrap), and reduce_any and
+// reduce_all (bool only). Over no elements each gives its identity (Note [Reductions] in
+// kernels/op_def.h).
 #define MT_DECLARE_REDUCTION(Name, tf, cc, ...) \
   Tensor cc(const Tensor& x, const Axes& axes = Axes(), bool keep_dims = false);
 MT_REDUCTION_OPS(MT_DECLARE_REDUCTION)
