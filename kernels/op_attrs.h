@@ -18,8 +18,9 @@ struct Scalar {
 };
 
 struct OpAttrs {
-  bool transpose_a = false;  // MatMul
-  bool transpose_b = false;  // MatMul
+  // MatMul; BatchMatMulV2's adj_x and adj_y (the adjoint is the transpose for real types).
+  bool transpose_a = false;
+  bool transpose_b = false;
   // Sum, Mean, Max: axes to reduce, each in [-rank, rank); `reduce_all` ignores them.
   absl::InlinedVector<int64_t, 4> axes;
   bool reduce_all = false;

@@ -25,11 +25,13 @@
 // Cast converts as static_cast, except that a float out of an integer's range saturates
 // and NaN becomes 0 (static_cast is undefined there); to bool is x != 0.
 //
-// Note [Reductions]: Sum, Mean and Max reduce attrs.axes (each in [-rank, rank), none
-// twice; empty reduces nothing) or, with attrs.reduce_all, every dimension; keep_dims
-// leaves reduced dimensions as 1. Over zero elements, Sum gives 0, Max the type's lowest
-// value (-inf for floats), and Mean 0/0: NaN for floats and, by our choice, 0 for integers
-// (where TensorFlow divides by zero). Integer Mean truncates toward zero, as TensorFlow.
+// Note [Reductions]: Sum, Mean, Max, Min, Prod, Any and All reduce attrs.axes (each in
+// [-rank, rank), none twice; empty reduces nothing) or, with attrs.reduce_all, every
+// dimension; keep_dims leaves reduced dimensions as 1. Over zero elements, Sum gives 0, Max
+// the type's lowest value (-inf for floats), Min its highest (+inf), Prod 1, Any false, All
+// true, and Mean 0/0: NaN for floats and, by our choice, 0 for integers (where TensorFlow
+// divides by zero). Integer Mean truncates toward zero, as TensorFlow; integer Prod wraps.
+// A NaN wins in Max and Min, as in TensorFlow.
 
 #include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"

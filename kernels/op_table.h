@@ -30,8 +30,11 @@
   X(Cast, "Cast", cast, "cast", 1, kAllDTypes, infer_data_op, kGrad)
 
 // Linear algebra and the n-ary sum.
+// MatMul is rank 2 only; matmul() sends higher ranks to BatchMatMulV2, as tf.matmul does.
 #define MT_MATH_OPS(X)                                                          \
   X(MatMul, "MatMul", matmul, "matmul", 2, kNumericDTypes, infer_matmul, kGrad) \
+  X(BatchMatMulV2, "BatchMatMulV2", matmul, "linalg.matmul", 2, kNumericDTypes, \
+    infer_batch_matmul, kGrad)                                                  \
   X(AddN, "AddN", add_n, "add_n", kVariadic, kNumericDTypes, infer_add_n, kGrad)
 
 // Element-wise binary ops with NumPy broadcasting; the output has the inputs' dtype.
@@ -74,7 +77,18 @@
 #define MT_REDUCTION_OPS(X)                                                              \
   X(Sum, "Sum", reduce_sum, "reduce_sum", 1, kNumericDTypes, infer_reduction, kGrad)     \
   X(Mean, "Mean", reduce_mean, "reduce_mean", 1, kNumericDTypes, infer_reduction, kGrad) \
-  X(Max, "Max", reduce_max, "reduce_max", 1, kNumericDTypes, infer_reduction, kGrad)
+  X(Max, "Max", reduce_max, "reduce_max", 1, kNumericDTypes, infer_reduction, kGrad)     \
+  X(Min, "Min", reduce_min, "reduce_min", 1, kNumericDTypes, infer_reduction, kGrad)     \
+  X(Prod, "Prod", reduce_prod, "reduce_prod", 1, kNumericDTypes, infer_reduction, kGrad) \
+  X(Any, "Any", reduce_any, "reduce_any", 1, kBoolDTypes, infer_reduction, kNone)        \
+  X(All, "All", reduce_all, "reduce_all", 1, kBoolDTypes, infer_reduction, kNone)
+
+// Neural-network ops over the last axis (kernels/nn_shape.cc).
+#define MT_NN_OPS(X)                                                                             \
+  X(Softmax, "Softmax", nn::softmax, "nn.softmax", 1, kFloatDTypes, infer_softmax,               \
+    kGrad | kCostly)                                                                             \
+  X(LogSoftmax, "LogSoftmax", nn::log_softmax, "nn.log_softmax", 1, kFloatDTypes, infer_softmax, \
+    kGrad | kCostly)
 
 // Shape and data movement (Note [Array ops] in kernels/array_layout.h): copies that
 // rearrange elements, for every dtype. GatherV2 takes (params, indices), keyed by params;
@@ -126,4 +140,5 @@
   MT_UNARY_OPS(X)      \
   MT_REDUCTION_OPS(X)  \
   MT_ARRAY_OPS(X)      \
-  MT_RANDOM_OPS(X)
+  MT_RANDOM_OPS(X)     \
+  MT_NN_OPS(X)

@@ -21,6 +21,7 @@
 #include "runtime/device_scope.h"     // IWYU pragma: export
 #include "runtime/error.h"            // IWYU pragma: export
 #include "runtime/memory_snapshot.h"  // IWYU pragma: export
+#include "runtime/nn_ops.h"           // IWYU pragma: export
 #include "runtime/ops.h"              // IWYU pragma: export
 #include "runtime/random_ops.h"       // IWYU pragma: export
 #include "runtime/tensor.h"           // IWYU pragma: export

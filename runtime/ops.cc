@@ -1,6 +1,7 @@
 #include "runtime/ops.h"
 
 #include "absl/container/inlined_vector.h"
+#include "absl/strings/str_cat.h"
 #include "runtime/error.h"
 #include "runtime/execute.h"
 
@@ -35,11 +36,20 @@ Tensor reduce(OpId op, const Tensor& x, const Axes& axes, bool keep_dims) {
 
 }  // namespace
 
-Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose_b) {
+Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose_b, bool adjoint_a,
+              bool adjoint_b) {
+  if ((transpose_a && adjoint_a) || (transpose_b && adjoint_b)) {
+    const char* x = transpose_a && adjoint_a ? "a" : "b";
+    internal::throw_if_error(absl::InvalidArgumentError(
+        absl::StrCat("[matmul] Only one of transpose_", x, " and adjoint_", x, " can be True.")));
+  }
   OpAttrs attrs;
-  attrs.transpose_a = transpose_a;
-  attrs.transpose_b = transpose_b;
-  return binary(OpId::kMatMul, a, b, attrs);
+  attrs.transpose_a = transpose_a || adjoint_a;
+  attrs.transpose_b = transpose_b || adjoint_b;
+  // An empty tensor has no rank: MatMul reports it.
+  const bool batched = (a.impl() != nullptr && a.shape().rank() > 2) ||
+                       (b.impl() != nullptr && b.shape().rank() > 2);
+  return binary(batched ? OpId::kBatchMatMulV2 : OpId::kMatMul, a, b, attrs);
 }
 
 Tensor add_n(absl::Span<const Tensor> inputs) {

@@ -5,7 +5,7 @@
 // or dtypes (the message starts with the TensorFlow op name: "[MatMul] ..."), NotFound
 // for an unknown device, ResourceExhausted when the device's pool is out of memory.
 //
-//   mt::Tensor c = mt::matmul(a, b);              // MatMul
+//   mt::Tensor c = mt::matmul(a, b);              // MatMul (BatchMatMulV2 above rank 2)
 //   mt::Tensor s = mt::add_n({c, c, c});          // AddN
 //   mt::Tensor d = (a + b) * mt::constant(2.f);   // AddV2, Mul (the scalar broadcasts)
 //   mt::Tensor m = mt::reduce_mean(d, {0}, true); // Mean over axis 0, keeping it
@@ -21,8 +21,14 @@
 
 namespace mt {
 
-// Matrix product of two rank-2 tensors, optionally transposing either first.
-Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a = false, bool transpose_b = false);
+// Multiplies matrices, optionally transposing either first (adjoint is the same for real
+// dtypes; only one of transpose_x and adjoint_x may be set, else InvalidArgument). Rank-2
+// inputs run MatMul; higher ranks run BatchMatMulV2, a product per matrix of the
+// broadcast batch dimensions (all but the last two), as tf.matmul does:
+// (5, 2, 3) x (3, 4) is (5, 2, 4). InvalidArgument for a rank below 2, inner dimensions
+// that differ or batch dimensions that do not broadcast.
+Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a = false, bool transpose_b = false,
+              bool adjoint_a = false, bool adjoint_b = false);
 
 // Sum of one or more tensors of the same shape and dtype, in one pass.
 Tensor add_n(absl::Span<const Tensor> inputs);
@@ -65,7 +71,10 @@ class Axes {
   bool all_ = false;
 };
 
-// Reductions, one per row of MT_REDUCTION_OPS: reduce_sum, reduce_mean, reduce_max.
+// Reductions, one per row of MT_REDUCTION_OPS: reduce_sum, reduce_mean, reduce_max,
+// reduce_min (NaN wins in max and min), reduce_prod (integers wrap), and reduce_any and
+// reduce_all (bool only). Over no elements each gives its identity (Note [Reductions] in
+// kernels/op_def.h).
 #define MT_DECLARE_REDUCTION(Name, tf, cc, ...) \
   Tensor cc(const Tensor& x, const Axes& axes = Axes(), bool keep_dims = false);
 MT_REDUCTION_OPS(MT_DECLARE_REDUCTION)

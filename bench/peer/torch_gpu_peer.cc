@@ -1,8 +1,11 @@
 // libtorch's GPU figures beside bench/cuda/half_precision_benchmark.cc: at::mm in bfloat16
 // and float16 at 256, 4096 and 8192 (TFLOP/s), AddN of 8 x 64 MiB bfloat16 (one add, then
 // in-place adds) and a sum over 64 MiB bfloat16 (GB/s, bytes read + written), with the
-// same names and byte counts. Not part of the CMake build: libtorch lives only on the GPU
-// machine, where scripts/gpu-run.sh (step `halfbench`) compiles this file against it.
+// same names and byte counts; softmax and log_softmax over rows of 4096 (4096 rows, float32
+// and bfloat16, GB/s read + written) and batched matmul (at::bmm of 64 x 512^3, float32
+// without TF32 and bfloat16, TFLOP/s) beside bench/cuda/nn_ops_benchmark.cc. Not part of the CMake
+// build: libtorch lives only on the GPU machine, where scripts/gpu-run.sh (step `halfbench`)
+// compiles this file against it.
 //
 // Timing: each benchmark iteration enqueues `reps` ops and waits for the device
 // (torch::cuda::synchronize), so the time per op includes libtorch's host overhead when
@@ -82,6 +85,56 @@ void BM_ReduceSum64MiB(benchmark::State& state) {
       benchmark::Counter(kHalfElements * 2.0 / 1e9, benchmark::Counter::kIsIterationInvariantRate);
 }
 BENCHMARK(BM_ReduceSum64MiB)->Iterations(20)->UseManualTime()->Unit(benchmark::kMicrosecond);
+
+// Softmax (log_softmax with state.range(1)) over the last axis of 4096 x 4096, float32
+// (dtype 0) or bfloat16 (dtype 1), into a preallocated output, as BM_Softmax of
+// nn_ops_benchmark.cc.
+void BM_Softmax(benchmark::State& state) {
+  if (!torch::cuda::is_available()) return state.SkipWithError("no CUDA device");
+  const torch::ScalarType dtype = state.range(0) == 0 ? torch::kFloat32 : torch::kBFloat16;
+  const bool log = state.range(1) != 0;
+  constexpr int64_t kRows = 4096, kCols = 4096;
+  torch::Tensor x = random_gpu({kRows, kCols}, dtype);
+  torch::Tensor y = torch::empty_like(x);
+  time_calls(state, 20, [&] {
+    if (log) {
+      at::_log_softmax_out(y, x, -1, false);
+    } else {
+      at::_softmax_out(y, x, -1, false);
+    }
+  });
+  state.SetLabel(dtype == torch::kFloat32 ? "float32" : "bfloat16");
+  state.counters["GBps"] = benchmark::Counter(2.0 * kRows * kCols * x.element_size() / 1e9,
+                                              benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_Softmax)
+    ->ArgNames({"dtype", "log"})
+    ->ArgsProduct({{0, 1}, {0, 1}})
+    ->Iterations(20)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+
+// at::bmm of `batch` x n^3, float32 (dtype 0; TF32 off, libtorch's default) or bfloat16, as
+// BM_BatchMatMul of nn_ops_benchmark.cc.
+void BM_BatchMatMul(benchmark::State& state) {
+  if (!torch::cuda::is_available()) return state.SkipWithError("no CUDA device");
+  const torch::ScalarType dtype = state.range(0) == 0 ? torch::kFloat32 : torch::kBFloat16;
+  const int64_t batch = state.range(1), n = state.range(2);
+  at::globalContext().setAllowTF32CuBLAS(false);
+  torch::Tensor a = random_gpu({batch, n, n}, dtype), b = random_gpu({batch, n, n}, dtype);
+  torch::Tensor c = torch::empty({batch, n, n}, a.options());
+  time_calls(state, 20, [&] { at::bmm_out(c, a, b); });
+  state.SetLabel(dtype == torch::kFloat32 ? "float32" : "bfloat16");
+  state.counters["TFLOPs"] = benchmark::Counter(2.0 * batch * n * n * n / 1e12,
+                                                benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_BatchMatMul)
+    ->ArgNames({"dtype", "batch", "n"})
+    ->Args({0, 64, 512})
+    ->Args({1, 64, 512})
+    ->Iterations(20)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 

@@ -60,5 +60,6 @@ absl::Status register_reduction_kernels(KernelRegistry& registry);
 absl::Status register_array_kernels(KernelRegistry& registry);
 absl::Status register_combine_kernels(KernelRegistry& registry);
 absl::Status register_random_kernels(KernelRegistry& registry);
+absl::Status register_nn_kernels(KernelRegistry& registry);
 
 }  // namespace mt::cpu

@@ -1,5 +1,5 @@
-// CPU kernels of MatMul. float32 products of some size go to oneDNN's sgemm where the build
-// has it (onednn_gemm.h). Every other product is split into a grid of tiles, one per
+// CPU kernels of MatMul and BatchMatMulV2. float32 products of some size go to oneDNN's sgemm where
+// the build has it (onednn_gemm.h). Every other product is split into a grid of tiles, one per
 // thread, and each tile is one call of the ISA level's GEMM (Eigen's packed product,
 // loops.h).
 //
@@ -9,10 +9,15 @@
 // product splits its columns. Each tile packs its own panels: more packing than one shared
 // blocked product, but a tile's k-loop has no synchronisation at all. Products under
 // kSerialWork multiply-adds stay on the calling thread.
+//
+// BatchMatMulV2 runs its products one after another, each split as above, or, when there are
+// at least as many products as threads, one product per thread at a time (batch_matmul.h
+// tells which matrices each output batch multiplies).
 #include <algorithm>
 #include <cstring>
 #include <type_traits>
 
+#include "kernels/batch_matmul.h"
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/loops.h"
 #include "kernels/cpu/onednn_gemm.h"
@@ -46,6 +51,32 @@ Grid choose_grid(int64_t m, int64_t n, int threads) {
   return best;
 }
 
+// Computes one product (k > 0), on up to `threads` threads.
+template <typename T>
+void run_gemm(const GemmArgs& g, int threads) {
+  const int64_t work = g.m * g.n * g.k;
+  if constexpr (std::is_same_v<T, float>) {
+    if (work >= kOnednnWork && onednn_sgemm(g, work < kSerialWork ? 1 : threads)) return;
+  }
+  const GemmLoop gemm = cpu_loops().gemm[static_cast<int>(dtype_of<T>())];
+  if (threads == 1 || work < kSerialWork) return gemm(g);
+  const Grid grid = choose_grid(g.m, g.n, threads);
+  const int64_t tm = (g.m + grid.rows - 1) / grid.rows, tn = (g.n + grid.cols - 1) / grid.cols;
+  parallel_for(grid.rows * grid.cols, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t t = begin; t < end; ++t) {
+      const int64_t i0 = (t / grid.cols) * tm, j0 = (t % grid.cols) * tn;
+      GemmArgs tile = g;
+      tile.m = std::min(tm, g.m - i0);
+      tile.n = std::min(tn, g.n - j0);
+      if (tile.m <= 0 || tile.n <= 0) continue;
+      tile.a = static_cast<const T*>(g.a) + (g.ta ? i0 : i0 * g.lda);
+      tile.b = static_cast<const T*>(g.b) + (g.tb ? j0 * g.ldb : j0);
+      tile.c = static_cast<T*>(g.c) + i0 * g.ldc + j0;
+      gemm(tile);
+    }
+  });
+}
+
 template <typename T>
 absl::Status matmul_kernel(const KernelContext& ctx) {
   const Shape& a_shape = *ctx.inputs[0].shape;
@@ -67,45 +98,62 @@ absl::Status matmul_kernel(const KernelContext& ctx) {
     std::memset(g.c, 0, g.m * g.n * sizeof(T));
     return absl::OkStatus();
   }
-  const int threads = intra_op_threads();
-  const int64_t work = g.m * g.n * g.k;
-  if constexpr (std::is_same_v<T, float>) {
-    if (work >= kOnednnWork && onednn_sgemm(g, work < kSerialWork ? 1 : threads)) {
-      return absl::OkStatus();
-    }
-  }
-  const GemmLoop gemm = cpu_loops().gemm[static_cast<int>(dtype_of<T>())];
-  if (threads == 1 || work < kSerialWork) {
-    gemm(g);
+  run_gemm<T>(g, intra_op_threads());
+  return absl::OkStatus();
+}
+
+template <typename T>
+absl::Status batch_matmul_kernel(const KernelContext& ctx) {
+  const internal::BatchPlan p =
+      internal::plan_batch_matmul(*ctx.inputs[0].shape, *ctx.inputs[1].shape, *ctx.attrs);
+  T* c = output_data<T>(ctx);
+  if (p.batches == 0 || p.m == 0 || p.n == 0) return absl::OkStatus();
+  if (p.k == 0) {  // an empty inner dimension sums nothing
+    std::memset(c, 0, p.batches * p.m * p.n * sizeof(T));
     return absl::OkStatus();
   }
-  const Grid grid = choose_grid(g.m, g.n, threads);
-  const int64_t tm = (g.m + grid.rows - 1) / grid.rows, tn = (g.n + grid.cols - 1) / grid.cols;
-  parallel_for(grid.rows * grid.cols, 1, [&](int64_t begin, int64_t end) {
-    for (int64_t t = begin; t < end; ++t) {
-      const int64_t i0 = (t / grid.cols) * tm, j0 = (t % grid.cols) * tn;
-      GemmArgs tile = g;
-      tile.m = std::min(tm, g.m - i0);
-      tile.n = std::min(tn, g.n - j0);
-      if (tile.m <= 0 || tile.n <= 0) continue;
-      tile.a = input_data<T>(ctx, 0) + (g.ta ? i0 : i0 * g.lda);
-      tile.b = input_data<T>(ctx, 1) + (g.tb ? j0 * g.ldb : j0);
-      tile.c = output_data<T>(ctx) + i0 * g.ldc + j0;
-      gemm(tile);
-    }
-  });
+  auto product = [&](int64_t i, int threads) {
+    const GemmArgs g{p.m,
+                     p.n,
+                     p.k,
+                     input_data<T>(ctx, 0) + p.a_index(i) * p.a_matrix,
+                     p.lda,
+                     p.ta,
+                     input_data<T>(ctx, 1) + p.b_index(i) * p.b_matrix,
+                     p.ldb,
+                     p.tb,
+                     c + i * p.m * p.n,
+                     p.n};
+    run_gemm<T>(g, threads);
+  };
+  const int threads = intra_op_threads();
+  if (p.batches >= threads || p.m * p.n * p.k < kSerialWork) {
+    parallel_for(p.batches, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) product(i, 1);
+    });
+  } else {
+    for (int64_t i = 0; i < p.batches; ++i) product(i, threads);
+  }
   return absl::OkStatus();
 }
 
 }  // namespace
 
 absl::Status register_matmul_kernels(KernelRegistry& registry) {
-  return add_kernels(registry, OpId::kMatMul, NumericTypes{}, [](auto tag) -> KernelFn {
+  MT_RETURN_IF_ERROR(add_kernels(registry, OpId::kMatMul, NumericTypes{}, [](auto tag) -> KernelFn {
     using T = typename decltype(tag)::type;
     if constexpr (kIsHalf<T>) {
       return &widened_kernel<T, &matmul_kernel<float>>;
     } else {
       return &matmul_kernel<T>;
+    }
+  }));
+  return add_kernels(registry, OpId::kBatchMatMulV2, NumericTypes{}, [](auto tag) -> KernelFn {
+    using T = typename decltype(tag)::type;
+    if constexpr (kIsHalf<T>) {
+      return &widened_kernel<T, &batch_matmul_kernel<float>>;
+    } else {
+      return &batch_matmul_kernel<T>;
     }
   });
 }

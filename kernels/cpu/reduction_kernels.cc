@@ -1,4 +1,4 @@
-// CPU kernels of the reductions Sum, Mean and Max.
+// CPU kernels of the reductions Sum, Mean, Max, Min, Prod, Any and All.
 //
 // Note [Reduction layout]: the input is viewed with its size-1 dimensions dropped and
 // neighbouring dimensions merged when both are kept or both reduced, so dimensions
@@ -152,6 +152,22 @@ T max_identity() {
   return std::numeric_limits<T>::lowest();
 }
 
+template <typename T>
+T min_identity() {
+  if constexpr (std::numeric_limits<T>::has_infinity) return std::numeric_limits<T>::infinity();
+  return std::numeric_limits<T>::max();
+}
+
+// Returns the value a reduction starts from (Note [Reductions] in op_def.h).
+template <OpId kOp, typename T>
+T identity_of() {
+  if constexpr (kOp == OpId::kMax) return max_identity<T>();
+  if constexpr (kOp == OpId::kMin) return min_identity<T>();
+  if constexpr (kOp == OpId::kProd) return T(1);
+  if constexpr (kOp == OpId::kAll) return T(true);
+  return sum_identity<T>();  // Sum, Mean, Any (false)
+}
+
 // Mean: divides each sum by the count of reduced elements (Note [Reductions] in op_def.h).
 template <typename T>
 void divide_by_count(T* out, int64_t n, int64_t count) {
@@ -166,8 +182,8 @@ void divide_by_count(T* out, int64_t n, int64_t count) {
 // Reduces input 0 of ctx into out, the output's n elements as accumulators of type Acc.
 template <OpId kOp, typename T, typename Acc>
 void reduce(const KernelContext& ctx, Acc* out) {
-  constexpr int kReduce = static_cast<int>(kOp == OpId::kMax ? OpId::kMax : OpId::kSum);
-  static const Acc identity = kOp == OpId::kMax ? max_identity<Acc>() : sum_identity<Acc>();
+  constexpr int kReduce = static_cast<int>(kOp == OpId::kMean ? OpId::kSum : kOp);
+  static const Acc identity = identity_of<kOp, Acc>();
   const int d = static_cast<int>(dtype_of<T>()), a = static_cast<int>(dtype_of<Acc>());
   const Reducer r{cpu_loops().reduce[kReduce][d],
                   cpu_loops().accumulate[kReduce][d],
@@ -213,10 +229,10 @@ absl::Status reduction_kernel(const KernelContext& ctx) {
   return absl::OkStatus();
 }
 
-// Registers reduction_kernel<kOp, T> for every numeric T.
-template <OpId kOp>
+// Registers reduction_kernel<kOp, T> for every T of `types` (the op's row).
+template <OpId kOp, typename Types = NumericTypes>
 absl::Status add_reduction(KernelRegistry& registry) {
-  return add_kernels(registry, kOp, NumericTypes{}, [](auto tag) -> KernelFn {
+  return add_kernels(registry, kOp, Types{}, [](auto tag) -> KernelFn {
     return &reduction_kernel<kOp, typename decltype(tag)::type>;
   });
 }
@@ -226,7 +242,11 @@ absl::Status add_reduction(KernelRegistry& registry) {
 absl::Status register_reduction_kernels(KernelRegistry& registry) {
   MT_RETURN_IF_ERROR(add_reduction<OpId::kSum>(registry));
   MT_RETURN_IF_ERROR(add_reduction<OpId::kMean>(registry));
-  return add_reduction<OpId::kMax>(registry);
+  MT_RETURN_IF_ERROR(add_reduction<OpId::kMax>(registry));
+  MT_RETURN_IF_ERROR(add_reduction<OpId::kMin>(registry));
+  MT_RETURN_IF_ERROR(add_reduction<OpId::kProd>(registry));
+  MT_RETURN_IF_ERROR((add_reduction<OpId::kAny, TypeList<bool>>(registry)));
+  return add_reduction<OpId::kAll, TypeList<bool>>(registry);
 }
 
 }  // namespace mt::cpu

@@ -27,11 +27,16 @@ bool has_loop(const CpuLoops& loops, OpId op, DType dtype) {
       return loops.add_n[d] != nullptr;
     case OpId::kSum:
     case OpId::kMean:
-    case OpId::kMax: {
-      const int r = static_cast<int>(op == OpId::kMax ? OpId::kMax : OpId::kSum);
+    case OpId::kMax:
+    case OpId::kMin:
+    case OpId::kProd:
+    case OpId::kAny:
+    case OpId::kAll: {
+      const int r = static_cast<int>(op == OpId::kMean ? OpId::kSum : op);
       return loops.reduce[r][d] != nullptr && loops.accumulate[r][d] != nullptr;
     }
     case OpId::kMatMul:  // the 2-byte floats widen to float32
+    case OpId::kBatchMatMulV2:
       return loops.gemm[half ? static_cast<int>(DType::kFloat32) : d] != nullptr;
     case OpId::kCast:
       for (int to = 0; to < kNumDTypes; ++to) {
@@ -80,6 +85,7 @@ absl::Status register_cpu_kernels(KernelRegistry& registry) {
   MT_RETURN_IF_ERROR(cpu::register_reduction_kernels(registry));
   MT_RETURN_IF_ERROR(cpu::register_array_kernels(registry));
   MT_RETURN_IF_ERROR(cpu::register_random_kernels(registry));
+  MT_RETURN_IF_ERROR(cpu::register_nn_kernels(registry));
   return cpu::check_loops(registry);
 }
 

@@ -26,9 +26,9 @@
 namespace mt::cuda {
 
 // Returns the dtypes the GPU implements for `op`: what the op accepts (op_dtypes), except
-// integer MatMul (no cuBLAS kernel), which falls back to the CPU.
+// integer MatMul and BatchMatMulV2 (no cuBLAS kernel), which fall back to the CPU.
 constexpr DTypeSet gpu_dtypes(OpId op) {
-  if (op == OpId::kMatMul) return kFloatDTypes;
+  if (op == OpId::kMatMul || op == OpId::kBatchMatMulV2) return kFloatDTypes;
   return op_dtypes(op);
 }
 
@@ -76,5 +76,6 @@ absl::Status register_reduction_kernels(KernelRegistry& registry);
 absl::Status register_array_kernels(KernelRegistry& registry);
 absl::Status register_combine_kernels(KernelRegistry& registry);
 absl::Status register_random_kernels(KernelRegistry& registry);
+absl::Status register_nn_kernels(KernelRegistry& registry);
 
 }  // namespace mt::cuda

@@ -1,6 +1,9 @@
 // GPU kernels of MatMul: cuBLAS SGEMM/DGEMM for float32 and float64, cublasGemmEx for
 // bfloat16 and float16 (2-byte inputs and output, float32 accumulation, tensor cores).
-// Integer MatMul has no GPU kernel and falls back to the CPU.
+// Integer MatMul has no GPU kernel and falls back to the CPU. BatchMatMulV2 makes the same
+// calls in their strided-batched form, one call for the whole batch when each side's batch
+// is the output's or a single matrix (stride 0); otherwise (both sides broadcast along
+// different dimensions) one call per output matrix (kernels/batch_matmul.h).
 //
 // Note [Row-major GEMM]: cuBLAS is column-major, and a row-major m x n matrix read as
 // column-major is its n x m transpose. So C = op(A) op(B), all row-major, is computed as the
@@ -15,6 +18,7 @@
 #include <type_traits>
 
 #include "core/status.h"
+#include "kernels/batch_matmul.h"
 #include "kernels/cuda/cuda_kernels.h"
 #include "kernels/kernel_options.h"
 
@@ -111,6 +115,17 @@ const char* gemm_name() {
   return "cublasGemmEx";
 }
 
+// Sets the math mode of a product on T on the handle, which the caller has locked.
+template <typename T>
+absl::Status set_math_mode(OpId op, const GpuState& state)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(state.blas->mu) {
+  const cublasMath_t mode = math_mode<T>();
+  if (state.blas->math_mode == mode) return absl::OkStatus();  // one call fewer per op
+  MT_RETURN_IF_ERROR(cublas_status(op, "cublasSetMathMode", cublasSetMathMode(state.cublas, mode)));
+  state.blas->math_mode = mode;
+  return absl::OkStatus();
+}
+
 template <typename T>
 absl::Status run_matmul(const KernelContext& ctx) {
   constexpr OpId op = OpId::kMatMul;
@@ -121,25 +136,111 @@ absl::Status run_matmul(const KernelContext& ctx) {
     return cuda_status(op, "cudaMemsetAsync",
                        cudaMemsetAsync(ctx.output.data, 0, g.m * g.n * sizeof(T), state.stream));
   }
-  const cublasMath_t mode = math_mode<T>();
   MT_CHECK(state.blas != nullptr);
   internal::MutexLock lock(&state.blas->mu);
-  if (state.blas->math_mode != mode) {  // one call fewer per op in the common case
-    MT_RETURN_IF_ERROR(
-        cublas_status(op, "cublasSetMathMode", cublasSetMathMode(state.cublas, mode)));
-    state.blas->math_mode = mode;
-  }
+  MT_RETURN_IF_ERROR(set_math_mode<T>(op, state));
   return cublas_status(
       op, gemm_name<T>(),
       gemm(state.cublas, g, static_cast<const T*>(ctx.inputs[0].data),
            static_cast<const T*>(ctx.inputs[1].data), static_cast<T*>(ctx.output.data)));
 }
 
+// One strided-batched call: `count` products, each operand advancing by its stride
+// (elements; 0 repeats one matrix). Every dimension fits int32 (fits_int32).
+struct Strides {
+  long long a, b, c;
+};
+
+cublasStatus_t gemm_batched(cublasHandle_t h, const GemmShape& g, const float* a, const float* b,
+                            float* c, Strides s, int count) {
+  const float one = 1, zero = 0;
+  return cublasSgemmStridedBatched(h, g.op_b, g.op_a, int(g.n), int(g.m), int(g.k), &one, b,
+                                   int(g.ldb), s.b, a, int(g.lda), s.a, &zero, c, int(g.ldc), s.c,
+                                   count);
+}
+
+cublasStatus_t gemm_batched(cublasHandle_t h, const GemmShape& g, const double* a, const double* b,
+                            double* c, Strides s, int count) {
+  const double one = 1, zero = 0;
+  return cublasDgemmStridedBatched(h, g.op_b, g.op_a, int(g.n), int(g.m), int(g.k), &one, b,
+                                   int(g.ldb), s.b, a, int(g.lda), s.a, &zero, c, int(g.ldc), s.c,
+                                   count);
+}
+
+template <typename T>
+cublasStatus_t gemm_batched(cublasHandle_t h, const GemmShape& g, const T* a, const T* b, T* c,
+                            Strides s, int count) {
+  const cudaDataType_t type = std::is_same_v<T, bfloat16> ? CUDA_R_16BF : CUDA_R_16F;
+  const float one = 1, zero = 0;
+  return cublasGemmStridedBatchedEx(h, g.op_b, g.op_a, int(g.n), int(g.m), int(g.k), &one, b, type,
+                                    int(g.ldb), s.b, a, type, int(g.lda), s.a, &zero, c, type,
+                                    int(g.ldc), s.c, count, CUBLAS_COMPUTE_32F,
+                                    CUBLAS_GEMM_DEFAULT);
+}
+
+template <typename T>
+const char* gemm_batched_name() {
+  if constexpr (std::is_same_v<T, float>) return "cublasSgemmStridedBatched";
+  if constexpr (std::is_same_v<T, double>) return "cublasDgemmStridedBatched";
+  return "cublasGemmStridedBatchedEx";
+}
+
+template <typename T>
+absl::Status run_batch_matmul(const KernelContext& ctx) {
+  constexpr OpId op = OpId::kBatchMatMulV2;
+  const internal::BatchPlan p =
+      internal::plan_batch_matmul(*ctx.inputs[0].shape, *ctx.inputs[1].shape, *ctx.attrs);
+  const GpuState& state = gpu_state(ctx);
+  T* c = static_cast<T*>(ctx.output.data);
+  if (p.batches == 0 || p.m == 0 || p.n == 0) return absl::OkStatus();
+  if (p.k == 0) {  // an empty inner dimension sums nothing
+    return cuda_status(op, "cudaMemsetAsync",
+                       cudaMemsetAsync(c, 0, p.batches * p.m * p.n * sizeof(T), state.stream));
+  }
+  const GemmShape g{p.tb ? CUBLAS_OP_T : CUBLAS_OP_N,
+                    p.ta ? CUBLAS_OP_T : CUBLAS_OP_N,
+                    p.n,
+                    p.m,
+                    p.k,
+                    p.ldb,
+                    p.lda,
+                    p.n};
+  const T* a = static_cast<const T*>(ctx.inputs[0].data);
+  const T* b = static_cast<const T*>(ctx.inputs[1].data);
+  MT_CHECK(state.blas != nullptr);
+  internal::MutexLock lock(&state.blas->mu);
+  MT_RETURN_IF_ERROR(set_math_mode<T>(op, state));
+  constexpr int64_t kMaxCount = std::numeric_limits<int>::max();
+  if (!fits_int32(g)) {  // the _64 forms of the single product, one by one
+    for (int64_t i = 0; i < p.batches; ++i) {
+      MT_RETURN_IF_ERROR(cublas_status(op, gemm_name<T>(),
+                                       gemm(state.cublas, g, a + p.a_index(i) * p.a_matrix,
+                                            b + p.b_index(i) * p.b_matrix, c + i * p.m * p.n)));
+    }
+    return absl::OkStatus();
+  }
+  if (p.uniform && p.batches <= kMaxCount) {
+    const Strides s{p.a_step * p.a_matrix, p.b_step * p.b_matrix, p.m * p.n};
+    return cublas_status(op, gemm_batched_name<T>(),
+                         gemm_batched(state.cublas, g, a, b, c, s, int(p.batches)));
+  }
+  for (int64_t i = 0; i < p.batches; ++i) {
+    MT_RETURN_IF_ERROR(cublas_status(
+        op, gemm_batched_name<T>(),
+        gemm_batched(state.cublas, g, a + p.a_index(i) * p.a_matrix, b + p.b_index(i) * p.b_matrix,
+                     c + i * p.m * p.n, Strides{0, 0, 0}, 1)));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status register_matmul_kernels(KernelRegistry& registry) {
-  return add_gpu_kernels(registry, OpId::kMatMul, FloatTypes{}, [](auto tag) -> KernelFn {
-    return &run_matmul<typename decltype(tag)::type>;
+  MT_RETURN_IF_ERROR(add_gpu_kernels(
+      registry, OpId::kMatMul, FloatTypes{},
+      [](auto tag) -> KernelFn { return &run_matmul<typename decltype(tag)::type>; }));
+  return add_gpu_kernels(registry, OpId::kBatchMatMulV2, FloatTypes{}, [](auto tag) -> KernelFn {
+    return &run_batch_matmul<typename decltype(tag)::type>;
   });
 }
 

@@ -1,7 +1,9 @@
 #pragma once
-// Internal to kernels/cuda/ (.cu files only): the combining rules of Sum (and Mean) and Max,
-// and Mean's final division, which reduce_kernel (reduction_kernels.cu) and
-// reduce_all_kernel (reduce_all.h) share.
+// Internal to kernels/cuda/ (.cu files only): the combining rules of Sum (and Mean), Max,
+// Min, Prod, Any and All, and Mean's final division, which reduce_kernel
+// (reduction_kernels.cu) and reduce_all_kernel (reduce_all.h) share. Any and All run on the
+// bools' bytes as uint8_t (0 or 1), whose warp shuffles return int: their combine takes
+// either type.
 #include <cstdint>
 #include <limits>
 #include <type_traits>
@@ -30,6 +32,51 @@ struct MaxReducer {  // NaN wins, as in TensorFlow and on the CPU
   template <typename T>
   __device__ static T combine(T a, T b) {
     return (b > a || b != b) ? b : a;
+  }
+};
+
+struct MinReducer {  // NaN wins, as in TensorFlow and on the CPU
+  template <typename T>
+  static T identity() {
+    if constexpr (std::numeric_limits<T>::has_infinity) return std::numeric_limits<T>::infinity();
+    return std::numeric_limits<T>::max();
+  }
+  template <typename T>
+  __device__ static T combine(T a, T b) {
+    return (b < a || b != b) ? b : a;
+  }
+};
+
+struct ProdReducer {  // integers wrap
+  template <typename T>
+  static T identity() {
+    return T(1);
+  }
+  template <typename T>
+  __device__ static T combine(T a, T b) {
+    return mul_op(a, b);
+  }
+};
+
+struct AnyReducer {
+  template <typename T>
+  static T identity() {
+    return T(0);
+  }
+  template <typename T, typename U>
+  __device__ static T combine(T a, U b) {
+    return static_cast<T>((a | b) != 0);
+  }
+};
+
+struct AllReducer {
+  template <typename T>
+  static T identity() {
+    return T(1);
+  }
+  template <typename T, typename U>
+  __device__ static T combine(T a, U b) {
+    return static_cast<T>((a & b) != 0);
   }
 };
 

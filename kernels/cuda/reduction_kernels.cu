@@ -201,9 +201,20 @@ absl::Status too_many_runs(OpId op, const Shape& shape) {
       " separate runs of reduced or of kept dimensions, which the GPU kernel does not support"));
 }
 
+// The combining rule of each reduction (reducers.h).
+template <OpId kOp>
+using ReducerOf = std::conditional_t<
+    kOp == OpId::kMax, MaxReducer,
+    std::conditional_t<
+        kOp == OpId::kMin, MinReducer,
+        std::conditional_t<
+            kOp == OpId::kProd, ProdReducer,
+            std::conditional_t<kOp == OpId::kAny, AnyReducer,
+                               std::conditional_t<kOp == OpId::kAll, AllReducer, SumReducer>>>>>;
+
 template <OpId kOp, typename T>
 absl::Status run_reduction(const KernelContext& ctx) {
-  using R = std::conditional_t<kOp == OpId::kMax, MaxReducer, SumReducer>;
+  using R = ReducerOf<kOp>;
   using Acc = Compute<T>;
   const Shape& in_shape = *ctx.inputs[0].shape;
   const int64_t n = ctx.output.shape->num_elements();
@@ -247,12 +258,23 @@ absl::Status add_reduction(KernelRegistry& registry) {
   });
 }
 
+// Registers Any or All on bool, which reduce the bools' bytes (0 or 1) as uint8_t.
+template <OpId kOp>
+absl::Status add_bool_reduction(KernelRegistry& registry) {
+  return add_gpu_kernels(registry, kOp, TypeList<bool>{},
+                         [](auto) -> KernelFn { return &run_reduction<kOp, uint8_t>; });
+}
+
 }  // namespace
 
 absl::Status register_reduction_kernels(KernelRegistry& registry) {
   MT_RETURN_IF_ERROR(add_reduction<OpId::kSum>(registry));
   MT_RETURN_IF_ERROR(add_reduction<OpId::kMean>(registry));
-  return add_reduction<OpId::kMax>(registry);
+  MT_RETURN_IF_ERROR(add_reduction<OpId::kMax>(registry));
+  MT_RETURN_IF_ERROR(add_reduction<OpId::kMin>(registry));
+  MT_RETURN_IF_ERROR(add_reduction<OpId::kProd>(registry));
+  MT_RETURN_IF_ERROR(add_bool_reduction<OpId::kAny>(registry));
+  return add_bool_reduction<OpId::kAll>(registry);
 }
 
 }  // namespace mt::cuda

@@ -15,6 +15,7 @@ absl::Status register_cuda_kernels(KernelRegistry& registry) {
   MT_RETURN_IF_ERROR(cuda::register_reduction_kernels(registry));
   MT_RETURN_IF_ERROR(cuda::register_array_kernels(registry));
   MT_RETURN_IF_ERROR(cuda::register_random_kernels(registry));
+  MT_RETURN_IF_ERROR(cuda::register_nn_kernels(registry));
   return absl::OkStatus();
 }
 

@@ -25,12 +25,12 @@ from . import _minitensor as _mt
 from ._minitensor import (
     DType, Tensor, abs, add, add_n, cast, divide, exp, floor, identity, logical_and,
     logical_not, logical_or, matmul, maximum, minimum, multiply, negative, pow, reduce_max,
-    reduce_mean, reduce_sum, round, sigmoid, sign, sqrt, square, subtract, tanh)
+    reduce_mean, reduce_sum, reduce_all, reduce_any, reduce_min, reduce_prod, round, sigmoid, sign, sqrt, square, subtract, tanh)
 # Shape and data movement (TensorFlow's names; `slice` shadows the builtin here as in tf).
 from ._minitensor import (  # noqa: A004
     broadcast_to, concat, expand_dims, gather, one_hot, ones_like, reshape, slice, split, squeeze,
     stack, strided_slice, tile, transpose, zeros_like)
-from . import config, debugging, errors, math, nn, random, trace
+from . import config, debugging, errors, linalg, math, nn, random, trace
 
 __version__ = "0.1.0"
 

@@ -25,6 +25,8 @@ void bind_config(nb::module_& m);
 void bind_trace(nb::module_& m);
 // The random ops, as random_* functions for minitensor.random (random_ops.cc).
 void bind_random(nb::module_& m);
+// softmax and log_softmax (nn_ops.cc), exported by minitensor.nn.
+void bind_nn_ops(nb::module_& m);
 // __dlpack__, __dlpack_device__ and from_dlpack (dlpack.cc); after bind_tensor.
 void bind_dlpack(nb::module_& m);
 

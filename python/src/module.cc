@@ -68,6 +68,7 @@ NB_MODULE(_minitensor, m) {
   });
   bind_tensor(m);
   bind_array_ops(m);
+  bind_nn_ops(m);
   bind_config(m);
   bind_dlpack(m);
   bind_trace(m);

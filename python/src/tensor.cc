@@ -127,6 +127,9 @@ void def_unary(nb::module_& m, const char* name) {
 
 using BinaryOp = Tensor (*)(const Tensor&, const Tensor&);
 
+// a @ b: MatMul, or BatchMatMulV2 above rank 2.
+Tensor matmul_operator(const Tensor& a, const Tensor& b) { return matmul(a, b); }
+
 // Adds `name` (a Tensor operand or any value convert() takes) and its reflected form.
 template <BinaryOp op>
 void def_operator(nb::class_<Tensor>& cls, const char* name, const char* reflected) {
@@ -176,6 +179,7 @@ void bind_tensor_class(nb::module_& m) {
   def_operator<&::mt::floormod>(cls, "__mod__", "__rmod__");
   def_operator<&::mt::logical_and>(cls, "__and__", "__rand__");  // bool tensors only
   def_operator<&::mt::logical_or>(cls, "__or__", "__ror__");
+  def_operator<&matmul_operator>(cls, "__matmul__", "__rmatmul__");
   cls.def(
          "__invert__", [](const Tensor& x) { return logical_not(x); }, Release())
       .def(
@@ -191,7 +195,7 @@ void bind_ops(nb::module_& m) {
       [](std::vector<int64_t> dims, double value, DType dtype) { return fill(dims, value, dtype); },
       Release(), nb::arg("dims"), nb::arg("value"), nb::arg("dtype"));
   m.def("matmul", &matmul, Release(), nb::arg("a"), nb::arg("b"), nb::arg("transpose_a") = false,
-        nb::arg("transpose_b") = false);
+        nb::arg("transpose_b") = false, nb::arg("adjoint_a") = false, nb::arg("adjoint_b") = false);
   m.def(
       "add_n", [](std::vector<Tensor> inputs) { return add_n(inputs); }, Release(),
       nb::arg("inputs"));

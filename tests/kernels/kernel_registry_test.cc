@@ -78,6 +78,13 @@ constexpr Row kTable[] = {
     {OpId::kStatelessRandomUniformIntV2, {0, 0, 1, 1, 0, 0, 0}},
     {OpId::kStatelessRandomNormalV2, {1, 1, 0, 0, 0, 1, 1}},
     {OpId::kStatelessTruncatedNormalV2, {1, 1, 0, 0, 0, 1, 1}},
+    {OpId::kBatchMatMulV2, {1, 1, 1, 1, 0, 1, 1}},
+    {OpId::kMin, {1, 1, 1, 1, 0, 1, 1}},
+    {OpId::kProd, {1, 1, 1, 1, 0, 1, 1}},
+    {OpId::kAny, {0, 0, 0, 0, 1, 0, 0}},
+    {OpId::kAll, {0, 0, 0, 0, 1, 0, 0}},
+    {OpId::kSoftmax, {1, 1, 0, 0, 0, 1, 1}},
+    {OpId::kLogSoftmax, {1, 1, 0, 0, 0, 1, 1}},
 };
 static_assert(std::size(kTable) == kNumOps);
 

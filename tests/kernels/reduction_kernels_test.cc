@@ -92,17 +92,95 @@ TEST(ReductionKernelTest, MaxPropagatesNaN) {
   EXPECT_TRUE(std::isnan(cols[1]));
 }
 
+TYPED_TEST(ReductionKernelTest, MinAndProdReduceEachAxis) {
+  using T = TypeParam;
+  const HostTensor m = HostTensor::make<T>({2, 3}, vec<T>({1, 2, 3, 4, 5, -6}));
+  EXPECT_EQ(reduce(OpId::kMin, m, {0}).values<T>(), vec<T>({1, 2, -6}));
+  EXPECT_EQ(reduce(OpId::kMin, m, {-1}).values<T>(), vec<T>({1, -6}));
+  EXPECT_EQ(reduce(OpId::kProd, m, {0}).values<T>(), vec<T>({4, 10, -18}));
+  EXPECT_EQ(reduce(OpId::kProd, m, {1}).values<T>(), vec<T>({6, -120}));
+  EXPECT_THAT(reduce(OpId::kProd, m, {}, false, true).values<T>(), ElementsAre(T(-720)));
+  EXPECT_THAT(reduce(OpId::kMin, m, {0, 1}, true).values<T>(), ElementsAre(T(-6)));
+  const HostTensor e = HostTensor::make<T>({2, 0}, {});
+  const T highest = std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity()
+                                                         : std::numeric_limits<T>::max();
+  EXPECT_THAT(reduce(OpId::kMin, e, {1}).values<T>(), ElementsAre(highest, highest));
+  EXPECT_THAT(reduce(OpId::kProd, e, {1}).values<T>(), ElementsAre(T(1), T(1)));
+  EXPECT_EQ(reduce(OpId::kProd, e, {0}).shape(), S({0}));
+}
+
+TEST(ReductionKernelTest, MinPropagatesNaNAndIntegerProdWraps) {
+  const HostTensor a = HostTensor::make<float>({3, 2}, {1, NAN, 5, 2, NAN, 3});
+  const std::vector<float> rows = reduce(OpId::kMin, a, {1}).values<float>();
+  EXPECT_TRUE(std::isnan(rows[0]));
+  EXPECT_EQ(rows[1], 2);
+  EXPECT_TRUE(std::isnan(rows[2]));
+  const HostTensor big = HostTensor::make<int32_t>({3}, {65536, 65536, 3});
+  EXPECT_THAT(reduce(OpId::kProd, big, {0}).values<int32_t>(), ElementsAre(0));
+  const HostTensor f = HostTensor::make<float>({2}, {INFINITY, 0});
+  EXPECT_TRUE(std::isnan(reduce(OpId::kProd, f, {0}).values<float>()[0]));
+}
+
+TEST(ReductionKernelTest, ProdOfALongRunMatchesTheProductInOrder) {
+  std::vector<double> v(300007);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = i % 5 == 0 ? -1.0 : 1.0;
+  const HostTensor a = HostTensor::make<double>({int64_t(v.size())}, v);
+  double want = 1;
+  for (double x : v) want *= x;
+  EXPECT_THAT(reduce(OpId::kProd, a, {0}).values<double>(), ElementsAre(want));
+}
+
+TEST(BoolReductionKernelTest, AnyAndAllReduceEachAxis) {
+  const HostTensor m = HostTensor::make<bool>({2, 3}, {true, false, false, true, true, true});
+  EXPECT_THAT(reduce(OpId::kAny, m, {1}).values<bool>(), ElementsAre(true, true));
+  EXPECT_THAT(reduce(OpId::kAll, m, {1}).values<bool>(), ElementsAre(false, true));
+  EXPECT_THAT(reduce(OpId::kAny, m, {0}).values<bool>(), ElementsAre(true, true, true));
+  EXPECT_THAT(reduce(OpId::kAll, m, {0}).values<bool>(), ElementsAre(true, false, false));
+  EXPECT_THAT(reduce(OpId::kAll, m, {}, false, true).values<bool>(), ElementsAre(false));
+  const HostTensor none = HostTensor::make<bool>({2, 2}, {false, false, false, false});
+  EXPECT_THAT(reduce(OpId::kAny, none, {}, false, true).values<bool>(), ElementsAre(false));
+  std::vector<bool> ones(200003, true);
+  const HostTensor all = HostTensor::make<bool>({int64_t(ones.size())}, ones);
+  EXPECT_THAT(reduce(OpId::kAll, all, {0}).values<bool>(), ElementsAre(true));
+  ones[123456] = false;
+  const HostTensor one_false = HostTensor::make<bool>({int64_t(ones.size())}, ones);
+  EXPECT_THAT(reduce(OpId::kAll, one_false, {0}).values<bool>(), ElementsAre(false));
+  EXPECT_THAT(reduce(OpId::kAny, one_false, {0}).values<bool>(), ElementsAre(true));
+}
+
+TEST(BoolReductionKernelTest, EmptyAnyIsFalseAndEmptyAllIsTrue) {
+  const HostTensor e = HostTensor::make<bool>({2, 0}, {});
+  EXPECT_THAT(reduce(OpId::kAny, e, {1}).values<bool>(), ElementsAre(false, false));
+  EXPECT_THAT(reduce(OpId::kAll, e, {1}).values<bool>(), ElementsAre(true, true));
+}
+
+TEST(BoolReductionKernelTest, RejectsNonBoolInputsAndBoolMinProd) {
+  absl::StatusOr<HostTensor> f = run_cpu(OpId::kAny, {HostTensor::make<float>({2}, {1, 0})});
+  ASSERT_FALSE(f.ok());
+  EXPECT_EQ(f.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(f.status().message(), "[Any] dtype float32 is not supported; expected one of bool");
+  absl::StatusOr<HostTensor> b = run_cpu(OpId::kProd, {HostTensor::make<bool>({2}, {true, true})});
+  ASSERT_FALSE(b.ok());
+  EXPECT_EQ(b.status().message(),
+            "[Prod] dtype bool is not supported; expected one of float32, float64, int32, int64, "
+            "bfloat16, float16");
+}
+
 // Reduces `values` of `shape` over the dimensions in `mask`, by definition.
 std::vector<double> reference(OpId op, const std::vector<double>& values, const Shape& shape,
                               const std::vector<bool>& mask, bool integral) {
   int64_t out_size = 1, count = 1;
   for (int d = 0; d < shape.rank(); ++d) (mask[d] ? count : out_size) *= shape.dim(d);
-  std::vector<double> out(out_size, op == OpId::kMax ? -INFINITY : 0.0);
+  std::vector<double> out(out_size, op == OpId::kMax   ? -INFINITY
+                                    : op == OpId::kMin ? INFINITY
+                                                       : 0.0);
   std::vector<int64_t> index(shape.rank(), 0);
   for (double v : values) {
     int64_t o = 0;
     for (int d = 0; d < shape.rank(); ++d) o = mask[d] ? o : o * shape.dim(d) + index[d];
-    out[o] = op == OpId::kMax ? std::max(out[o], v) : out[o] + v;
+    out[o] = op == OpId::kMax   ? std::max(out[o], v)
+             : op == OpId::kMin ? std::min(out[o], v)
+                                : out[o] + v;
     for (int d = shape.rank() - 1; d >= 0 && ++index[d] == shape.dim(d); --d) index[d] = 0;
   }
   if (op == OpId::kMean) {
@@ -125,7 +203,7 @@ TYPED_TEST(ReductionKernelTest, MatchesReferenceForEveryAxisSubset) {
         mask[d] = bits >> d & 1;
         if (mask[d]) axes.push_back(d % 2 ? d - 4 : d);  // mix negative and positive axes
       }
-      for (OpId op : {OpId::kSum, OpId::kMean, OpId::kMax}) {
+      for (OpId op : {OpId::kSum, OpId::kMean, OpId::kMax, OpId::kMin}) {
         const std::vector<double> want = reference(op, values, shape, mask, std::is_integral_v<T>);
         const std::vector<double> got = testutil::as_doubles(reduce(op, in, axes, bits & 1));
         ASSERT_EQ(got.size(), want.size());

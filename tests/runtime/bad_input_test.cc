@@ -287,6 +287,34 @@ TEST_F(BadInputTest, MatMulRejectsRanksOtherThanTwo) {
          "[MatMul] expects rank-2 inputs, got shapes (3,) and (3,)");
 }
 
+TEST_F(BadInputTest, BatchedMatMulRejectsLowRanksMismatchesAndDoubleTransposes) {
+  Tensor v = constant({1.f, 2.f, 3.f}), a = zeros({2, 2, 3}), b = zeros({3, 3, 4});
+  expect([&] { matmul(v, a); }, absl::StatusCode::kInvalidArgument,
+         "[BatchMatMulV2] In[0] ndims must be >= 2: 1");
+  expect([&] { matmul(a, a); }, absl::StatusCode::kInvalidArgument,
+         "[BatchMatMulV2] Matrix size-incompatible: In[0]: (2, 2, 3), In[1]: (2, 2, 3)");
+  expect([&] { matmul(a, b); }, absl::StatusCode::kInvalidArgument,
+         "[BatchMatMulV2] In[0] and In[1] must have compatible batch dimensions: (2, 2, 3) vs. "
+         "(3, 3, 4)");
+  expect([&] { matmul(a, a, false, true, false, true); }, absl::StatusCode::kInvalidArgument,
+         "[matmul] Only one of transpose_b and adjoint_b can be True.");
+  EXPECT_EQ(matmul(a, zeros({3, 4})).shape(), Shape::make({2, 2, 4}).value());
+  EXPECT_EQ(matmul(a, a, false, false, false, /*adjoint_b=*/true).shape(),
+            Shape::make({2, 2, 2}).value());
+}
+
+TEST_F(BadInputTest, SoftmaxRejectsScalarsAndIntegers) {
+  expect([&] { nn::softmax(constant(1.f)); }, absl::StatusCode::kInvalidArgument,
+         "[Softmax] logits must have >= 1 dimension, got shape ()");
+  expect(
+      [&] {
+        nn::log_softmax(constant({1, 2}));
+      },
+      absl::StatusCode::kInvalidArgument,
+      "[LogSoftmax] dtype int32 is not supported; expected one of float32, float64, "
+      "bfloat16, float16");
+}
+
 TEST_F(BadInputTest, MatMulRejectsInnerDimensionMismatch) {
   Tensor a = zeros({2, 3}), b = zeros({4, 3});
   expect([&] { matmul(a, b); }, absl::StatusCode::kInvalidArgument,

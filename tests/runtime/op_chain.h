@@ -406,12 +406,15 @@ inline Step OpChain::draw_reduce(int a) {
   return s;
 }
 
-// The largest magnitude an integer result of `s` may reach, from the reference inputs; 0
-// for a result that is not an integer or cannot grow.
+// The largest magnitude an integer result of `s` (or any product, Prod) may reach, from the
+// reference inputs; 0 for a result that is neither or cannot grow.
 inline double OpChain::predicted_bound(const Step& s) const {
   if (s.inputs.empty()) return 0;
   const Outcome& x = reference_[s.inputs[0]];
-  if (x.code != absl::StatusCode::kOk || !is_int(x.dtype)) return 0;
+  if (x.code != absl::StatusCode::kOk) return 0;
+  // A float product may overflow in one order and not in another: bounded as integers are.
+  const bool prod = s.kind == StepKind::kReduce && kReductionOps[s.variant].op == OpId::kProd;
+  if (!is_int(x.dtype) && !prod) return 0;
   auto bound = [&](int i) { return reference_[i].max_abs; };
   switch (s.kind) {
     case StepKind::kMatMul:
@@ -438,6 +441,10 @@ inline double OpChain::predicted_bound(const Step& s) const {
       return kUnaryOps[s.variant].op == OpId::kSquare ? bound(s.inputs[0]) * bound(s.inputs[0])
                                                       : bound(s.inputs[0]);
     case StepKind::kReduce:
+      if (kReductionOps[s.variant].op == OpId::kProd) {
+        return std::pow(std::max(1.0, bound(s.inputs[0])),
+                        std::max<double>(1, static_cast<double>(x.values.size())));
+      }
       return bound(s.inputs[0]) * std::max<double>(1, static_cast<double>(x.values.size()));
     default:
       return bound(s.inputs[0]);

@@ -91,13 +91,18 @@ TEST_F(SmallOpRuleTest, ThePlacementLogSaysWhy) {
 }
 
 TEST_F(SmallOpRuleTest, TheEnvironmentTurnsItOffAtInitialisation) {
-  for (const char* off : {"0", "false", "False"}) {
+  // Each reset makes the GPUs visible again: hide them, as the fixture does.
+  const auto restart = [] {
     ASSERT_TRUE(internal::Context::get().reset_for_testing().ok());
+    config::set_visible_devices(std::vector<PhysicalDevice>{}, "GPU");
+  };
+  for (const char* off : {"0", "false", "False"}) {
+    restart();
     setenv("TF_EAGER_ENABLE_SMALL_TENSOR_CPU_PINNING", off, 1);
     split_cpu(2);
     EXPECT_EQ(add_under_cpu1(vec<int32_t>(3, 1)), cpu(1)) << off;
   }
-  ASSERT_TRUE(internal::Context::get().reset_for_testing().ok());
+  restart();
   setenv("TF_EAGER_ENABLE_SMALL_TENSOR_CPU_PINNING", "1", 1);
   split_cpu(2);
   EXPECT_EQ(add_under_cpu1(vec<int32_t>(3, 1)), cpu(0));

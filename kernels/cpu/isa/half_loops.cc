@@ -141,7 +141,8 @@ void half_accumulate(const void* vin, void* vacc, int64_t n) {
   }
 }
 
-// Sets the loops of H for every element-wise row that accepts it, AddN, Sum and Max.
+// Sets the loops of H for every element-wise row that accepts it, AddN, Sum, Max, Min and
+// Prod.
 template <typename H>
 void fill_half(CpuLoops& loops) {
   const int d = static_cast<int>(dtype_of<H>());
@@ -159,13 +160,11 @@ void fill_half(CpuLoops& loops) {
 #undef MT_HALF_UNARY
 #undef MT_HALF_BINARY
   loops.add_n[d] = &half_add_n_loop<H>;
-  for (OpId op : {OpId::kSum, OpId::kMax}) {
-    const int o = static_cast<int>(op);
-    loops.reduce[o][d] =
-        op == OpId::kSum ? &half_reduce<OpId::kSum, H> : &half_reduce<OpId::kMax, H>;
-    loops.accumulate[o][d] =
-        op == OpId::kSum ? &half_accumulate<OpId::kSum, H> : &half_accumulate<OpId::kMax, H>;
+  [&]<OpId... kOps>(std::integer_sequence<OpId, kOps...>) {
+    ((loops.reduce[static_cast<int>(kOps)][d] = &half_reduce<kOps, H>), ...);
+    ((loops.accumulate[static_cast<int>(kOps)][d] = &half_accumulate<kOps, H>), ...);
   }
+  (std::integer_sequence<OpId, OpId::kSum, OpId::kMax, OpId::kMin, OpId::kProd>{});
 }
 
 }  // namespace

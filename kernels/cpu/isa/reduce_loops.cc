@@ -1,7 +1,7 @@
-// Reduction loops for one ISA level: Sum and Max over a contiguous run (float sums in eight
-// independent Eigen packets, float max through Eigen's vectorised reduction; wrapping loops
-// the compiler vectorises for integers), and the element-wise combine that reductions over
-// outer dimensions use.
+// Reduction loops for one ISA level: Sum, Max, Min and Prod over a contiguous run (float sums
+// in eight independent Eigen packets, float max and min through Eigen's vectorised
+// reductions, products in order; wrapping loops the compiler vectorises for integers), Any
+// and All over bools, and the element-wise combine that reductions over outer dimensions use.
 #include <limits>
 
 #include "kernels/cpu/isa/isa_eigen.h"
@@ -79,6 +79,66 @@ void max_loop(const void* vin, int64_t n, void* vacc) {
   }
 }
 
+// Returns min(a, b) where NaN wins, as in TensorFlow.
+template <typename T>
+T min_op(T a, T b) {
+  return (b < a || b != b) ? b : a;
+}
+
+template <typename T>
+void min_loop(const void* vin, int64_t n, void* vacc) {
+  const T* in = static_cast<const T*>(vin);
+  T* acc = static_cast<T*>(vacc);
+  if constexpr (std::is_integral_v<T>) {
+    T best = std::numeric_limits<T>::max();
+    for (int64_t i = 0; i < n; ++i) best = in[i] < best ? in[i] : best;
+    *acc = min_op(*acc, best);
+  } else if (n > 0) {
+    *acc = min_op(*acc, ConstArrayMap<T>(in, n).template minCoeff<Eigen::PropagateNaN>());
+  }
+}
+
+// Multiplies in order (integers wrap, as mul_op does), so the result depends on n only.
+template <typename T>
+void prod_loop(const void* vin, int64_t n, void* vacc) {
+  const T* in = static_cast<const T*>(vin);
+  T* acc = static_cast<T*>(vacc);
+  T p = *acc;
+  for (int64_t i = 0; i < n; ++i) p = mul_op(p, in[i]);
+  *acc = p;
+}
+
+template <typename T>
+void min_accumulate(const void* vin, void* vacc, int64_t n) {
+  const T* in = static_cast<const T*>(vin);
+  T* __restrict acc = static_cast<T*>(vacc);
+  for (int64_t i = 0; i < n; ++i) acc[i] = min_op(acc[i], in[i]);
+}
+
+template <typename T>
+void prod_accumulate(const void* vin, void* vacc, int64_t n) {
+  const T* in = static_cast<const T*>(vin);
+  T* __restrict acc = static_cast<T*>(vacc);
+  for (int64_t i = 0; i < n; ++i) acc[i] = mul_op(acc[i], in[i]);
+}
+
+// Any (kAll false) and All over bools.
+template <bool kAll>
+void bool_loop(const void* vin, int64_t n, void* vacc) {
+  const bool* in = static_cast<const bool*>(vin);
+  bool* acc = static_cast<bool*>(vacc);
+  bool r = *acc;
+  for (int64_t i = 0; i < n; ++i) r = kAll ? (r && in[i]) : (r || in[i]);
+  *acc = r;
+}
+
+template <bool kAll>
+void bool_accumulate(const void* vin, void* vacc, int64_t n) {
+  const bool* in = static_cast<const bool*>(vin);
+  bool* __restrict acc = static_cast<bool*>(vacc);
+  for (int64_t i = 0; i < n; ++i) acc[i] = kAll ? (acc[i] && in[i]) : (acc[i] || in[i]);
+}
+
 template <typename T>
 void sum_accumulate(const void* vin, void* vacc, int64_t n) {
   const T* in = static_cast<const T*>(vin);
@@ -101,6 +161,11 @@ void fill_type(CpuLoops& loops) {
   loops.reduce[kMax][d] = &max_loop<T>;
   loops.accumulate[kSum][d] = &sum_accumulate<T>;
   loops.accumulate[kMax][d] = &max_accumulate<T>;
+  constexpr int kMin = static_cast<int>(OpId::kMin), kProd = static_cast<int>(OpId::kProd);
+  loops.reduce[kMin][d] = &min_loop<T>;
+  loops.reduce[kProd][d] = &prod_loop<T>;
+  loops.accumulate[kMin][d] = &min_accumulate<T>;
+  loops.accumulate[kProd][d] = &prod_accumulate<T>;
 }
 
 }  // namespace
@@ -110,6 +175,11 @@ void fill_reduce_loops(CpuLoops& loops) {
   [&]<typename... Ts>(TypeList<Ts...>) {
     (fill_type<Ts>(loops), ...);
   }(WithoutHalf<NumericTypes>{});
+  const int b = static_cast<int>(DType::kBool);
+  loops.reduce[static_cast<int>(OpId::kAny)][b] = &bool_loop<false>;
+  loops.reduce[static_cast<int>(OpId::kAll)][b] = &bool_loop<true>;
+  loops.accumulate[static_cast<int>(OpId::kAny)][b] = &bool_accumulate<false>;
+  loops.accumulate[static_cast<int>(OpId::kAll)][b] = &bool_accumulate<true>;
 }
 
 }  // namespace mt::cpu::MT_ISA_NS

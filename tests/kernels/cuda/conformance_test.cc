@@ -227,14 +227,26 @@ struct Tolerance {
 //   float32 accumulation may keep fewer guard bits than an IEEE add: 2^-14 per term, still
 //   far below the error of a wrong index (order 1);
 // - Exp: expf differs by a few float32 ulp: 8 x 2^-24 relative, added to rtol;
+// - Softmax, LogSoftmax: exp per element plus a row sum of `cols` terms in [0, 1] in any
+//   order: (8 + cols) x 2^-24, relative for Softmax and absolute for LogSoftmax (|x - max|
+//   <= 2 and log(sum) <= log(cols) + 1 for inputs in [-1, 1]), where a Softmax output is at
+//   least e^-2 / cols, so the absolute float32 error is below 4 x 2^-24 x (8 + cols);
 // - float16 results below 2^-14 are subnormal, with an absolute ulp of 2^-24: atol >= that.
+bool is_matmul(OpId op) { return op == OpId::kMatMul || op == OpId::kBatchMatMulV2; }
+
+// Returns k, the inner dimension of a (batch) matrix product whose first input is `a`.
+int64_t inner_dim(const HostTensor& a, const OpAttrs& attrs) {
+  const int r = a.shape().rank();
+  return a.shape().dim(attrs.transpose_a ? r - 2 : r - 1);
+}
+
 Tolerance half_tolerance(OpId op, DType dtype, const std::vector<HostTensor>& in,
                          const HostTensor& out, const OpAttrs& attrs) {
   const double u = dtype == DType::kBFloat16 ? std::ldexp(1.0, -8) : std::ldexp(1.0, -11);
   const double eps32 = std::ldexp(1.0, -24);  // float32's unit roundoff
   Tolerance tol{2 * u, dtype == DType::kFloat16 ? std::ldexp(1.0, -24) : 0.0};
   if (is_transcendental(op)) tol.rtol += 8 * eps32;
-  if (op == OpId::kMatMul) tol.atol += in[0].shape().dim(attrs.transpose_a ? 0 : 1) * 0x1p-14;
+  if (is_matmul(op)) tol.atol += inner_dim(in[0], attrs) * 0x1p-14;
   if (op == OpId::kAddN) {
     const double n = double(in.size());
     const double roundings = n <= 64 ? 0 : std::ceil((n - 64) / 63);  // 63 new inputs a pass
@@ -244,6 +256,14 @@ Tolerance half_tolerance(OpId op, DType dtype, const std::vector<HostTensor>& in
     const int64_t n_out = out.shape().num_elements();
     const double count = n_out == 0 ? 0 : double(in[0].shape().num_elements()) / n_out;
     tol.atol += 4 * eps32 * (op == OpId::kSum ? count : 1);
+  }
+  if (op == OpId::kSoftmax || op == OpId::kLogSoftmax) {
+    const double cols = double(in[0].shape().dim(in[0].shape().rank() - 1));
+    tol.atol += 4 * eps32 * (8 + cols);
+  }
+  if (op == OpId::kProd) {  // count roundings of a product of factors in [-1, 1], any order
+    const int64_t n_out = out.shape().num_elements();
+    tol.rtol += 2 * eps32 * (n_out == 0 ? 0 : double(in[0].shape().num_elements()) / n_out);
   }
   return tol;
 }
@@ -261,8 +281,8 @@ Tolerance tolerance(OpId op, DType dtype, const std::vector<HostTensor>& in, con
   const double eps = dtype == DType::kFloat32 ? std::numeric_limits<float>::epsilon()
                                               : std::numeric_limits<double>::epsilon();
   if (is_transcendental(op)) return {8 * eps, 0};
-  if (op == OpId::kMatMul) {
-    const double k = in[0].shape().dim(attrs.transpose_a ? 0 : 1);
+  if (is_matmul(op)) {
+    const double k = inner_dim(in[0], attrs);
     const bool tf32 = dtype == DType::kFloat32 && internal::tf32_enabled();
     return {4 * eps, 2 * k * (tf32 ? 1.0 / 1024 : eps)};
   }
@@ -270,6 +290,15 @@ Tolerance tolerance(OpId op, DType dtype, const std::vector<HostTensor>& in, con
     const int64_t n_out = out.shape().num_elements();
     const double count = n_out == 0 ? 0 : double(in[0].shape().num_elements()) / n_out;
     return {4 * eps, 4 * eps * (op == OpId::kSum ? count : 1)};
+  }
+  if (op == OpId::kProd) {  // count roundings, in any order: relative
+    const int64_t n_out = out.shape().num_elements();
+    return {2 * eps * (4 + (n_out == 0 ? 0 : double(in[0].shape().num_elements()) / n_out)), 0};
+  }
+  if (op == OpId::kSoftmax || op == OpId::kLogSoftmax) {  // Note [GPU half tolerances]
+    const double cols = double(in[0].shape().dim(in[0].shape().rank() - 1));
+    if (op == OpId::kSoftmax) return {(8 + cols) * eps, 0};
+    return {4 * eps, 4 * (8 + cols) * eps};
   }
   return {4 * eps, 0};
 }
@@ -409,6 +438,32 @@ std::vector<Case> add_n_cases() {
   return cases;
 }
 
+// Batches of equal shape, one side a single matrix (stride 0), both sides broadcasting
+// along different dimensions (one call per product), rank 2 with rank 4, empty batches,
+// m, n or k of 0, each with every transpose.
+std::vector<Case> batch_matmul_cases() {
+  std::vector<Case> cases;
+  const std::vector<int64_t> batches[][2] = {{{3}, {3}}, {{4}, {}},        {{}, {4}},
+                                             {{1}, {5}}, {{2, 1}, {1, 3}}, {{2, 3}, {3}},
+                                             {{0}, {0}}, {{2, 0}, {1}},    {{2, 1, 2}, {1, 2, 1}}};
+  const int64_t mkn[][3] = {{2, 3, 4}, {17, 33, 9}, {0, 3, 4}, {3, 0, 4}, {3, 4, 0}, {64, 32, 48}};
+  for (const auto& bt : batches) {
+    for (const auto& d : mkn) {
+      for (int t = 0; t < 4; ++t) {
+        Case c;
+        c.attrs.transpose_a = (t & 1) != 0;
+        c.attrs.transpose_b = (t & 2) != 0;
+        std::vector<int64_t> a = bt[0], b = bt[1];
+        a.insert(a.end(), {c.attrs.transpose_a ? d[1] : d[0], c.attrs.transpose_a ? d[0] : d[1]});
+        b.insert(b.end(), {c.attrs.transpose_b ? d[2] : d[1], c.attrs.transpose_b ? d[1] : d[2]});
+        c.shapes = {Shape::make(a).value(), Shape::make(b).value()};
+        cases.push_back(c);
+      }
+    }
+  }
+  return cases;
+}
+
 std::vector<Case> matmul_cases() {
   std::vector<Case> cases;
   const int64_t mkn[][3] = {{1, 1, 1},   {2, 3, 4},   {0, 3, 4},  {3, 0, 4},     {3, 4, 0},
@@ -450,6 +505,19 @@ std::vector<Case> reduction_cases() {
   // clang-format on
 }
 
+// Rows of every register configuration (one warp per row, a block per row, 16-byte packs
+// or single elements when the row length breaks the packs' alignment), the three-pass long
+// rows, and empty dimensions (Note [Softmax in registers] in kernels/cuda/nn_kernels.cu).
+std::vector<Case> softmax_cases() {
+  std::vector<Case> cases;
+  for (const Shape& s : {S({1}), S({7}), S({0, 5}), S({5, 0}), S({3, 5}), S({2, 3, 33}),
+                         S({64, 128}), S({9, 500}), S({17, 1000}), S({4, 513}), S({9, 4096}),
+                         S({5, 8192}), S({3, 8195}), S({3, 10000}), S({2, 100003})}) {
+    cases.push_back({{s}});
+  }
+  return cases;
+}
+
 std::vector<Case> fill_cases() {
   std::vector<Case> cases;
   const double floats[] = {0.0, -0.0, 1.5, -3.25};
@@ -481,8 +549,13 @@ std::vector<Case> cases_for(OpId op) {
   if (op == OpId::kFill) return fill_cases();
   if (op == OpId::kCast) return cast_cases();
   if (op == OpId::kMatMul) return matmul_cases();
+  if (op == OpId::kBatchMatMulV2) return batch_matmul_cases();
   if (op == OpId::kAddN) return add_n_cases();
-  if (op == OpId::kSum || op == OpId::kMean || op == OpId::kMax) return reduction_cases();
+  if (op == OpId::kSoftmax || op == OpId::kLogSoftmax) return softmax_cases();
+  if (op == OpId::kSum || op == OpId::kMean || op == OpId::kMax || op == OpId::kMin ||
+      op == OpId::kProd || op == OpId::kAny || op == OpId::kAll) {
+    return reduction_cases();
+  }
   return op_info(op).arity == 2 ? binary_cases() : unary_cases();
 }
 
@@ -505,7 +578,7 @@ class ConformanceTest : public ::testing::Test {
       for (const Case& c : cases_for(op)) {
         check_case(gpu_, op, dtype, c, /*specials=*/false, rng_, misalign);
         const bool floats = is_floating(dtype);
-        if (floats && op != OpId::kMatMul && op != OpId::kFill) {
+        if (floats && !is_matmul(op) && op != OpId::kFill) {
           check_case(gpu_, op, dtype, c, /*specials=*/true, rng_, misalign);
         }
       }
@@ -527,14 +600,16 @@ TEST_F(ConformanceTest, EveryGpuKernelMatchesTheCpu) {
   }
   // Data ops and Cast on all 7 dtypes, MatMul on the 4 float ones, 7 ops on the 6 numeric
   // ones, RealDiv and Exp on the 4 float ones, 3 reductions on the 6 numeric ones; issue
-  // 19's 9 numeric ops, 7 float ones and 3 logical ones on bool.
-  EXPECT_EQ(pairs_, 4 * 7 + 4 + 7 * 6 + 2 * 4 + 3 * 6 + 9 * 6 + 7 * 4 + 3)
+  // 19's 9 numeric ops, 7 float ones and 3 logical ones on bool; Softmax and LogSoftmax on
+  // the 4 float ones, BatchMatMulV2 on the 4 float ones, Min and Prod on the 6 numeric ones,
+  // Any and All on bool.
+  EXPECT_EQ(pairs_, 4 * 7 + 4 + 7 * 6 + 2 * 4 + 3 * 6 + 9 * 6 + 7 * 4 + 3 + 2 * 4 + 4 + 2 * 6 + 2)
       << "(op, dtype) pairs run on the GPU";
 }
 
 TEST_F(ConformanceTest, MisalignedPointersTakeTheScalarPath) {
-  for (OpId op :
-       {OpId::kFill, OpId::kNeg, OpId::kExp, OpId::kAddV2, OpId::kAddN, OpId::kSum, OpId::kCast}) {
+  for (OpId op : {OpId::kFill, OpId::kNeg, OpId::kExp, OpId::kAddV2, OpId::kAddN, OpId::kSum,
+                  OpId::kCast, OpId::kSoftmax}) {
     check_op(op, /*misalign=*/true);
   }
 }
@@ -542,6 +617,7 @@ TEST_F(ConformanceTest, MisalignedPointersTakeTheScalarPath) {
 TEST_F(ConformanceTest, MatMulWithTensorFloat32StaysWithinItsTolerance) {
   internal::set_tf32_enabled(true);
   check_op(OpId::kMatMul);
+  check_op(OpId::kBatchMatMulV2);
 }
 
 // Sizes below one Vec, around one, within one block and over many blocks with elements left
@@ -549,7 +625,7 @@ TEST_F(ConformanceTest, MatMulWithTensorFloat32StaysWithinItsTolerance) {
 constexpr int64_t kFullReductionSizes[] = {1, 7, 9, 4099, 1000003, 4194307};
 
 TEST_F(ConformanceTest, FullReductionsTakeOnePassAndLeaveTheTicketsAtZero) {
-  for (OpId op : {OpId::kSum, OpId::kMean, OpId::kMax}) {
+  for (OpId op : {OpId::kSum, OpId::kMean, OpId::kMax, OpId::kMin, OpId::kProd}) {
     for (DType dtype : {DType::kFloat32, DType::kFloat64, DType::kInt32, DType::kInt64,
                         DType::kBFloat16, DType::kFloat16}) {
       for (int64_t n : kFullReductionSizes) {

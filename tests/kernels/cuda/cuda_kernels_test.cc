@@ -28,7 +28,8 @@ TEST(CudaRegistryTest, MatchesOpDtypesExceptIntegerMatMul) {
     for (int d = 0; d < kNumDTypes; ++d) {
       const DType dtype = static_cast<DType>(d);
       const bool accepted = (op_dtypes(op) & dtype_bit(dtype)) != 0;
-      const bool expected = accepted && !(op == OpId::kMatMul && is_integer(dtype));
+      const bool matmul = op == OpId::kMatMul || op == OpId::kBatchMatMulV2;
+      const bool expected = accepted && !(matmul && is_integer(dtype));
       EXPECT_EQ(gpu_registry().find(op, DeviceType::kGPU, dtype) != nullptr, expected)
           << op_name(op) << " " << dtype_name(dtype);
       EXPECT_EQ(gpu_registry().find(op, DeviceType::kCPU, dtype), nullptr)

@@ -1,0 +1,211 @@
+// GPU kernels of the neural-network ops against their baselines, in the same run, timed
+// with CUDA events (median of the iterations): Softmax and LogSoftmax over rows of 4096
+// (4096 x 4096, float32 = 64 MiB, and bfloat16) beside a device-to-device memcpy of the
+// same bytes (both read the input once and write the output once), with the rates and the
+// fraction of memcpy's rate as counters; BatchMatMulV2 of 64 x (512 x 512) x (512 x 512),
+// float32 (TensorFloat-32 off) and bfloat16, through the kernel registry beside a raw
+// cublasGemmStridedBatchedEx of the same shape on the same handle and math mode, with
+// TFLOP/s and the fraction of cuBLAS's rate. Skips without a GPU.
+//
+//   build/gpu-sm90/bench/nn_ops_benchmark --benchmark_counters_tabular=true
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/cuda/cuda_handles.h"
+#include "core/half.h"
+#include "kernels/cuda/gpu_state.h"
+#include "kernels/kernel_options.h"
+#include "kernels/kernel_registry.h"
+#include "kernels/op_def.h"
+
+namespace mt::cuda {
+namespace {
+
+// One stream, cuBLAS handle and scratch for the whole run, as a logical device has.
+struct BenchGpu {
+  std::string error;  // why the benchmarks cannot run; empty when they can
+  Stream stream;
+  CublasHandle cublas;
+  DeviceBuffer scratch;
+  BlasLock blas;
+  internal::Mutex scratch_mu;
+  GpuState state;
+  KernelRegistry registry;
+};
+
+BenchGpu& bench_gpu() {
+  static BenchGpu* gpu = [] {
+    auto* g = new BenchGpu;
+    int count = 0;
+    const cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess || count == 0) {
+      g->error = e != cudaSuccess ? cudaGetErrorString(e) : "no GPU visible";
+      return g;
+    }
+    absl::StatusOr<Stream> s = Stream::create();
+    absl::StatusOr<CublasHandle> h =
+        s.ok() ? CublasHandle::create(s->get()) : absl::StatusOr<CublasHandle>(s.status());
+    absl::StatusOr<DeviceBuffer> b = DeviceBuffer::create(kScratchBytes + kTicketBytes);
+    absl::Status status = register_cuda_kernels(g->registry);
+    for (const absl::Status& st : {s.status(), h.status(), b.status(), status}) {
+      if (!st.ok() && g->error.empty()) g->error = std::string(st.message());
+    }
+    if (!g->error.empty()) return g;
+    g->stream = *std::move(s);
+    g->cublas = *std::move(h);
+    g->scratch = *std::move(b);
+    g->state = {.physical_device = 0,
+                .stream = g->stream.get(),
+                .cublas = g->cublas.get(),
+                .blas = &g->blas,
+                .scratch = g->scratch.get(),
+                .scratch_bytes = kScratchBytes,
+                .scratch_mu = &g->scratch_mu};
+    cudaDeviceGetAttribute(&g->state.num_sms, cudaDevAttrMultiProcessorCount, 0);
+    return g;
+  }();
+  return *gpu;
+}
+
+// Returns the milliseconds `enqueue` takes on the stream, timed with events.
+double time_ms(BenchGpu& gpu, const std::function<void()>& enqueue) {
+  static Event start = *Event::create(), stop = *Event::create();
+  cudaEventRecord(start.get(), gpu.stream.get());
+  enqueue();
+  cudaEventRecord(stop.get(), gpu.stream.get());
+  cudaEventSynchronize(stop.get());
+  float ms = 0;
+  cudaEventElapsedTime(&ms, start.get(), stop.get());
+  return ms;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+// Returns a device buffer of `n` random values of `dtype` (float32 or bfloat16) in [-4, 4).
+DeviceBuffer random_values(DType dtype, size_t n) {
+  std::mt19937 rng(42);
+  std::uniform_real_distribution<float> dist(-4, 4);
+  std::vector<float> f(n);
+  for (float& x : f) x = dist(rng);
+  DeviceBuffer d = *DeviceBuffer::create(n * dtype_size(dtype));
+  if (dtype == DType::kBFloat16) {
+    std::vector<bfloat16> h(n);
+    for (size_t i = 0; i < n; ++i) h[i] = bfloat16(f[i]);
+    cudaMemcpy(d.get(), h.data(), n * sizeof(bfloat16), cudaMemcpyHostToDevice);
+  } else {
+    cudaMemcpy(d.get(), f.data(), n * sizeof(float), cudaMemcpyHostToDevice);
+  }
+  return d;
+}
+
+// Times `ours` once per benchmark iteration and `baseline` as many times after, and
+// reports the median of each as counters.
+void run_against(benchmark::State& state, BenchGpu& gpu, const std::function<void()>& ours,
+                 const std::function<void()>& baseline) {
+  time_ms(gpu, ours);  // warm up both
+  time_ms(gpu, baseline);
+  std::vector<double> ours_ms, base_ms;
+  for (auto _ : state) {
+    ours_ms.push_back(time_ms(gpu, ours));
+    state.SetIterationTime(ours_ms.back() / 1e3);
+  }
+  for (size_t i = 0; i < ours_ms.size(); ++i) base_ms.push_back(time_ms(gpu, baseline));
+  state.counters["ours_ms"] = median(ours_ms);
+  state.counters["baseline_ms"] = median(base_ms);
+}
+
+// Softmax (LogSoftmax with state.range(1)) of 4096 x 4096 float32 (dtype 0) or bfloat16
+// (dtype 1) against a memcpy of the input's bytes into another buffer.
+void BM_Softmax(benchmark::State& state) {
+  BenchGpu& gpu = bench_gpu();
+  if (!gpu.error.empty()) return state.SkipWithError(("no GPU: " + gpu.error).c_str());
+  const DType dtype = state.range(0) == 0 ? DType::kFloat32 : DType::kBFloat16;
+  const OpId op = state.range(1) == 0 ? OpId::kSoftmax : OpId::kLogSoftmax;
+  constexpr int64_t kRows = 4096, kCols = 4096;
+  const Shape shape = Shape::make({kRows, kCols}).value();
+  const size_t bytes = kRows * kCols * dtype_size(dtype);
+  DeviceBuffer in = random_values(dtype, kRows * kCols);
+  DeviceBuffer out = *DeviceBuffer::create(bytes), copy = *DeviceBuffer::create(bytes);
+  const TensorArg args[1] = {{in.get(), &shape, dtype}};
+  const OpAttrs attrs;
+  const KernelContext ctx{args, {out.get(), &shape, dtype}, &attrs, &gpu.state};
+  KernelFn fn = gpu.registry.find(op, DeviceType::kGPU, dtype);
+  bool failed = false;
+  run_against(
+      state, gpu, [&] { failed |= !fn(ctx).ok(); },
+      [&] {
+        cudaMemcpyAsync(copy.get(), in.get(), bytes, cudaMemcpyDeviceToDevice, gpu.stream.get());
+      });
+  if (failed) return state.SkipWithError("kernel failed");
+  const double moved = 2.0 * bytes;  // read once, written once, by both
+  const double rate = moved / (state.counters["ours_ms"] / 1e3);
+  const double copy_rate = moved / (state.counters["baseline_ms"] / 1e3);
+  state.SetLabel(dtype_name(dtype));
+  state.SetBytesProcessed(int64_t(moved) * state.iterations());
+  state.counters["GBps"] = rate / 1e9;
+  state.counters["memcpy_GBps"] = copy_rate / 1e9;
+  state.counters["fraction_of_memcpy"] = rate / copy_rate;
+}
+BENCHMARK(BM_Softmax)
+    ->ArgNames({"dtype", "log"})
+    ->ArgsProduct({{0, 1}, {0, 1}})
+    ->UseManualTime()
+    ->Iterations(50)
+    ->Repetitions(3)
+    ->Unit(benchmark::kMillisecond);
+
+// BatchMatMulV2 of `batch` x n^3 float32 (dtype 0) or bfloat16 (dtype 1) against raw
+// cublasGemmStridedBatchedEx.
+void BM_BatchMatMul(benchmark::State& state) {
+  BenchGpu& gpu = bench_gpu();
+  if (!gpu.error.empty()) return state.SkipWithError(("no GPU: " + gpu.error).c_str());
+  const DType dtype = state.range(0) == 0 ? DType::kFloat32 : DType::kBFloat16;
+  const int64_t batch = state.range(1), n = state.range(2);
+  internal::set_tf32_enabled(false);  // as libtorch's default, for the peer's figure
+  const Shape shape = Shape::make({batch, n, n}).value();
+  DeviceBuffer a = random_values(dtype, batch * n * n), b = random_values(dtype, batch * n * n);
+  DeviceBuffer c = *DeviceBuffer::create(batch * n * n * dtype_size(dtype));
+  const TensorArg args[2] = {{a.get(), &shape, dtype}, {b.get(), &shape, dtype}};
+  const OpAttrs attrs;
+  const KernelContext ctx{args, {c.get(), &shape, dtype}, &attrs, &gpu.state};
+  KernelFn fn = gpu.registry.find(OpId::kBatchMatMulV2, DeviceType::kGPU, dtype);
+  const cudaDataType_t type = dtype == DType::kFloat32 ? CUDA_R_32F : CUDA_R_16BF;
+  const float one = 1, zero = 0;
+  const long long stride = n * n;
+  bool failed = false;
+  run_against(
+      state, gpu, [&] { failed |= !fn(ctx).ok(); },
+      [&] {  // the math mode the kernel left on the handle, as it sets it
+        cublasGemmStridedBatchedEx(gpu.cublas.get(), CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one,
+                                   b.get(), type, n, stride, a.get(), type, n, stride, &zero,
+                                   c.get(), type, n, stride, batch, CUBLAS_COMPUTE_32F,
+                                   CUBLAS_GEMM_DEFAULT);
+      });
+  if (failed) return state.SkipWithError("kernel failed");
+  const double flops = 2.0 * batch * n * n * n;
+  state.SetLabel(dtype_name(dtype));
+  state.counters["TFLOPs"] = flops / (state.counters["ours_ms"] / 1e3) / 1e12;
+  state.counters["cublas_TFLOPs"] = flops / (state.counters["baseline_ms"] / 1e3) / 1e12;
+  state.counters["fraction_of_cublas"] = state.counters["baseline_ms"] / state.counters["ours_ms"];
+}
+BENCHMARK(BM_BatchMatMul)
+    ->ArgNames({"dtype", "batch", "n"})
+    ->Args({0, 64, 512})
+    ->Args({1, 64, 512})
+    ->UseManualTime()
+    ->Iterations(50)
+    ->Repetitions(3)
+    ->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace mt::cuda
+
+BENCHMARK_MAIN();
