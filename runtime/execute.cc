@@ -1,6 +1,6 @@
 #include "runtime/execute.h"
 
-#include <optional>
+#include <new>
 #include <vector>
 
 #include "absl/container/inlined_vector.h"
@@ -51,19 +51,19 @@ absl::StatusOr<Placement> place(Context& ctx, const Runtime& rt, OpId op, DType 
   return p;
 }
 
+// The small-op rule is read only when the other rules chose another device than the host
+// CPU: an op they put there already runs where the rule would pin it.
 absl::StatusOr<Placement> place_op(Context& ctx, const Runtime& rt, OpId op, DType dtype,
                                    absl::Span<const Tensor* const> inputs) {
+  absl::StatusOr<Placement> p = place(ctx, rt, op, dtype);
   const Device* host = rt.small_op_host();
-  if (host != nullptr && small_op_pinnable(op, inputs.size())) {
-    bool pin = true;
-    for (const Tensor* t : inputs) {
-      const TensorImpl* impl = t->impl();
-      pin = small_op_input(impl->device == host, impl->dtype, impl->shape.num_elements());
-      if (!pin) break;
-    }
-    if (pin) return rt.host_placement(op, dtype);
+  if (host == nullptr || !small_op_pinnable(op, inputs.size())) return p;
+  if (p.ok() && &rt.device(p->device) == host) return p;
+  for (const Tensor* t : inputs) {
+    const TensorImpl* impl = t->impl();
+    if (!small_op_input(impl->device == host, impl->dtype, impl->shape.num_elements())) return p;
   }
-  return place(ctx, rt, op, dtype);
+  return rt.host_placement(op, dtype);
 }
 
 namespace {
@@ -162,6 +162,28 @@ class OpTrace {
   TraceDetails details_;
 };
 
+// An OpTrace that exists only while a trace records. Unlike std::optional, whose 288-byte
+// payload GCC zero-fills on entry to every op, it leaves its storage alone until emplace().
+class MaybeOpTrace {
+ public:
+  MaybeOpTrace() {}
+  MaybeOpTrace(const MaybeOpTrace&) = delete;
+  MaybeOpTrace& operator=(const MaybeOpTrace&) = delete;
+  ~MaybeOpTrace() {
+    if (trace_ != nullptr) trace_->~OpTrace();
+  }
+
+  void emplace(OpId op, DType dtype, const Placement& p) {
+    trace_ = new (storage_) OpTrace(op, dtype, p);
+  }
+  explicit operator bool() const { return trace_ != nullptr; }
+  OpTrace* operator->() const { return trace_; }
+
+ private:
+  OpTrace* trace_ = nullptr;
+  alignas(OpTrace) unsigned char storage_[sizeof(OpTrace)];
+};
+
 // Allocates the outputs on `device` and runs `kernel` there on `args`.
 absl::Status run_kernel(Device& device, KernelFn kernel, OutputMetas& metas,
                         absl::Span<const TensorArg> args, const OpAttrs& attrs, Tensors* outs) {
@@ -221,7 +243,7 @@ absl::Status run_remote(RemoteOps& remote, OpId op, absl::Span<const Tensor* con
 // each step is recorded too. `source` is set for a source op (no tensor inputs).
 absl::Status run_op(OpId op, absl::Span<const Tensor* const> inputs, const SourceCall* source,
                     const OpAttrs& attrs, Tensors* outs) {
-  std::optional<OpTrace> trace;
+  MaybeOpTrace trace;
   const bool traced = tracing();  // Note [Recording off costs one load]
   Context& ctx = Context::get();
   MT_ASSIGN_OR_RETURN(Runtime * rt, ctx.runtime());

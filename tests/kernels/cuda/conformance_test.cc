@@ -280,7 +280,8 @@ Tolerance tolerance(OpId op, DType dtype, const std::vector<HostTensor>& in, con
   if (dtype != DType::kFloat32 && dtype != DType::kFloat64) return {};
   const double eps = dtype == DType::kFloat32 ? std::numeric_limits<float>::epsilon()
                                               : std::numeric_limits<double>::epsilon();
-  if (is_transcendental(op)) return {8 * eps, 0};
+  const bool softmax = op == OpId::kSoftmax || op == OpId::kLogSoftmax;
+  if (is_transcendental(op) && !softmax) return {8 * eps, 0};  // softmax: its row's sum below
   if (is_matmul(op)) {
     const double k = inner_dim(in[0], attrs);
     const bool tf32 = dtype == DType::kFloat32 && internal::tf32_enabled();
@@ -578,7 +579,9 @@ class ConformanceTest : public ::testing::Test {
       for (const Case& c : cases_for(op)) {
         check_case(gpu_, op, dtype, c, /*specials=*/false, rng_, misalign);
         const bool floats = is_floating(dtype);
-        if (floats && !is_matmul(op) && op != OpId::kFill) {
+        // Prod: a product that overflows to inf meets a zero (NaN) or not (inf) depending
+        // on the order of the factors, which differs between the devices.
+        if (floats && !is_matmul(op) && op != OpId::kFill && op != OpId::kProd) {
           check_case(gpu_, op, dtype, c, /*specials=*/true, rng_, misalign);
         }
       }
@@ -591,12 +594,14 @@ class ConformanceTest : public ::testing::Test {
 };
 
 TEST_F(ConformanceTest, EveryGpuKernelMatchesTheCpu) {
-  // The array ops take attributes these cases do not set: tests/runtime/cuda/
-  // gpu_array_ops_test.cc compares them with the CPU.
-  const std::vector<OpId> array_ops = MT_OP_LIST(MT_ARRAY_OPS);
+  // The array ops and the random ops take attributes these cases do not set (a permutation,
+  // a Philox key): tests/runtime/cuda/gpu_array_ops_test.cc and gpu_random_test.cc compare
+  // them with the CPU through the runtime.
+  std::vector<OpId> skipped = MT_OP_LIST(MT_ARRAY_OPS);
+  for (OpId op : MT_OP_LIST(MT_RANDOM_OPS)) skipped.push_back(op);
   for (int o = 0; o < kNumOps; ++o) {
     const OpId op = static_cast<OpId>(o);
-    if (std::find(array_ops.begin(), array_ops.end(), op) == array_ops.end()) check_op(op);
+    if (std::find(skipped.begin(), skipped.end(), op) == skipped.end()) check_op(op);
   }
   // Data ops and Cast on all 7 dtypes, MatMul on the 4 float ones, 7 ops on the 6 numeric
   // ones, RealDiv and Exp on the 4 float ones, 3 reductions on the 6 numeric ones; issue

@@ -1,6 +1,7 @@
 // The array ops on a GPU against the CPU: every op, every dtype, shapes with odd sizes, empty
 // dimensions and paths of each kernel (tiled transposes, long and short rows, narrow and wide
 // concat rows). Every test skips itself when no GPU is visible.
+#include <cstdlib>
 #include "tests/runtime/runtime_fixture.h"
 
 namespace mt {
@@ -12,10 +13,18 @@ constexpr DType kDTypes[] = {DType::kFloat32, DType::kFloat64,  DType::kInt32,  
 class GpuArrayOpsTest : public testing::RuntimeTest {
  protected:
   bool uses_gpus() const override { return true; }
+  // The inputs are made on the host CPU and many are small integers, which TensorFlow's
+  // small-op rule would keep there (placement/small_op_rule.h): these tests compare kernels,
+  // so the rule is off (read when the runtime initialises, after the reset in SetUp).
   void SetUp() override {
+    setenv("TF_EAGER_ENABLE_SMALL_TENSOR_CPU_PINNING", "0", 1);
     RuntimeTest::SetUp();
     if (config::list_physical_devices("GPU").empty())
       GTEST_SKIP() << "needs a GPU: none is visible";
+  }
+  void TearDown() override {
+    RuntimeTest::TearDown();
+    unsetenv("TF_EAGER_ENABLE_SMALL_TENSOR_CPU_PINNING");
   }
 };
 
