@@ -192,7 +192,10 @@ absl::Status run_kernel(Device& device, KernelFn kernel, OutputMetas& metas,
     MT_ASSIGN_OR_RETURN(TensorImpl * impl,
                         allocate_tensor(device, meta.dtype, std::move(meta.shape)));
     outs->emplace_back(impl);
-    views.push_back(MutableTensorArg{impl->data, &impl->shape, impl->dtype});
+    MutableTensorArg& view = views.emplace_back();  // field by field: Note [Writing ahead]
+    view.data = impl->data;
+    view.shape = &impl->shape;
+    view.dtype = impl->dtype;
   }
   KernelContext kc{args, views[0], &attrs, device.kernel_state(), views};
   MT_RETURN_IF_ERROR(device.make_current());
@@ -272,7 +275,10 @@ absl::Status run_op(OpId op, absl::Span<const Tensor* const> inputs, const Sourc
       impl = copy.impl();
       copies.push_back(std::move(copy));
     }
-    args.push_back(TensorArg{impl->data, &impl->shape, impl->dtype});
+    TensorArg& arg = args.emplace_back();  // field by field: Note [Writing ahead]
+    arg.data = impl->data;
+    arg.shape = &impl->shape;
+    arg.dtype = impl->dtype;
   }
   absl::Status status;
   if (op == OpId::kIdentity && !copies.empty()) {
