@@ -241,7 +241,7 @@ void reduce(FuzzedDataProvider& in, const Tensor& t, const std::vector<int64_t>&
   if (t.dtype() == DType::kBool) {
     return expect_error(run, absl::StatusCode::kInvalidArgument,
                         "[" + name +
-                            "] no kernel for dtype bool on any device; supported: "
+                            "] dtype bool is not supported; expected one of "
                             "float32, float64, int32, int64, bfloat16, float16");
   }
   std::vector<bool> reduced(rank, all);

@@ -2,6 +2,7 @@
 // dimensions and paths of each kernel (tiled transposes, long and short rows, narrow and wide
 // concat rows). Every test skips itself when no GPU is visible.
 #include <cstdlib>
+
 #include "tests/runtime/runtime_fixture.h"
 
 namespace mt {
