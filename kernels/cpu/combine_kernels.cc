@@ -24,6 +24,7 @@ void copy_pieces(const ConcatLayout& l, char* whole, absl::Span<char* const> pie
   parallel_for(l.outer, std::max<int64_t>(1, kGrainBytes / l.total_row), [&](int64_t b, int64_t e) {
     for (int64_t r = b; r < e; ++r) {
       for (size_t i = 0; i < pieces.size(); ++i) {
+        if (l.piece_row[i] == 0) continue;  // an empty piece has no buffer (data is null)
         char* w = whole + r * l.total_row + l.offset[i];
         char* p = pieces[i] + r * l.piece_row[i];
         if (join) {
@@ -103,7 +104,7 @@ absl::Status gather_rows(const KernelContext& ctx) {
   parallel_for(outer * k, std::max<int64_t>(1, kGrainBytes / row), [&](int64_t b, int64_t e) {
     for (int64_t t = b; t < e; ++t) {
       const int64_t o = t / k, j = t % k;
-      std::memcpy(out + t * row, in + (o * n + idx[j]) * row, row);
+      if (row != 0) std::memcpy(out + t * row, in + (o * n + idx[j]) * row, row);
     }
   });
   return absl::OkStatus();
