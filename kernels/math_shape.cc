@@ -1,5 +1,5 @@
-// Shape functions of the arithmetic ops: MatMul, AddN, the broadcasting binary ops
-// (AddV2, Sub, Mul, RealDiv) and the unary ops (Neg, Abs, Exp, Relu).
+// Shape functions of the arithmetic ops: MatMul, AddN, the broadcasting binary ops and
+// comparisons (MT_BINARY_OPS) and the unary ops (MT_UNARY_OPS).
 #include "kernels/broadcast.h"
 #include "kernels/shape_fns.h"
 
@@ -76,19 +76,34 @@ absl::Status infer_add_n(OpId op, absl::Span<const TensorMeta> inputs, const OpA
   return absl::OkStatus();
 }
 
-absl::Status infer_binary(OpId op, absl::Span<const TensorMeta> inputs, const OpAttrs&,
-                          OutputMetas* out) {
+namespace {
+
+// The broadcasting binary ops, with outputs of `out_dtype`.
+absl::Status infer_broadcasting(OpId op, absl::Span<const TensorMeta> inputs, DType out_dtype,
+                                OutputMetas* out) {
   const TensorMeta& a = inputs[0];
   const TensorMeta& b = inputs[1];
   MT_RETURN_IF_ERROR(check_same_dtype(op, a.dtype, b.dtype));
   MT_RETURN_IF_ERROR(check_dtype(op, a.dtype));
   if (__builtin_expect(*a.shape == *b.shape, 1)) {
-    out->push_back(OutputMeta{*a.shape, a.dtype});
+    out->push_back(OutputMeta{*a.shape, out_dtype});
     return absl::OkStatus();
   }
   MT_ASSIGN_OR_RETURN(Shape shape, infer_broadcast(op, a, b));
-  out->push_back(OutputMeta{std::move(shape), a.dtype});
+  out->push_back(OutputMeta{std::move(shape), out_dtype});
   return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status infer_binary(OpId op, absl::Span<const TensorMeta> inputs, const OpAttrs&,
+                          OutputMetas* out) {
+  return infer_broadcasting(op, inputs, inputs[0].dtype, out);
+}
+
+absl::Status infer_comparison(OpId op, absl::Span<const TensorMeta> inputs, const OpAttrs&,
+                              OutputMetas* out) {
+  return infer_broadcasting(op, inputs, DType::kBool, out);
 }
 
 absl::Status infer_unary(OpId op, absl::Span<const TensorMeta> inputs, const OpAttrs&,

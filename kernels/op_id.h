@@ -51,7 +51,7 @@ inline constexpr OpInfo kOpInfo[] = {MT_OP_TABLE(MT_OP_INFO)};
 inline constexpr int kNumOps = static_cast<int>(sizeof(kOpInfo) / sizeof(kOpInfo[0]));
 // A new row changes this count: give the op its kernels, its tests and (with kGrad) its
 // gradient before updating it (Note [Adding an op] in docs/design.md).
-static_assert(kNumOps == 66, "the op table changed: see Note [Adding an op]");
+static_assert(kNumOps == 77, "the op table changed: see Note [Adding an op]");
 
 constexpr const OpInfo& op_info(OpId op) { return kOpInfo[static_cast<int>(op)]; }
 
@@ -69,6 +69,13 @@ constexpr bool op_has_flag(OpId op, OpFlags flag) { return (op_info(op).flags & 
 constexpr int op_key_input(OpId op) {
   if (op_has_flag(op, kSource)) return -1;
   return op_has_flag(op, kKeyInput1) ? 1 : 0;
+}
+
+// Returns whether `op` is one of MT_COMPARISON_OPS (a binary op with a bool output).
+constexpr bool op_is_comparison(OpId op) {
+#define MT_COMPARISON_CASE(Name, ...) op == OpId::k##Name ||
+  return MT_COMPARISON_OPS(MT_COMPARISON_CASE) false;
+#undef MT_COMPARISON_CASE
 }
 
 // Every OpId of one family list of op_table.h, in table order:

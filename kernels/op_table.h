@@ -37,7 +37,20 @@
     infer_batch_matmul, kGrad)                                                  \
   X(AddN, "AddN", add_n, "add_n", kVariadic, kNumericDTypes, infer_add_n, kGrad)
 
-// Element-wise binary ops with NumPy broadcasting; the output has the inputs' dtype.
+// The comparisons: broadcasting binary ops whose output is bool (infer_comparison). A NaN
+// compares unequal to everything, itself included.
+#define MT_COMPARISON_OPS(X)                                                                   \
+  X(Equal, "Equal", equal, "equal", 2, kAllDTypes, infer_comparison, kNone)                    \
+  X(NotEqual, "NotEqual", not_equal, "not_equal", 2, kAllDTypes, infer_comparison, kNone)      \
+  X(Less, "Less", less, "less", 2, kNumericDTypes, infer_comparison, kNone)                    \
+  X(LessEqual, "LessEqual", less_equal, "less_equal", 2, kNumericDTypes, infer_comparison,     \
+    kNone)                                                                                     \
+  X(Greater, "Greater", greater, "greater", 2, kNumericDTypes, infer_comparison, kNone)        \
+  X(GreaterEqual, "GreaterEqual", greater_equal, "greater_equal", 2, kNumericDTypes,           \
+    infer_comparison, kNone)
+
+// Element-wise binary ops with NumPy broadcasting; the output has the inputs' dtype, except
+// for the comparisons, which are part of this family.
 // Integer FloorDiv and FloorMod by zero, and integer Pow to a negative power, are
 // InvalidArgument on the CPU (Note [Integer division by zero] in kernels/cpu/binary_kernels.cc).
 #define MT_BINARY_OPS(X)                                                                       \
@@ -53,7 +66,8 @@
   X(FloorDiv, "FloorDiv", floordiv, "math.floordiv", 2, kNumericDTypes, infer_binary, kNone)   \
   X(FloorMod, "FloorMod", floormod, "math.floormod", 2, kNumericDTypes, infer_binary, kNone)   \
   X(LogicalAnd, "LogicalAnd", logical_and, "logical_and", 2, kBoolDTypes, infer_binary, kNone) \
-  X(LogicalOr, "LogicalOr", logical_or, "logical_or", 2, kBoolDTypes, infer_binary, kNone)
+  X(LogicalOr, "LogicalOr", logical_or, "logical_or", 2, kBoolDTypes, infer_binary, kNone)\
+  MT_COMPARISON_OPS(X)
 
 // Element-wise unary ops; the output has the input's dtype.
 #define MT_UNARY_OPS(X)                                                                    \
@@ -83,12 +97,25 @@
   X(Any, "Any", reduce_any, "reduce_any", 1, kBoolDTypes, infer_reduction, kNone)        \
   X(All, "All", reduce_all, "reduce_all", 1, kBoolDTypes, infer_reduction, kNone)
 
-// Neural-network ops over the last axis (kernels/nn_shape.cc).
+// The index of the largest or smallest element along attrs.axis, as attrs.dst_dtype (int32
+// or int64); the first index on ties, and a NaN never wins (Note [Arg reductions] in
+// kernels/cpu/arg_kernels.cc).
+#define MT_ARG_OPS(X)                                                                    \
+  X(ArgMax, "ArgMax", argmax, "argmax", 1, kNumericDTypes, infer_arg_reduction, kNone) \
+  X(ArgMin, "ArgMin", argmin, "argmin", 1, kNumericDTypes, infer_arg_reduction, kNone)
+
+// Neural-network ops over the last axis (kernels/nn_shape.cc). BiasAdd adds a 1-D bias along
+// the last axis; SparseSoftmaxCrossEntropyWithLogits takes (logits [batch, classes], labels
+// [batch], int32 or int64) and has two outputs, the loss [batch] and its gradient.
 #define MT_NN_OPS(X)                                                                             \
   X(Softmax, "Softmax", nn::softmax, "nn.softmax", 1, kFloatDTypes, infer_softmax,               \
     kGrad | kCostly)                                                                             \
   X(LogSoftmax, "LogSoftmax", nn::log_softmax, "nn.log_softmax", 1, kFloatDTypes, infer_softmax, \
-    kGrad | kCostly)
+    kGrad | kCostly)                                                                             \
+  X(BiasAdd, "BiasAdd", nn::bias_add, "nn.bias_add", 2, kNumericDTypes, infer_bias_add, kGrad)   \
+  X(SparseSoftmaxCrossEntropyWithLogits, "SparseSoftmaxCrossEntropyWithLogits",                  \
+    nn::sparse_softmax_cross_entropy_with_logits, "nn.sparse_softmax_cross_entropy_with_logits", \
+    2, kFloatDTypes, infer_sparse_xent, kGrad | kCostly)
 
 // Shape and data movement (Note [Array ops] in kernels/array_layout.h): copies that
 // rearrange elements, for every dtype. GatherV2 takes (params, indices), keyed by params;
@@ -110,7 +137,8 @@
     kGrad)                                                                                         \
   X(Tile, "Tile", tile, "tile", 1, kAllDTypes, infer_tile, kGrad)                                  \
   X(ZerosLike, "ZerosLike", zeros_like, "zeros_like", 1, kAllDTypes, infer_data_op, kNone)         \
-  X(OnesLike, "OnesLike", ones_like, "ones_like", 1, kAllDTypes, infer_data_op, kNone)
+  X(OnesLike, "OnesLike", ones_like, "ones_like", 1, kAllDTypes, infer_data_op, kNone)          \
+  X(SelectV2, "SelectV2", where, "where", 3, kAllDTypes, infer_select, kGrad | kKeyInput1)
 
 // The random ops (Note [Random ops] in kernels/random_shape.cc): source ops whose attrs
 // carry where their Philox stream starts and the distribution's parameters.
@@ -139,6 +167,7 @@
   MT_BINARY_OPS(X)     \
   MT_UNARY_OPS(X)      \
   MT_REDUCTION_OPS(X)  \
+  MT_ARG_OPS(X)        \
   MT_ARRAY_OPS(X)      \
   MT_RANDOM_OPS(X)     \
   MT_NN_OPS(X)

@@ -43,3 +43,32 @@ absl::Status infer_reduction(OpId op, absl::Span<const TensorMeta> inputs, const
 }
 
 }  // namespace mt::internal
+
+namespace mt::internal {
+
+absl::Status infer_arg_reduction(OpId op, absl::Span<const TensorMeta> inputs,
+                                 const OpAttrs& attrs, OutputMetas* out) {
+  const TensorMeta& in = inputs[0];
+  MT_RETURN_IF_ERROR(check_dtype(op, in.dtype));
+  if (attrs.dst_dtype != DType::kInt32 && attrs.dst_dtype != DType::kInt64) {
+    return op_error(op, "output_type must be int32 or int64, got ", dtype_name(attrs.dst_dtype));
+  }
+  const int rank = in.shape->rank();
+  if (attrs.axis < -rank || attrs.axis >= rank) {
+    return op_error(op, "axis ", attrs.axis, " is out of range for input of shape ",
+                    in.shape->to_string(), "; expected an axis in [", -rank, ", ", rank, ")");
+  }
+  const int axis = static_cast<int>(attrs.axis < 0 ? attrs.axis + rank : attrs.axis);
+  if (in.shape->dim(axis) == 0) {
+    return op_error(op, "reduction axis ", axis, " is empty in shape ", in.shape->to_string());
+  }
+  Shape::Dims dims;
+  for (int i = 0; i < rank; ++i) {
+    if (i != axis) dims.push_back(in.shape->dim(i));
+  }
+  MT_ASSIGN_OR_RETURN(Shape shape, make_output_shape(op, dims));
+  out->push_back(OutputMeta{std::move(shape), attrs.dst_dtype});
+  return absl::OkStatus();
+}
+
+}  // namespace mt::internal

@@ -141,4 +141,9 @@ Tensor tile(const Tensor& input, const Ints& multiples) {
 Tensor zeros_like(const Tensor& input) { return run(OpId::kZerosLike, input, OpAttrs()); }
 Tensor ones_like(const Tensor& input) { return run(OpId::kOnesLike, input, OpAttrs()); }
 
+Tensor where(const Tensor& condition, const Tensor& x, const Tensor& y) {
+  const Tensor* inputs[] = {&condition, &x, &y};
+  return internal::value_or_throw(internal::execute(OpId::kSelectV2, inputs, OpAttrs()));
+}
+
 }  // namespace mt

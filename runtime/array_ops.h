@@ -77,5 +77,8 @@ Tensor tile(const Tensor& input, const Ints& multiples);
 // Returns a tensor of the input's shape and dtype filled with 0 (false) or 1 (true).
 Tensor zeros_like(const Tensor& input);
 Tensor ones_like(const Tensor& input);
+// Picks x where `condition` (bool) is true, else y (SelectV2, tf.where with three
+// arguments); the three broadcast together, x and y have one dtype.
+Tensor where(const Tensor& condition, const Tensor& x, const Tensor& y);
 
 }  // namespace mt

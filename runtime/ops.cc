@@ -75,6 +75,20 @@ MT_UNARY_OPS(MT_DEFINE_UNARY)
 MT_REDUCTION_OPS(MT_DEFINE_REDUCTION)
 #undef MT_DEFINE_REDUCTION
 
+Tensor argmax(const Tensor& input, int64_t axis, DType output_type) {
+  OpAttrs attrs;
+  attrs.axis = axis;
+  attrs.dst_dtype = output_type;
+  return run(OpId::kArgMax, input, attrs);
+}
+
+Tensor argmin(const Tensor& input, int64_t axis, DType output_type) {
+  OpAttrs attrs;
+  attrs.axis = axis;
+  attrs.dst_dtype = output_type;
+  return run(OpId::kArgMin, input, attrs);
+}
+
 Tensor cast(const Tensor& x, DType dtype) {
   OpAttrs attrs;
   attrs.dst_dtype = dtype;

@@ -39,7 +39,9 @@ inline Tensor add_n(std::initializer_list<Tensor> inputs) {
 // Element-wise binary ops with NumPy broadcasting, one per row of MT_BINARY_OPS
 // (kernels/op_table.h, which names each op's dtypes): add, sub, mul, div (RealDiv,
 // floating types only), pow, maximum, minimum (NaN propagates), squared_difference,
-// floordiv and floormod (rounding toward -inf, as Python), logical_and, logical_or (bool).
+// floordiv and floormod (rounding toward -inf, as Python), logical_and, logical_or (bool),
+// and the comparisons equal, not_equal, less, less_equal, greater, greater_equal, whose
+// result is bool (equal and not_equal take bool inputs too; NaN is unequal to everything).
 // On the CPU, integer floordiv/floormod by zero and integer pow to a negative power throw
 // InvalidArgument; the GPU gives 0 and the truncated power (docs/bad-input.md).
 #define MT_DECLARE_BINARY(Name, tf, cc, ...) Tensor cc(const Tensor& a, const Tensor& b);
@@ -79,6 +81,12 @@ class Axes {
   Tensor cc(const Tensor& x, const Axes& axes = Axes(), bool keep_dims = false);
 MT_REDUCTION_OPS(MT_DECLARE_REDUCTION)
 #undef MT_DECLARE_REDUCTION
+
+// Returns the index of the largest (argmax) or smallest (argmin) element along `axis`, as
+// int64 or int32 (`output_type`); the first on ties, and a NaN never wins (as TensorFlow).
+// InvalidArgument for an axis out of [-rank, rank) or of size 0.
+Tensor argmax(const Tensor& input, int64_t axis = 0, DType output_type = DType::kInt64);
+Tensor argmin(const Tensor& input, int64_t axis = 0, DType output_type = DType::kInt64);
 
 // Converts to `dtype`. Cast has only a CPU kernel, as in TensorFlow's guide.
 Tensor cast(const Tensor& x, DType dtype);

@@ -1,4 +1,5 @@
-// CPU kernels of the broadcasting binary ops, every row of MT_BINARY_OPS. Equal shapes take
+// CPU kernels of the broadcasting binary ops, every row of MT_BINARY_OPS (the comparisons
+// write bool). Equal shapes take
 // one contiguous loop split across threads; other shapes walk a coalesced BroadcastPlan
 // (broadcast.h), its rows split across threads. The arithmetic is the ISA level's loop of
 // the op (loops.h); a 1-element op calls it once on the calling thread.
@@ -17,7 +18,7 @@ constexpr int64_t kGrain = 32768;
 
 // Runs the plan's rows [begin, end) as an odometer over the outer dimensions.
 void broadcast_rows(const BroadcastPlan& p, BinaryLoop loop, const char* a, const char* b,
-                    char* out, size_t elem, int64_t begin, int64_t end) {
+                    char* out, size_t elem, size_t out_elem, int64_t begin, int64_t end) {
   const int last = p.rank - 1;
   int64_t index[kMaxBroadcastRank] = {};
   int64_t offset_a = 0, offset_b = 0;
@@ -30,7 +31,7 @@ void broadcast_rows(const BroadcastPlan& p, BinaryLoop loop, const char* a, cons
   const int64_t inner = p.dims[last];
   for (int64_t row = begin; row < end; ++row) {
     loop(a + offset_a * elem, p.strides[0][last], b + offset_b * elem, p.strides[1][last],
-         out + row * inner * elem, inner);
+         out + row * inner * out_elem, inner);
     for (int k = last - 1; k >= 0; --k) {
       offset_a += p.strides[0][k];
       offset_b += p.strides[1][k];
@@ -48,7 +49,7 @@ void binary_broadcast(const KernelContext& ctx, BinaryLoop loop) {
   const char* a = static_cast<const char*>(ctx.inputs[0].data);
   const char* b = static_cast<const char*>(ctx.inputs[1].data);
   char* out = static_cast<char*>(ctx.output.data);
-  const size_t elem = dtype_size(ctx.output.dtype);
+  const size_t elem = dtype_size(ctx.inputs[0].dtype), out_elem = dtype_size(ctx.output.dtype);
   if (p.rank == 0) {
     loop(a, 1, b, 1, out, 1);
     return;
@@ -57,7 +58,7 @@ void binary_broadcast(const KernelContext& ctx, BinaryLoop loop) {
   for (int k = 0; k < p.rank - 1; ++k) rows *= p.dims[k];
   const int64_t inner = p.dims[p.rank - 1];
   parallel_for(rows, (kGrain + inner - 1) / inner, [&](int64_t begin, int64_t end) {
-    broadcast_rows(p, loop, a, b, out, elem, begin, end);
+    broadcast_rows(p, loop, a, b, out, elem, out_elem, begin, end);
   });
 }
 
@@ -89,7 +90,8 @@ absl::Status binary_kernel(const KernelContext& ctx) {
   const TensorArg& b = ctx.inputs[1];
   const T* pa = static_cast<const T*>(a.data);
   const T* pb = static_cast<const T*>(b.data);
-  T* out = output_data<T>(ctx);
+  using Out = std::conditional_t<op_is_comparison(kOp), bool, T>;
+  Out* out = static_cast<Out*>(ctx.output.data);
   const int64_t n = ctx.output.shape->num_elements();
   const BinaryLoop loop =
       cpu_loops().binary[static_cast<int>(kOp)][static_cast<int>(dtype_of<T>())];

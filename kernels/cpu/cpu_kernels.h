@@ -61,5 +61,7 @@ absl::Status register_array_kernels(KernelRegistry& registry);
 absl::Status register_combine_kernels(KernelRegistry& registry);
 absl::Status register_random_kernels(KernelRegistry& registry);
 absl::Status register_nn_kernels(KernelRegistry& registry);
+absl::Status register_select_kernels(KernelRegistry& registry);  // SelectV2
+absl::Status register_arg_kernels(KernelRegistry& registry);     // ArgMax, ArgMin
 
 }  // namespace mt::cpu

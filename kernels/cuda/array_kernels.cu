@@ -5,13 +5,29 @@
 //
 // Note [GPU copy plans]: a plan whose second last output dimension is the input's
 // contiguous one (a transpose of the last two, batched) goes through 32 x 32 tiles in
-// shared memory, so that both the reads and the writes are coalesced. Other plans whose
-// last dimension is long run one block row per output row (the row's input offset is
-// computed once); the rest compute every element's input offset from its index. 2-byte
+// shared memory, so that both the reads and the writes are coalesced. A plan whose last
+// dimension is contiguous in the input (stride 1: Slice, BroadcastTo, Tile, most strided
+// slices) is copied by rows (Note [Row copies]); when its second last stride is 0 (a row
+// repeated: BroadcastTo or Tile of a row) each thread loads its part of the row once and
+// stores it to every repeat. Other plans whose last dimension is long run one block row per
+// output row; the rest compute every element's input offset from its index. 2-byte
 // elements take 64 x 64 tiles moved as 4-byte pairs when the layout allows (bfloat16 and
 // float16 transposes would otherwise move 64 bytes per warp access).
+//
+// Note [Row copies]: rows move in units of the widest of 16, 8, 4, 2 and 1 bytes that
+// divides both buffers' addresses, the row length and every row's start, so rows of whole
+// 16-byte vectors use LDG.E.128 / STG.E.128 and any other layout falls back to narrower
+// units. blockDim.x threads cover kUnroll * blockDim.x units of a row, each loading its
+// kUnroll units before storing any (64 bytes in flight per thread); short rows leave the
+// rest of the block (blockDim.y) to further rows. The grid is a few blocks per SM, looping
+// over rows (grid-stride), and a row's source is found once per thread, with IndexDividers
+// instead of 64-bit division. The helpers are in row_copy.h, shared with ConcatV2, SplitV
+// and GatherV2 (combine_kernels.cu).
+#include <type_traits>
+
 #include "kernels/array_layout.h"
 #include "kernels/cuda/elementwise.h"
+#include "kernels/cuda/row_copy.h"
 
 namespace mt::cuda {
 namespace {
@@ -142,6 +158,100 @@ bool pairs_fit(const DevicePlan& p, const void* in, const void* out) {
          reinterpret_cast<uintptr_t>(out) % 4 == 0;
 }
 
+// The first `rank` dimensions of a plan, as the input unit where the row of index i starts.
+struct RowSource {
+  int rank = 0;
+  IndexDivider dims[kMaxCopyRank];
+  int64_t strides[kMaxCopyRank] = {};  // in units
+  int64_t offset = 0;                  // in units
+
+  __device__ __forceinline__ int64_t at(int64_t i) const {
+    int64_t off = offset;
+    for (int d = rank - 1; d > 0; --d) {
+      const int64_t q = static_cast<int64_t>(dims[d].div(static_cast<uint64_t>(i)));
+      off += (i - q * static_cast<int64_t>(dims[d].d)) * strides[d];
+      i = q;
+    }
+    return rank > 0 ? off + i * strides[0] : off;  // i < dims[0]: no division
+  }
+};
+
+// Returns the RowSource of the first `rank` dimensions of `p` (indices below `rows`).
+RowSource row_source(const CopyPlan& p, int rank, int64_t elem, int64_t unit, int64_t rows) {
+  RowSource s;
+  s.rank = rank;
+  for (int d = 0; d < rank; ++d) {
+    s.dims[d] = IndexDivider::make(p.dims[d], rows);
+    s.strides[d] = p.strides[d] * elem / unit;
+  }
+  s.offset = p.offset * elem / unit;
+  return s;
+}
+
+// out row r (`width` units) = the input row at src.at(r); (blockIdx.y, threadIdx.y) pick rows.
+template <typename U>
+__global__ void __launch_bounds__(kThreads, kRowBlocksPerSm)
+    plan_row_copy(RowSource src, const U* in, U* out, int64_t width, int64_t rows) {
+  const int64_t c0 = int64_t{blockIdx.x} * blockDim.x * kUnroll + threadIdx.x;
+  if (c0 >= width) return;
+  for (int64_t r = int64_t{blockIdx.y} * blockDim.y + threadIdx.y; r < rows;
+       r += int64_t{gridDim.y} * blockDim.y) {
+    U v[kUnroll];
+    load_units(in + src.at(r), c0, blockDim.x, width, v);
+    store_units(out + r * width, c0, blockDim.x, width, v);
+  }
+}
+
+// out rows o * reps + r (r < reps) = the input row at src.at(o): the thread's units of it
+// are loaded once per o (blockIdx.z) and stored to every r its block takes.
+template <typename U>
+__global__ void __launch_bounds__(kThreads, kRowBlocksPerSm)
+    plan_row_repeat(RowSource src, const U* in, U* out, int64_t width, int64_t reps,
+                    int64_t outer) {
+  const int64_t c0 = int64_t{blockIdx.x} * blockDim.x * kUnroll + threadIdx.x;
+  if (c0 >= width) return;
+  for (int64_t o = blockIdx.z; o < outer; o += gridDim.z) {
+    U v[kUnroll];
+    load_units(in + src.at(o), c0, blockDim.x, width, v);
+    U* dst = out + o * reps * width;
+    for (int64_t r = int64_t{blockIdx.y} * blockDim.y + threadIdx.y; r < reps;
+         r += int64_t{gridDim.y} * blockDim.y) {
+      store_units(dst + r * width, c0, blockDim.x, width, v);
+    }
+  }
+}
+
+// Runs a plan of n elements of `elem` bytes whose last stride is 1 by rows.
+absl::Status launch_row_plan(OpId op, const GpuState& state, const CopyPlan& p, const void* in,
+                             void* out, int64_t n, int64_t elem) {
+  const int rank = static_cast<int>(p.dims.size());
+  const bool repeat = rank >= 2 && p.strides[rank - 2] == 0;
+  const int lead = rank - (repeat ? 2 : 1);
+  const int64_t inner = p.dims[rank - 1], rows = n / inner;
+  uint64_t bits = reinterpret_cast<uintptr_t>(in) | reinterpret_cast<uintptr_t>(out) |
+                  static_cast<uint64_t>(inner * elem) | static_cast<uint64_t>(p.offset * elem);
+  for (int d = 0; d < lead; ++d) bits |= static_cast<uint64_t>(p.strides[d] * elem);
+  const int unit = widest_unit(bits);
+  const int64_t width = inner * elem / unit;
+  return with_unit(unit, [&](auto tag) {
+    using U = decltype(tag);
+    const U* src = static_cast<const U*>(in);
+    U* dst = static_cast<U*>(out);
+    if (!repeat) {
+      const RowGrid g = row_grid(state, width, rows, 1);
+      return launch(op, state, g.grid, g.block, &plan_row_copy<U>,
+                    row_source(p, lead, elem, unit, rows), src, dst, width, rows);
+    }
+    const int64_t reps = p.dims[rank - 2], outer = rows / reps;
+    const int64_t gx = row_grid(state, width, 1, 1).grid.x;
+    const int64_t planes = std::clamp<int64_t>(int64_t{sm_count(state)} * kRowBlocksPerSm / gx, 1,
+                                               std::min<int64_t>(outer, 65535));
+    const RowGrid g = row_grid(state, width, reps, planes);
+    return launch(op, state, g.grid, g.block, &plan_row_repeat<U>,
+                  row_source(p, lead, elem, unit, outer), src, dst, width, reps, outer);
+  });
+}
+
 template <typename W>
 absl::Status launch_plan(OpId op, const GpuState& state, const CopyPlan& plan, const W* in, W* out,
                          int64_t n) {
@@ -162,6 +272,9 @@ absl::Status launch_plan(OpId op, const GpuState& state, const CopyPlan& plan, c
         n / (rows * cols) * ((rows + kTile - 1) / kTile) * ((cols + kTile - 1) / kTile);
     return launch(op, state, grid_for(tiles, 1), dim3(kTile, kTileRows), &plan_tiles<W>, p, in, out,
                   tiles);
+  }
+  if (rank >= 1 && p.strides[rank - 1] == 1) {
+    return launch_row_plan(op, state, plan, in, out, n, sizeof(W));
   }
   if (rank >= 1 && p.dims[rank - 1] >= kThreads) {
     const int64_t inner = p.dims[rank - 1];

@@ -1,4 +1,5 @@
-// GPU kernels of the broadcasting binary ops, every row of MT_BINARY_OPS.
+// GPU kernels of the broadcasting binary ops, every row of MT_BINARY_OPS (the comparisons
+// write bool).
 //
 // Note [Binary paths]: when each operand either has the output's element count (equal
 // shapes up to size-1 dimensions) or a single element, the op is one vectorised
@@ -157,12 +158,38 @@ struct BinaryFn<OpId::kLogicalOr> {
   __device__ bool operator()(bool a, bool b) const { return a || b; }
 };
 
+// The comparisons give bool (Note [Binary paths] holds with a bool output); a NaN
+// compares unequal to everything. The 2-byte floats compare exactly in float32.
+#define MT_COMPARISON_FN(Name, op)                              \
+  template <>                                                   \
+  struct BinaryFn<OpId::k##Name> {                              \
+    template <typename T>                                       \
+    __device__ bool operator()(T a, T b) const {                \
+      if constexpr (kIsHalf<T>) {                               \
+        return to_compute(a) op to_compute(b);                  \
+      } else {                                                  \
+        return a op b;                                          \
+      }                                                         \
+    }                                                           \
+  };
+MT_COMPARISON_FN(Equal, ==)
+MT_COMPARISON_FN(NotEqual, !=)
+MT_COMPARISON_FN(Less, <)
+MT_COMPARISON_FN(LessEqual, <=)
+MT_COMPARISON_FN(Greater, >)
+MT_COMPARISON_FN(GreaterEqual, >=)
+#undef MT_COMPARISON_FN
+
+// The output element type of kOp on T: T, or bool for the comparisons.
+template <OpId kOp, typename T>
+using BinaryOut = std::conditional_t<op_is_comparison(kOp), bool, T>;
+
 // The general path of Note [Binary paths]: the plan by value, with a divider per dimension.
-template <typename T>
+template <typename T, typename Out>
 struct BroadcastArgs {
   const T* a;
   const T* b;
-  T* out;
+  Out* out;
   int64_t n;
   int rank;
   int64_t strides[2][kMaxBroadcastRank];
@@ -171,8 +198,8 @@ struct BroadcastArgs {
 };
 
 // Sets the operands' offsets of output element `i`.
-template <typename T>
-__device__ __forceinline__ void plan_offsets(const BroadcastArgs<T>& p, int64_t i, int64_t* a,
+template <typename T, typename Out>
+__device__ __forceinline__ void plan_offsets(const BroadcastArgs<T, Out>& p, int64_t i, int64_t* a,
                                              int64_t* b) {
   uint64_t rest = static_cast<uint64_t>(i);
   *a = *b = 0;
@@ -209,8 +236,8 @@ __device__ __forceinline__ void load_run(const T* p, int64_t offset, bool spans,
 
 // Each thread computes kWidth neighbouring outputs: kVec<T> (128-bit accesses) when the
 // innermost dimension is a multiple of it and the pointers are aligned, else 1.
-template <typename Fn, typename T, int kWidth>
-__global__ void __launch_bounds__(kThreads) broadcast_kernel(BroadcastArgs<T> p, Fn fn) {
+template <typename Fn, typename T, typename Out, int kWidth>
+__global__ void __launch_bounds__(kThreads) broadcast_kernel(BroadcastArgs<T, Out> p, Fn fn) {
   const int64_t stride = int64_t{gridDim.x} * kThreads;
   const int64_t runs = p.n / kWidth;
 #pragma unroll 1
@@ -221,21 +248,22 @@ __global__ void __launch_bounds__(kThreads) broadcast_kernel(BroadcastArgs<T> p,
     load_run<kWidth>(p.a, offset_a, p.spans_inner[0], x);
     load_run<kWidth>(p.b, offset_b, p.spans_inner[1], y);
     if constexpr (kWidth > 1) {
-      Vec<T> out;
+      OutVec<T, Out> out;
 #pragma unroll
       for (int j = 0; j < kWidth; ++j) out.v[j] = fn(x[j], y[j]);
-      reinterpret_cast<Vec<T>*>(p.out)[v] = out;
+      reinterpret_cast<OutVec<T, Out>*>(p.out)[v] = out;
     } else {
       p.out[v] = fn(x[0], y[0]);
     }
   }
 }
 
-template <OpId kOp, typename Fn, typename T>
-absl::Status launch_broadcast(const KernelContext& ctx, const T* a, const T* b, T* out, int64_t n) {
+template <OpId kOp, typename Fn, typename T, typename Out>
+absl::Status launch_broadcast(const KernelContext& ctx, const T* a, const T* b, Out* out,
+                              int64_t n) {
   BroadcastPlan plan;
   MT_CHECK(make_broadcast_plan(*ctx.inputs[0].shape, *ctx.inputs[1].shape, &plan));
-  BroadcastArgs<T> p{a, b, out, n, plan.rank, {}, {}, {}};
+  BroadcastArgs<T, Out> p{a, b, out, n, plan.rank, {}, {}, {}};
   for (int k = 0; k < plan.rank; ++k) {
     p.strides[0][k] = plan.strides[0][k];
     p.strides[1][k] = plan.strides[1][k];
@@ -250,20 +278,23 @@ absl::Status launch_broadcast(const KernelContext& ctx, const T* a, const T* b, 
   const GpuState& state = gpu_state(ctx);
   if (vectorized) {
     return launch(kOp, state, grid_for(n / kVec<T>, kThreads), kThreads,
-                  &broadcast_kernel<Fn, T, kVec<T>>, p, Fn{});
+                  &broadcast_kernel<Fn, T, Out, kVec<T>>, p, Fn{});
   }
-  return launch(kOp, state, grid_for(n, kThreads), kThreads, &broadcast_kernel<Fn, T, 1>, p, Fn{});
+  return launch(kOp, state, grid_for(n, kThreads), kThreads, &broadcast_kernel<Fn, T, Out, 1>, p,
+                Fn{});
 }
 
-template <OpId kOp, typename T>
+// kOp names the op in errors; kFnOp picks the functor (BiasAdd adds as AddV2 does).
+template <OpId kOp, typename T, OpId kFnOp = kOp>
 absl::Status run_binary(const KernelContext& ctx) {
-  using Fn = BinaryFn<kOp>;
+  using Fn = BinaryFn<kFnOp>;
   const TensorArg& a = ctx.inputs[0];
   const TensorArg& b = ctx.inputs[1];
-  MapArgs<T, 2> args;
+  using Out = BinaryOut<kFnOp, T>;
+  MapArgs<T, 2, Out> args;
   args.in[0] = static_cast<const T*>(a.data);
   args.in[1] = static_cast<const T*>(b.data);
-  args.out = static_cast<T*>(ctx.output.data);
+  args.out = static_cast<Out*>(ctx.output.data);
   args.n = ctx.output.shape->num_elements();
   if (args.n == 0) return absl::OkStatus();
   const int64_t na = a.shape->num_elements(), nb = b.shape->num_elements();
@@ -285,11 +316,14 @@ absl::Status add_binary(KernelRegistry& registry) {
 
 }  // namespace
 
+// BiasAdd's (value [..., C], bias [C]) is a broadcasting AddV2 (validated by infer_bias_add).
 absl::Status register_binary_kernels(KernelRegistry& registry) {
 #define MT_ADD_BINARY(Name, ...) MT_RETURN_IF_ERROR(add_binary<OpId::k##Name>(registry));
   MT_BINARY_OPS(MT_ADD_BINARY)
 #undef MT_ADD_BINARY
-  return absl::OkStatus();
+  return add_gpu_kernels(registry, OpId::kBiasAdd, NumericTypes{}, [](auto tag) -> KernelFn {
+    return &run_binary<OpId::kBiasAdd, typename decltype(tag)::type, OpId::kAddV2>;
+  });
 }
 
 }  // namespace mt::cuda

@@ -1,13 +1,20 @@
-// GPU kernels of the array ops that join, split or index: ConcatV2, Pack, SplitV (one 2-D
-// copy per piece), GatherV2 and OneHot.
+// GPU kernels of the array ops that join, split or index: ConcatV2, Pack, SplitV (the
+// pieces' 2-D copies in one launch) and GatherV2 (row copies), and OneHot.
 //
 // Note [GPU gather out of range]: an index outside [0, n) cannot be reported from a kernel
 // without a synchronisation, so, as TensorFlow's GPU kernel, the GPU writes zeros for it and
 // never reads outside params; the CPU returns InvalidArgument instead.
+//
+// Rows move as in Note [Row copies] (array_kernels.cu), with the helpers of row_copy.h: in
+// the widest unit of 16, 8, 4, 2 or 1 bytes that the layout allows, kUnroll units in flight
+// per thread, a few blocks per SM looping over rows, no division per element.
+#include <bit>
 #include <cstring>
+#include <type_traits>
 
 #include "kernels/array_layout.h"
 #include "kernels/cuda/elementwise.h"
+#include "kernels/cuda/row_copy.h"
 
 namespace mt::cuda {
 namespace {
@@ -15,101 +22,154 @@ namespace {
 using internal::ConcatLayout;
 using internal::Word;
 
-// Rows of piece bytes at least this wide go through cudaMemcpy2DAsync; narrower ones
-// through block_copy, whose threads cover many rows at once.
-constexpr int64_t kWideRow = 512;
-
-// dst[r * dpitch + c] = src[r * spitch + c] for `rows` rows of `width` elements.
-template <typename W>
-__global__ void block_copy(const W* src, int64_t spitch, W* dst, int64_t dpitch, int64_t width,
-                           int64_t n) {
-  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n;
-       i += int64_t{gridDim.x} * blockDim.x) {
-    const int64_t r = i / width, c = i - r * width;
-    dst[r * dpitch + c] = src[r * spitch + c];
+// Copies the units c0 + k * step (k < kUnroll) below `width` of a row, all loaded before
+// any is stored; a null `src` stores zeros.
+template <typename U>
+__device__ __forceinline__ void copy_units(const U* src, U* dst, int64_t c0, int step,
+                                           int64_t width) {
+  U v[kUnroll];
+#pragma unroll
+  for (int k = 0; k < kUnroll; ++k) {
+    if (c0 + int64_t{k} * step < width) v[k] = src != nullptr ? src[c0 + int64_t{k} * step] : U{};
+  }
+#pragma unroll
+  for (int k = 0; k < kUnroll; ++k) {
+    if (c0 + int64_t{k} * step < width) dst[c0 + int64_t{k} * step] = v[k];
   }
 }
 
-// Copies `rows` rows of `width` bytes; pitches in bytes, all multiples of sizeof(W).
-template <typename W>
-absl::Status copy_2d(OpId op, const GpuState& state, const char* src, int64_t spitch, char* dst,
-                     int64_t dpitch, int64_t width, int64_t rows) {
-  if (width == 0 || rows == 0) return absl::OkStatus();
-  if (rows == 1 || (width == spitch && width == dpitch)) {
-    return cuda_status(
-        op, "cudaMemcpyAsync",
-        cudaMemcpyAsync(dst, src, width * rows, cudaMemcpyDeviceToDevice, state.stream));
+// A piece of ConcatV2, Pack or SplitV: rows of `width` units from src to dst, pitches apart.
+template <typename U>
+struct Piece {
+  const U* src;
+  U* dst;
+  int64_t width, spitch, dpitch;
+};
+
+constexpr int kMaxPieces = 8;  // pieces per launch, one per blockIdx.z
+
+template <typename U>
+struct Pieces {
+  Piece<U> piece[kMaxPieces];
+  int64_t rows;
+};
+
+// Copies the `rows` rows of piece blockIdx.z; (blockIdx.y, threadIdx.y) pick rows.
+template <typename U>
+__global__ void __launch_bounds__(kThreads, kRowBlocksPerSm) copy_pieces(Pieces<U> pieces) {
+  const Piece<U> p = pieces.piece[blockIdx.z];
+  const int64_t c0 = int64_t{blockIdx.x} * blockDim.x * kUnroll + threadIdx.x;
+  if (c0 >= p.width) return;  // a block beyond a narrower piece than the widest
+  for (int64_t r = int64_t{blockIdx.y} * blockDim.y + threadIdx.y; r < pieces.rows;
+       r += int64_t{gridDim.y} * blockDim.y) {
+    copy_units(p.src + r * p.spitch, p.dst + r * p.dpitch, c0, blockDim.x, p.width);
   }
-  if (width >= kWideRow) {
-    return cuda_status(op, "cudaMemcpy2DAsync",
-                       cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, rows,
-                                         cudaMemcpyDeviceToDevice, state.stream));
-  }
-  constexpr int64_t s = sizeof(W);
-  const int64_t n = width / s * rows;
-  return launch(op, state, grid_for(n, kThreads), kThreads, &block_copy<W>,
-                reinterpret_cast<const W*>(src), spitch / s, reinterpret_cast<W*>(dst), dpitch / s,
-                width / s, n);
 }
 
-template <OpId kOp, typename W>
+// A piece in bytes, before a unit is chosen.
+struct BytePiece {
+  const char* src;
+  char* dst;
+  int64_t width, spitch, dpitch;
+};
+
+// Launches copy_pieces on `group` (at most kMaxPieces, all divisible into `unit`s).
+absl::Status launch_pieces(OpId op, const GpuState& state, absl::Span<const BytePiece> group,
+                           int64_t rows, int unit) {
+  return with_unit(unit, [&](auto tag) {
+    using U = decltype(tag);
+    Pieces<U> pieces = {};
+    pieces.rows = rows;
+    int64_t widest = 1;
+    for (size_t i = 0; i < group.size(); ++i) {
+      const BytePiece& b = group[i];
+      pieces.piece[i] = {reinterpret_cast<const U*>(b.src), reinterpret_cast<U*>(b.dst),
+                         b.width / unit, b.spitch / unit, b.dpitch / unit};
+      widest = std::max(widest, b.width / unit);
+    }
+    const RowGrid g = row_grid(state, widest, rows, static_cast<int64_t>(group.size()));
+    return launch(op, state, g.grid, g.block, &copy_pieces<U>, pieces);
+  });
+}
+
+// Copies `rows` rows of every piece: a contiguous one with cudaMemcpyAsync, the others with
+// one launch per unit size and kMaxPieces pieces.
+absl::Status copy_pieces_2d(OpId op, const GpuState& state, absl::Span<const BytePiece> all,
+                            int64_t rows) {
+  absl::InlinedVector<BytePiece, 8> by_unit[5];  // [log2 of the unit]
+  for (const BytePiece& b : all) {
+    if (b.width == 0 || rows == 0) continue;
+    if (rows == 1 || (b.width == b.spitch && b.width == b.dpitch)) {
+      MT_RETURN_IF_ERROR(cuda_status(
+          op, "cudaMemcpyAsync",
+          cudaMemcpyAsync(b.dst, b.src, b.width * rows, cudaMemcpyDeviceToDevice, state.stream)));
+      continue;
+    }
+    const int unit =
+        widest_unit(reinterpret_cast<uintptr_t>(b.src) | reinterpret_cast<uintptr_t>(b.dst) |
+                    static_cast<uint64_t>(b.width | b.spitch | b.dpitch));
+    by_unit[std::countr_zero(static_cast<unsigned>(unit))].push_back(b);
+  }
+  for (int u = 0; u < 5; ++u) {
+    const absl::Span<const BytePiece> pieces(by_unit[u]);
+    for (size_t first = 0; first < pieces.size(); first += kMaxPieces) {
+      MT_RETURN_IF_ERROR(launch_pieces(op, state, pieces.subspan(first, kMaxPieces), rows, 1 << u));
+    }
+  }
+  return absl::OkStatus();
+}
+
+template <OpId kOp>
 absl::Status run_concat(const KernelContext& ctx) {
   absl::InlinedVector<const Shape*, 8> shapes;
   for (const TensorArg& t : ctx.inputs) shapes.push_back(t.shape);
   const ConcatLayout l = internal::make_concat_layout(
       *ctx.output.shape, shapes,
-      internal::canonical_axis(ctx.attrs->axis, ctx.output.shape->rank()), sizeof(W));
+      internal::canonical_axis(ctx.attrs->axis, ctx.output.shape->rank()),
+      dtype_size(ctx.output.dtype));
   char* out = static_cast<char*>(ctx.output.data);
+  absl::InlinedVector<BytePiece, 8> pieces;
   for (size_t i = 0; i < shapes.size(); ++i) {
-    MT_RETURN_IF_ERROR(copy_2d<W>(kOp, gpu_state(ctx), static_cast<const char*>(ctx.inputs[i].data),
-                                  l.piece_row[i], out + l.offset[i], l.total_row, l.piece_row[i],
-                                  l.outer));
+    pieces.push_back({static_cast<const char*>(ctx.inputs[i].data), out + l.offset[i],
+                      l.piece_row[i], l.piece_row[i], l.total_row});
   }
-  return absl::OkStatus();
+  return copy_pieces_2d(kOp, gpu_state(ctx), pieces, l.outer);
 }
 
-template <typename W>
 absl::Status run_split(const KernelContext& ctx) {
   absl::InlinedVector<const Shape*, 8> shapes;
   for (const MutableTensorArg& t : ctx.outputs) shapes.push_back(t.shape);
   const Shape& in = *ctx.inputs[0].shape;
-  const ConcatLayout l = internal::make_concat_layout(
-      in, shapes, internal::canonical_axis(ctx.attrs->axis, in.rank()), sizeof(W));
+  const ConcatLayout l =
+      internal::make_concat_layout(in, shapes, internal::canonical_axis(ctx.attrs->axis, in.rank()),
+                                   dtype_size(ctx.inputs[0].dtype));
   const char* src = static_cast<const char*>(ctx.inputs[0].data);
+  absl::InlinedVector<BytePiece, 8> pieces;
   for (size_t i = 0; i < shapes.size(); ++i) {
-    MT_RETURN_IF_ERROR(copy_2d<W>(OpId::kSplitV, gpu_state(ctx), src + l.offset[i], l.total_row,
-                                  static_cast<char*>(ctx.outputs[i].data), l.piece_row[i],
-                                  l.piece_row[i], l.outer));
+    pieces.push_back({src + l.offset[i], static_cast<char*>(ctx.outputs[i].data), l.piece_row[i],
+                      l.total_row, l.piece_row[i]});
   }
-  return absl::OkStatus();
+  return copy_pieces_2d(OpId::kSplitV, gpu_state(ctx), pieces, l.outer);
 }
 
-// out[(o * k + j) * inner + c] = params[(o * n + idx[j]) * inner + c], or 0 when idx[j] is
-// out of range (Note [GPU gather out of range]). blockIdx.y (grid-stride) picks (o, j).
-template <typename W, typename I>
-__global__ void gather_rows(const W* params, const I* idx, W* out, int64_t n, int64_t k,
-                            int64_t inner, int64_t rows) {
-  const int64_t c = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
-  if (c >= inner) return;
-  for (int64_t t = blockIdx.y; t < rows; t += gridDim.y) {
-    const int64_t o = t / k, v = static_cast<int64_t>(idx[t - o * k]);
-    out[t * inner + c] = v >= 0 && v < n ? params[(o * n + v) * inner + c] : W(0);
-  }
-}
-
-// The same for short rows: one thread per output element.
-template <typename W, typename I>
-__global__ void gather_elements(const W* params, const I* idx, W* out, int64_t n, int64_t k,
-                                int64_t inner, int64_t total) {
-  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < total;
-       i += int64_t{gridDim.x} * blockDim.x) {
-    const int64_t t = i / inner, c = i - t * inner, o = t / k;
-    const int64_t v = static_cast<int64_t>(idx[t - o * k]);
-    out[i] = v >= 0 && v < n ? params[(o * n + v) * inner + c] : W(0);
+// Output row t = o * k + j (`width` units) = params row o * n + idx[j], or zeros when idx[j]
+// is out of range (Note [GPU gather out of range]); (blockIdx.y, threadIdx.y) pick rows.
+template <typename U, typename I>
+__global__ void __launch_bounds__(kThreads, kRowBlocksPerSm)
+    gather_rows(const U* params, const I* idx, U* out, IndexDivider k, int64_t n, int64_t width,
+                int64_t rows) {
+  const int64_t c0 = int64_t{blockIdx.x} * blockDim.x * kUnroll + threadIdx.x;
+  if (c0 >= width) return;
+  for (int64_t t = int64_t{blockIdx.y} * blockDim.y + threadIdx.y; t < rows;
+       t += int64_t{gridDim.y} * blockDim.y) {
+    const int64_t o = static_cast<int64_t>(k.div(static_cast<uint64_t>(t)));
+    const int64_t v = static_cast<int64_t>(idx[t - o * static_cast<int64_t>(k.d)]);
+    const U* src = v >= 0 && v < n ? params + (o * n + v) * width : nullptr;
+    copy_units(src, out + t * width, c0, blockDim.x, width);
   }
 }
 
-template <typename W, typename I>
+template <typename I>
 absl::Status gather_as(const KernelContext& ctx) {
   const Shape& params = *ctx.inputs[0].shape;
   const int axis = static_cast<int>(internal::canonical_axis(ctx.attrs->axis, params.rank()));
@@ -117,25 +177,23 @@ absl::Status gather_as(const KernelContext& ctx) {
   for (int d = 0; d < axis; ++d) outer *= params.dim(d);
   for (int d = axis + 1; d < params.rank(); ++d) inner *= params.dim(d);
   const int64_t n = params.dim(axis), k = ctx.inputs[1].shape->num_elements();
-  const int64_t total = ctx.output.shape->num_elements();
-  if (total == 0) return absl::OkStatus();
-  const W* p = static_cast<const W*>(ctx.inputs[0].data);
-  const I* idx = static_cast<const I*>(ctx.inputs[1].data);
-  W* out = static_cast<W*>(ctx.output.data);
-  if (inner >= kThreads) {
-    const dim3 grid(static_cast<unsigned>((inner + kThreads - 1) / kThreads),
-                    static_cast<unsigned>(std::min<int64_t>(outer * k, 65535)));
-    return launch(OpId::kGatherV2, gpu_state(ctx), grid, kThreads, &gather_rows<W, I>, p, idx, out,
-                  n, k, inner, outer * k);
-  }
-  return launch(OpId::kGatherV2, gpu_state(ctx), grid_for(total, kThreads), kThreads,
-                &gather_elements<W, I>, p, idx, out, n, k, inner, total);
+  if (ctx.output.shape->num_elements() == 0) return absl::OkStatus();
+  const void* p = ctx.inputs[0].data;
+  void* out = ctx.output.data;
+  const int64_t row = inner * static_cast<int64_t>(dtype_size(ctx.output.dtype));
+  const int unit = widest_unit(reinterpret_cast<uintptr_t>(p) | reinterpret_cast<uintptr_t>(out) |
+                               static_cast<uint64_t>(row));
+  return with_unit(unit, [&](auto tag) {
+    using U = decltype(tag);
+    const RowGrid g = row_grid(gpu_state(ctx), row / unit, outer * k, 1);
+    return launch(OpId::kGatherV2, gpu_state(ctx), g.grid, g.block, &gather_rows<U, I>,
+                  static_cast<const U*>(p), static_cast<const I*>(ctx.inputs[1].data),
+                  static_cast<U*>(out), IndexDivider::make(k, outer * k), n, row / unit, outer * k);
+  });
 }
 
-template <typename W>
 absl::Status run_gather(const KernelContext& ctx) {
-  return ctx.inputs[1].dtype == DType::kInt32 ? gather_as<W, int32_t>(ctx)
-                                              : gather_as<W, int64_t>(ctx);
+  return ctx.inputs[1].dtype == DType::kInt32 ? gather_as<int32_t>(ctx) : gather_as<int64_t>(ctx);
 }
 
 // out[(o * depth + d) * inner + s] = idx[o * inner + s] == d ? on : off.
@@ -172,24 +230,18 @@ absl::Status run_one_hot(const KernelContext& ctx) {
   });
 }
 
-template <typename Tag>
-using WordOf = Word<sizeof(typename Tag::type)>;
-
 }  // namespace
 
 absl::Status register_combine_kernels(KernelRegistry& registry) {
-  MT_RETURN_IF_ERROR(add_gpu_kernels(
-      registry, OpId::kConcatV2, AllTypes{},
-      [](auto tag) -> KernelFn { return &run_concat<OpId::kConcatV2, WordOf<decltype(tag)>>; }));
-  MT_RETURN_IF_ERROR(add_gpu_kernels(registry, OpId::kPack, AllTypes{}, [](auto tag) -> KernelFn {
-    return &run_concat<OpId::kPack, WordOf<decltype(tag)>>;
+  MT_RETURN_IF_ERROR(add_gpu_kernels(registry, OpId::kConcatV2, AllTypes{}, [](auto) -> KernelFn {
+    return &run_concat<OpId::kConcatV2>;
   }));
-  MT_RETURN_IF_ERROR(add_gpu_kernels(registry, OpId::kSplitV, AllTypes{}, [](auto tag) -> KernelFn {
-    return &run_split<WordOf<decltype(tag)>>;
-  }));
-  MT_RETURN_IF_ERROR(
-      add_gpu_kernels(registry, OpId::kGatherV2, AllTypes{},
-                      [](auto tag) -> KernelFn { return &run_gather<WordOf<decltype(tag)>>; }));
+  MT_RETURN_IF_ERROR(add_gpu_kernels(registry, OpId::kPack, AllTypes{},
+                                     [](auto) -> KernelFn { return &run_concat<OpId::kPack>; }));
+  MT_RETURN_IF_ERROR(add_gpu_kernels(registry, OpId::kSplitV, AllTypes{},
+                                     [](auto) -> KernelFn { return &run_split; }));
+  MT_RETURN_IF_ERROR(add_gpu_kernels(registry, OpId::kGatherV2, AllTypes{},
+                                     [](auto) -> KernelFn { return &run_gather; }));
   return add_gpu_kernels(registry, OpId::kOneHot, TypesIn<kIntDTypes>{}, [](auto tag) -> KernelFn {
     return &run_one_hot<typename decltype(tag)::type>;
   });

@@ -77,5 +77,9 @@ absl::Status register_array_kernels(KernelRegistry& registry);
 absl::Status register_combine_kernels(KernelRegistry& registry);
 absl::Status register_random_kernels(KernelRegistry& registry);
 absl::Status register_nn_kernels(KernelRegistry& registry);
+absl::Status register_select_kernels(KernelRegistry& registry);  // SelectV2
+absl::Status register_arg_kernels(KernelRegistry& registry);     // ArgMax, ArgMin
+// SparseSoftmaxCrossEntropyWithLogits (BiasAdd is registered with the binary ops).
+absl::Status register_xent_kernels(KernelRegistry& registry);
 
 }  // namespace mt::cuda

@@ -21,12 +21,13 @@
 
 namespace mt::cuda {
 
-template <typename T, int kIn>
+// The output is T, or `Out` (the comparisons' bool).
+template <typename T, int kIn, typename Out = T>
 struct MapArgs {
   static constexpr int kSlots = kIn > 0 ? kIn : 1;
   const T* in[kSlots] = {};
   bool scalar[kSlots] = {};  // input k has one element, used for every output element
-  T* out = nullptr;
+  Out* out = nullptr;
   int64_t n = 0;
   bool vectorized = false;  // Note [Vectorised element-wise]
 };
@@ -38,9 +39,15 @@ struct ConstantFn {
   __device__ T operator()() const { return value; }
 };
 
+// kVec<T> outputs of Out, stored at once: a Vec<T> when Out is T, fewer bytes otherwise.
+template <typename T, typename Out>
+struct alignas(sizeof(Out) * kVec<T>) OutVec {
+  Out v[kVec<T>];
+};
+
 // Calls fn with the kIn values of `x`.
 template <int kIn, typename Fn, typename T>
-__device__ __forceinline__ T apply(const Fn& fn, const T (&x)[MapArgs<T, kIn>::kSlots]) {
+__device__ __forceinline__ auto apply(const Fn& fn, const T (&x)[MapArgs<T, kIn>::kSlots]) {
   if constexpr (kIn == 0) {
     return fn();
   } else if constexpr (kIn == 1) {
@@ -51,9 +58,9 @@ __device__ __forceinline__ T apply(const Fn& fn, const T (&x)[MapArgs<T, kIn>::k
 }
 
 // Computes the Vec<T> at vector index `v`.
-template <typename Fn, typename T, int kIn>
-__device__ __forceinline__ void map_vector(const MapArgs<T, kIn>& a, const Fn& fn, int64_t v) {
-  constexpr int kSlots = MapArgs<T, kIn>::kSlots;
+template <typename Fn, typename T, int kIn, typename Out>
+__device__ __forceinline__ void map_vector(const MapArgs<T, kIn, Out>& a, const Fn& fn, int64_t v) {
+  constexpr int kSlots = MapArgs<T, kIn, Out>::kSlots;
   Vec<T> x[kSlots];
 #pragma unroll
   for (int k = 0; k < kIn; ++k) {
@@ -65,7 +72,7 @@ __device__ __forceinline__ void map_vector(const MapArgs<T, kIn>& a, const Fn& f
       x[k] = reinterpret_cast<const Vec<T>*>(a.in[k])[v];
     }
   }
-  Vec<T> y;
+  OutVec<T, Out> y;
 #pragma unroll
   for (int j = 0; j < kVec<T>; ++j) {
     T args[kSlots];
@@ -73,20 +80,20 @@ __device__ __forceinline__ void map_vector(const MapArgs<T, kIn>& a, const Fn& f
     for (int k = 0; k < kIn; ++k) args[k] = x[k].v[j];
     y.v[j] = apply<kIn>(fn, args);
   }
-  reinterpret_cast<Vec<T>*>(a.out)[v] = y;
+  reinterpret_cast<OutVec<T, Out>*>(a.out)[v] = y;
 }
 
 // Computes the element at index `i`.
-template <typename Fn, typename T, int kIn>
-__device__ __forceinline__ void map_scalar(const MapArgs<T, kIn>& a, const Fn& fn, int64_t i) {
-  T args[MapArgs<T, kIn>::kSlots];
+template <typename Fn, typename T, int kIn, typename Out>
+__device__ __forceinline__ void map_scalar(const MapArgs<T, kIn, Out>& a, const Fn& fn, int64_t i) {
+  T args[MapArgs<T, kIn, Out>::kSlots];
 #pragma unroll
   for (int k = 0; k < kIn; ++k) args[k] = a.in[k][a.scalar[k] ? 0 : i];
   a.out[i] = apply<kIn>(fn, args);
 }
 
-template <typename Fn, typename T, int kIn>
-__global__ void __launch_bounds__(kThreads) map_kernel(MapArgs<T, kIn> a, Fn fn) {
+template <typename Fn, typename T, int kIn, typename Out>
+__global__ void __launch_bounds__(kThreads) map_kernel(MapArgs<T, kIn, Out> a, Fn fn) {
   const int64_t stride = int64_t{gridDim.x} * kThreads;
   const int64_t first = int64_t{blockIdx.x} * kThreads + threadIdx.x;
   const int64_t nv = a.vectorized ? a.n / kVec<T> : 0;
@@ -97,21 +104,21 @@ __global__ void __launch_bounds__(kThreads) map_kernel(MapArgs<T, kIn> a, Fn fn)
 }
 
 // Sets args.vectorized from the alignment of the output and every dense input.
-template <typename T, int kIn>
-void set_vectorized(MapArgs<T, kIn>& args) {
+template <typename T, int kIn, typename Out>
+void set_vectorized(MapArgs<T, kIn, Out>& args) {
   bool aligned = is_vec_aligned(args.out);
   for (int k = 0; k < kIn; ++k) aligned = aligned && (args.scalar[k] || is_vec_aligned(args.in[k]));
   args.vectorized = aligned;
 }
 
-// Enqueues map_kernel<Fn, T, kIn> over args.n elements (nothing when n is 0).
-template <typename Fn, typename T, int kIn>
-absl::Status launch_map(OpId op, const KernelContext& ctx, MapArgs<T, kIn> args, Fn fn) {
+// Enqueues map_kernel<Fn, T, kIn, Out> over args.n elements (nothing when n is 0).
+template <typename Fn, typename T, int kIn, typename Out>
+absl::Status launch_map(OpId op, const KernelContext& ctx, MapArgs<T, kIn, Out> args, Fn fn) {
   if (args.n == 0) return absl::OkStatus();
   set_vectorized(args);
   const int64_t work = args.vectorized ? (args.n + kVec<T> - 1) / kVec<T> : args.n;
-  return launch(op, gpu_state(ctx), grid_for(work, kThreads), kThreads, &map_kernel<Fn, T, kIn>,
-                args, fn);
+  return launch(op, gpu_state(ctx), grid_for(work, kThreads), kThreads,
+                &map_kernel<Fn, T, kIn, Out>, args, fn);
 }
 
 }  // namespace mt::cuda

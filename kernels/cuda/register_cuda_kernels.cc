@@ -16,6 +16,9 @@ absl::Status register_cuda_kernels(KernelRegistry& registry) {
   MT_RETURN_IF_ERROR(cuda::register_array_kernels(registry));
   MT_RETURN_IF_ERROR(cuda::register_random_kernels(registry));
   MT_RETURN_IF_ERROR(cuda::register_nn_kernels(registry));
+  MT_RETURN_IF_ERROR(cuda::register_select_kernels(registry));
+  MT_RETURN_IF_ERROR(cuda::register_arg_kernels(registry));
+  MT_RETURN_IF_ERROR(cuda::register_xent_kernels(registry));
   return absl::OkStatus();
 }
 

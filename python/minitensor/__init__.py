@@ -23,9 +23,12 @@ import numpy as _np
 
 from . import _minitensor as _mt
 from ._minitensor import (
-    DType, Tensor, abs, add, add_n, cast, divide, exp, floor, identity, logical_and,
-    logical_not, logical_or, matmul, maximum, minimum, multiply, negative, pow, reduce_max,
-    reduce_mean, reduce_sum, reduce_all, reduce_any, reduce_min, reduce_prod, round, sigmoid, sign, sqrt, square, subtract, tanh)
+    DType, Tensor, abs, add, add_n, cast, divide, equal, exp, floor, greater, greater_equal,
+    identity, less, less_equal, logical_and, logical_not, logical_or, matmul, maximum, minimum,
+    multiply, negative, not_equal, pow, reduce_max, reduce_mean, reduce_sum, reduce_all,
+    reduce_any, reduce_min, reduce_prod, round, sigmoid, sign, sqrt, square, subtract, tanh)
+from ._index_ops import argmax, argmin, where
+from . import _operators  # noqa: F401  (Tensor's ==, <, ..., bool() and hash())
 # Shape and data movement (TensorFlow's names; `slice` shadows the builtin here as in tf).
 from ._minitensor import (  # noqa: A004
     broadcast_to, concat, expand_dims, gather, one_hot, ones_like, reshape, slice, split, squeeze,

@@ -1,12 +1,17 @@
 """Element-wise math (tf.math): every element-wise op under its tf.math name."""
 
+from ._index_ops import argmax, argmin
 from ._minitensor import (
-    abs, add, divide, exp, floor, floordiv, floormod, log, log1p, logical_and, logical_not,
-    logical_or, maximum, minimum, multiply, negative, pow, reduce_max, reduce_mean, reduce_sum,
-    round, rsqrt, sigmoid, sign, sqrt, square, squared_difference, subtract, tanh)
+    abs, add, divide, equal, exp, floor, floordiv, floormod, greater, greater_equal, less,
+    less_equal, log, log1p, logical_and, logical_not, logical_or, maximum, minimum, multiply,
+    negative, not_equal, pow, reduce_all, reduce_any, reduce_max, reduce_mean, reduce_min,
+    reduce_prod, reduce_sum, round, rsqrt, sigmoid, sign, sqrt, square, squared_difference,
+    subtract, tanh)
 
 __all__ = [
-    "abs", "add", "divide", "exp", "floor", "floordiv", "floormod", "log", "log1p",
-    "logical_and", "logical_not", "logical_or", "maximum", "minimum", "multiply", "negative",
-    "pow", "reduce_max", "reduce_mean", "reduce_sum", "round", "rsqrt", "sigmoid", "sign",
-    "sqrt", "square", "squared_difference", "subtract", "tanh"]
+    "abs", "add", "argmax", "argmin", "divide", "equal", "exp", "floor", "floordiv", "floormod",
+    "greater", "greater_equal", "less", "less_equal", "log", "log1p", "logical_and",
+    "logical_not", "logical_or", "maximum", "minimum", "multiply", "negative", "not_equal",
+    "pow", "reduce_all", "reduce_any", "reduce_max", "reduce_mean", "reduce_min", "reduce_prod",
+    "reduce_sum", "round", "rsqrt", "sigmoid", "sign", "sqrt", "square", "squared_difference",
+    "subtract", "tanh"]

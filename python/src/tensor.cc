@@ -220,6 +220,10 @@ void bind_ops(nb::module_& m) {
 #define MT_BIND_REDUCTION(Name, tf, cc, py, ...) reduction(bound_name(py), &::mt::cc);
   MT_REDUCTION_OPS(MT_BIND_REDUCTION)
 #undef MT_BIND_REDUCTION
+  // mt.where, mt.argmax and mt.argmin convert their arguments in Python (_index_ops.py).
+  m.def("select_v2", &where, Release(), nb::arg("condition"), nb::arg("x"), nb::arg("y"));
+  m.def("arg_max", &argmax, Release(), nb::arg("input"), nb::arg("axis"), nb::arg("output_type"));
+  m.def("arg_min", &argmin, Release(), nb::arg("input"), nb::arg("axis"), nb::arg("output_type"));
   m.def("cast", &cast, Release(), nb::arg("x"), nb::arg("dtype"));
   m.def("identity", &identity, Release(), nb::arg("input"));
 }

@@ -85,6 +85,17 @@ constexpr Row kTable[] = {
     {OpId::kAll, {0, 0, 0, 0, 1, 0, 0}},
     {OpId::kSoftmax, {1, 1, 0, 0, 0, 1, 1}},
     {OpId::kLogSoftmax, {1, 1, 0, 0, 0, 1, 1}},
+    {OpId::kEqual, {1, 1, 1, 1, 1, 1, 1}},
+    {OpId::kNotEqual, {1, 1, 1, 1, 1, 1, 1}},
+    {OpId::kLess, {1, 1, 1, 1, 0, 1, 1}},
+    {OpId::kLessEqual, {1, 1, 1, 1, 0, 1, 1}},
+    {OpId::kGreater, {1, 1, 1, 1, 0, 1, 1}},
+    {OpId::kGreaterEqual, {1, 1, 1, 1, 0, 1, 1}},
+    {OpId::kSelectV2, {1, 1, 1, 1, 1, 1, 1}},
+    {OpId::kArgMax, {1, 1, 1, 1, 0, 1, 1}},
+    {OpId::kArgMin, {1, 1, 1, 1, 0, 1, 1}},
+    {OpId::kBiasAdd, {1, 1, 1, 1, 0, 1, 1}},
+    {OpId::kSparseSoftmaxCrossEntropyWithLogits, {1, 1, 0, 0, 0, 1, 1}},
 };
 static_assert(std::size(kTable) == kNumOps);
 

@@ -12,9 +12,10 @@ namespace {
 
 template <OpId kOp, typename T>
 void binary_loop(const void* va, int64_t sa, const void* vb, int64_t sb, void* vout, int64_t n) {
+  using Out = decltype(BinaryFn<kOp>{}(T{}, T{}));  // T, or bool for the comparisons
   const T* a = static_cast<const T*>(va);
   const T* b = static_cast<const T*>(vb);
-  T* __restrict out = static_cast<T*>(vout);
+  Out* __restrict out = static_cast<Out*>(vout);
   const BinaryFn<kOp> fn;
   if (sa == 1 && sb == 1) {
     for (int64_t i = 0; i < n; ++i) out[i] = fn(a[i], b[i]);

@@ -37,7 +37,6 @@ void half_binary_loop(const void* va, int64_t sa, const void* vb, int64_t sb, vo
                       int64_t n) {
   const H* a = static_cast<const H*>(va);
   const H* b = static_cast<const H*>(vb);
-  H* out = static_cast<H*>(vout);
   alignas(64) float wa[kHalfBlock], wb[kHalfBlock], wout[kHalfBlock];
   if (sa == 0) widen(a, wa, 1);
   if (sb == 0) widen(b, wb, 1);
@@ -45,8 +44,13 @@ void half_binary_loop(const void* va, int64_t sa, const void* vb, int64_t sb, vo
     const int64_t len = std::min(kHalfBlock, n - start);
     if (sa != 0) widen(a + start, wa, len);
     if (sb != 0) widen(b + start, wb, len);
-    float_loops.binary[static_cast<int>(kOp)](wa, sa, wb, sb, wout, len);
-    narrow(wout, out + start, len);
+    if constexpr (op_is_comparison(kOp)) {  // widening is exact: compare the float32 values
+      float_loops.binary[static_cast<int>(kOp)](wa, sa, wb, sb, static_cast<bool*>(vout) + start,
+                                                len);
+    } else {
+      float_loops.binary[static_cast<int>(kOp)](wa, sa, wb, sb, wout, len);
+      narrow(wout, static_cast<H*>(vout) + start, len);
+    }
   }
 }
 
