@@ -3,7 +3,6 @@
     a == b, a != b    element-wise Equal / NotEqual; shapes that cannot broadcast give a
                       scalar False (True for !=) rather than an error, and None gives False
     a < b ...         Less, LessEqual, Greater, GreaterEqual (errors as the ops)
-    bool(t)           the value of a one-element tensor; ValueError for more elements
     hash(t)           TypeError: tensors compare element-wise, so use t.ref() as a key
 """
 
@@ -51,13 +50,6 @@ def _comparison(op):
     return method
 
 
-def _bool(self):
-    if self.ndim != 0 and int(_np.prod(self.shape)) != 1:
-        raise ValueError("The truth value of an array with more than one element is "
-                         "ambiguous. Use a.any() or a.all()")
-    return bool(self.numpy().reshape(()))
-
-
 class _Reference:
     """A hashable reference to a tensor (tf.Tensor.ref()): equal only for the same tensor."""
 
@@ -86,6 +78,5 @@ Tensor.__lt__ = _comparison(_mt.less)
 Tensor.__le__ = _comparison(_mt.less_equal)
 Tensor.__gt__ = _comparison(_mt.greater)
 Tensor.__ge__ = _comparison(_mt.greater_equal)
-Tensor.__bool__ = _bool
 Tensor.__hash__ = _unhashable
 Tensor.ref = lambda self: _Reference(self)

@@ -2,6 +2,8 @@
 // infer_output, and duplicate registration errors.
 #include "kernels/kernel_registry.h"
 
+#include <vector>
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "kernels/op_def.h"
@@ -127,17 +129,26 @@ OpAttrs well_formed_attrs(OpId op) {
   if (op == OpId::kTile) attrs.dims = {1, 2};
   if (op == OpId::kSplitV) attrs.num_split = 2;
   if (op == OpId::kSlice) attrs.dims = {0, 0}, attrs.dims2 = {-1, 1};
+  if (op == OpId::kArgMax || op == OpId::kArgMin) attrs.dst_dtype = DType::kInt64;
   return attrs;
 }
 
 // Returns whether infer_output accepts `op` on `dtype` for well-formed inputs.
 bool infer_accepts(OpId op, DType dtype) {
   static const Shape kSquare = Shape::make({2, 2}).value();
-  // GatherV2's indices are int32 whatever the params.
-  const TensorMeta in[2] = {{&kSquare, dtype},
-                            {&kSquare, op == OpId::kGatherV2 ? DType::kInt32 : dtype}};
-  const bool binary = op_info(op).arity == 2;
-  return infer_output(op, {in, binary ? 2u : 1u}, well_formed_attrs(op)).ok();
+  static const Shape kVector = Shape::make({2}).value();
+  // GatherV2's indices are int32 whatever the params; BiasAdd's bias and the labels of
+  // SparseSoftmaxCrossEntropyWithLogits are vectors; SelectV2 is keyed by x, after a bool
+  // condition.
+  const bool labels = op == OpId::kSparseSoftmaxCrossEntropyWithLogits;
+  const bool index = op == OpId::kGatherV2 || labels;
+  const bool vector = op == OpId::kBiasAdd || labels;
+  std::vector<TensorMeta> in = {{&kSquare, dtype},
+                                {vector ? &kVector : &kSquare, index ? DType::kInt32 : dtype}};
+  if (op == OpId::kSelectV2) in = {{&kSquare, DType::kBool}, {&kSquare, dtype}, {&kSquare, dtype}};
+  const size_t arity = op_info(op).arity == kVariadic ? 1 : op_info(op).arity;
+  in.resize(arity);
+  return infer_output(op, in, well_formed_attrs(op)).ok();
 }
 
 TEST(CpuKernelRegistryTest, AgreesWithInferOutput) {
