@@ -35,4 +35,18 @@ absl::Status infer_data_op(OpId op, absl::Span<const TensorMeta> inputs, const O
   return absl::OkStatus();
 }
 
+// The assignments to a variable: the value has the variable's dtype and shape; no output.
+absl::Status infer_assign(OpId op, absl::Span<const TensorMeta> inputs, const OpAttrs&,
+                          OutputMetas*) {
+  const TensorMeta& var = inputs[0];
+  const TensorMeta& value = inputs[1];
+  MT_RETURN_IF_ERROR(check_same_dtype(op, var.dtype, value.dtype));
+  MT_RETURN_IF_ERROR(check_dtype(op, var.dtype));
+  if (*var.shape != *value.shape) {
+    return op_error(op, "Trying to assign to variable with tensor with wrong shape. Expected ",
+                    var.shape->to_string(), " got ", value.shape->to_string());
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace mt::internal

@@ -62,6 +62,7 @@ absl::StatusOr<OutputMeta> infer_output(OpId op, absl::Span<const TensorMeta> in
                                         const OpAttrs& attrs) {
   OutputMetas out;
   MT_RETURN_IF_ERROR(infer_outputs(op, inputs, attrs, &out));
+  if (out.empty()) return internal::op_error(op, "has no output");  // the assignments
   return std::move(out[0]);
 }
 

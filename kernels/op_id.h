@@ -27,6 +27,7 @@ enum OpFlags : uint32_t {
   kCostly = 1u << 2,     // much work per element (transcendental): split into smaller chunks
   kRandom = 1u << 3,     // draws random numbers
   kKeyInput1 = 1u << 4,  // the kernel is keyed by input 1's dtype (Select's x)
+  kResource = 1u << 5,   // input 0 is a variable's value: the op runs on its device
 };
 
 #define MT_OP_ENUMERATOR(Name, ...) k##Name,
@@ -51,7 +52,7 @@ inline constexpr OpInfo kOpInfo[] = {MT_OP_TABLE(MT_OP_INFO)};
 inline constexpr int kNumOps = static_cast<int>(sizeof(kOpInfo) / sizeof(kOpInfo[0]));
 // A new row changes this count: give the op its kernels, its tests and (with kGrad) its
 // gradient before updating it (Note [Adding an op] in docs/design.md).
-static_assert(kNumOps == 77, "the op table changed: see Note [Adding an op]");
+static_assert(kNumOps == 84, "the op table changed: see Note [Adding an op]");
 
 constexpr const OpInfo& op_info(OpId op) { return kOpInfo[static_cast<int>(op)]; }
 

@@ -16,37 +16,41 @@
 //             or the one the flags name; a source op's is its output's
 //   shape_fn  the function of kernels/shape_fns.h that validates a call and infers outputs
 //   flags     OpFlags (op_id.h): kNone, kSource, kGrad (differentiable), kCostly (much
-//             work per element), kRandom, kKeyInput1 (the kernel is keyed by input 1)
+//             work per element), kRandom, kKeyInput1 (the kernel is keyed by input 1),
+//             kResource (input 0 is a variable's value: the op runs on its device)
 //
 // The families below are separate lists so that code which handles a family uniformly
 // (one CPU loop and one CUDA functor per element-wise op, one wrapper signature) can expand
 // just that family; MT_OP_TABLE is all of them, in OpId order.
 
 // The data ops: constants, fills, copies and casts.
-#define MT_DATA_OPS(X)                                                                      \
-  X(EagerConst, "_EagerConst", constant, "constant", 1, kAllDTypes, infer_data_op, kSource) \
-  X(Fill, "Fill", fill, "fill", 1, kAllDTypes, infer_data_op, kSource)                      \
-  X(Identity, "Identity", identity, "identity", 1, kAllDTypes, infer_data_op, kGrad)        \
-  X(Cast, "Cast", cast, "cast", 1, kAllDTypes, infer_data_op, kGrad)
+#define MT_DATA_OPS(X)                                                                          \
+  X(EagerConst, "_EagerConst", constant, "constant", 1, kAllDTypes, infer_data_op, kSource)     \
+  X(Fill, "Fill", fill, "fill", 1, kAllDTypes, infer_data_op, kSource)                          \
+  X(Identity, "Identity", identity, "identity", 1, kAllDTypes, infer_data_op, kGrad)            \
+  X(Cast, "Cast", cast, "cast", 1, kAllDTypes, infer_data_op, kGrad)                            \
+  X(StopGradient, "StopGradient", stop_gradient, "stop_gradient", 1, kAllDTypes, infer_data_op, \
+    kNone)
 
 // Linear algebra and the n-ary sum.
 // MatMul is rank 2 only; matmul() sends higher ranks to BatchMatMulV2, as tf.matmul does.
-#define MT_MATH_OPS(X)                                                          \
-  X(MatMul, "MatMul", matmul, "matmul", 2, kNumericDTypes, infer_matmul, kGrad) \
-  X(BatchMatMulV2, "BatchMatMulV2", matmul, "linalg.matmul", 2, kNumericDTypes, \
-    infer_batch_matmul, kGrad)                                                  \
-  X(AddN, "AddN", add_n, "add_n", kVariadic, kNumericDTypes, infer_add_n, kGrad)
+#define MT_MATH_OPS(X)                                                                           \
+  X(MatMul, "MatMul", matmul, "matmul", 2, kNumericDTypes, infer_matmul, kGrad)                  \
+  X(BatchMatMulV2, "BatchMatMulV2", matmul, "linalg.matmul", 2, kNumericDTypes,                  \
+    infer_batch_matmul, kGrad)                                                                   \
+  X(AddN, "AddN", add_n, "add_n", kVariadic, kNumericDTypes, infer_add_n, kGrad)                 \
+  X(UnsortedSegmentSum, "UnsortedSegmentSum", unsorted_segment_sum, "math.unsorted_segment_sum", \
+    2, kNumericDTypes, infer_segment_sum, kGrad)
 
 // The comparisons: broadcasting binary ops whose output is bool (infer_comparison). A NaN
 // compares unequal to everything, itself included.
-#define MT_COMPARISON_OPS(X)                                                                   \
-  X(Equal, "Equal", equal, "equal", 2, kAllDTypes, infer_comparison, kNone)                    \
-  X(NotEqual, "NotEqual", not_equal, "not_equal", 2, kAllDTypes, infer_comparison, kNone)      \
-  X(Less, "Less", less, "less", 2, kNumericDTypes, infer_comparison, kNone)                    \
-  X(LessEqual, "LessEqual", less_equal, "less_equal", 2, kNumericDTypes, infer_comparison,     \
-    kNone)                                                                                     \
-  X(Greater, "Greater", greater, "greater", 2, kNumericDTypes, infer_comparison, kNone)        \
-  X(GreaterEqual, "GreaterEqual", greater_equal, "greater_equal", 2, kNumericDTypes,           \
+#define MT_COMPARISON_OPS(X)                                                                      \
+  X(Equal, "Equal", equal, "equal", 2, kAllDTypes, infer_comparison, kNone)                       \
+  X(NotEqual, "NotEqual", not_equal, "not_equal", 2, kAllDTypes, infer_comparison, kNone)         \
+  X(Less, "Less", less, "less", 2, kNumericDTypes, infer_comparison, kNone)                       \
+  X(LessEqual, "LessEqual", less_equal, "less_equal", 2, kNumericDTypes, infer_comparison, kNone) \
+  X(Greater, "Greater", greater, "greater", 2, kNumericDTypes, infer_comparison, kNone)           \
+  X(GreaterEqual, "GreaterEqual", greater_equal, "greater_equal", 2, kNumericDTypes,              \
     infer_comparison, kNone)
 
 // Element-wise binary ops with NumPy broadcasting; the output has the inputs' dtype, except
@@ -66,7 +70,7 @@
   X(FloorDiv, "FloorDiv", floordiv, "math.floordiv", 2, kNumericDTypes, infer_binary, kNone)   \
   X(FloorMod, "FloorMod", floormod, "math.floormod", 2, kNumericDTypes, infer_binary, kNone)   \
   X(LogicalAnd, "LogicalAnd", logical_and, "logical_and", 2, kBoolDTypes, infer_binary, kNone) \
-  X(LogicalOr, "LogicalOr", logical_or, "logical_or", 2, kBoolDTypes, infer_binary, kNone)\
+  X(LogicalOr, "LogicalOr", logical_or, "logical_or", 2, kBoolDTypes, infer_binary, kNone)     \
   MT_COMPARISON_OPS(X)
 
 // Element-wise unary ops; the output has the input's dtype.
@@ -100,7 +104,7 @@
 // The index of the largest or smallest element along attrs.axis, as attrs.dst_dtype (int32
 // or int64); the first index on ties, and a NaN never wins (Note [Arg reductions] in
 // kernels/cpu/arg_kernels.cc).
-#define MT_ARG_OPS(X)                                                                    \
+#define MT_ARG_OPS(X)                                                                  \
   X(ArgMax, "ArgMax", argmax, "argmax", 1, kNumericDTypes, infer_arg_reduction, kNone) \
   X(ArgMin, "ArgMin", argmin, "argmin", 1, kNumericDTypes, infer_arg_reduction, kNone)
 
@@ -137,7 +141,7 @@
     kGrad)                                                                                         \
   X(Tile, "Tile", tile, "tile", 1, kAllDTypes, infer_tile, kGrad)                                  \
   X(ZerosLike, "ZerosLike", zeros_like, "zeros_like", 1, kAllDTypes, infer_data_op, kNone)         \
-  X(OnesLike, "OnesLike", ones_like, "ones_like", 1, kAllDTypes, infer_data_op, kNone)          \
+  X(OnesLike, "OnesLike", ones_like, "ones_like", 1, kAllDTypes, infer_data_op, kNone)             \
   X(SelectV2, "SelectV2", where, "where", 3, kAllDTypes, infer_select, kGrad | kKeyInput1)
 
 // The random ops (Note [Random ops] in kernels/random_shape.cc): source ops whose attrs
@@ -161,6 +165,22 @@
     "random.stateless_truncated_normal", 1, kFloatDTypes, infer_random,                            \
     kSource | kRandom | kCostly)
 
+// Variables (runtime/variable.h): input 0 of the kResource ops is the variable's value, whose
+// device they run on whatever the scope (TensorFlow's MaybePinToResourceDevice).
+// VarHandleOp allocates the variable's buffer; ReadVariableOp returns the value itself (no
+// kernel runs: execute.cc); the assignments write input 1 into input 0's buffer and have no
+// output (Note [Variables write in place] in runtime/variable.h).
+#define MT_RESOURCE_OPS(X)                                                                        \
+  X(VarHandleOp, "VarHandleOp", Variable, "Variable", 1, kAllDTypes, infer_data_op, kSource)      \
+  X(ReadVariableOp, "ReadVariableOp", Variable::read_value, "Variable.read_value", 1, kAllDTypes, \
+    infer_data_op, kResource)                                                                     \
+  X(AssignVariableOp, "AssignVariableOp", Variable::assign, "Variable.assign", 2, kAllDTypes,     \
+    infer_assign, kResource)                                                                      \
+  X(AssignAddVariableOp, "AssignAddVariableOp", Variable::assign_add, "Variable.assign_add", 2,   \
+    kNumericDTypes, infer_assign, kResource)                                                      \
+  X(AssignSubVariableOp, "AssignSubVariableOp", Variable::assign_sub, "Variable.assign_sub", 2,   \
+    kNumericDTypes, infer_assign, kResource)
+
 #define MT_OP_TABLE(X) \
   MT_DATA_OPS(X)       \
   MT_MATH_OPS(X)       \
@@ -170,4 +190,5 @@
   MT_ARG_OPS(X)        \
   MT_ARRAY_OPS(X)      \
   MT_RANDOM_OPS(X)     \
-  MT_NN_OPS(X)
+  MT_NN_OPS(X)         \
+  MT_RESOURCE_OPS(X)

@@ -46,8 +46,8 @@ absl::Status infer_reduction(OpId op, absl::Span<const TensorMeta> inputs, const
 
 namespace mt::internal {
 
-absl::Status infer_arg_reduction(OpId op, absl::Span<const TensorMeta> inputs,
-                                 const OpAttrs& attrs, OutputMetas* out) {
+absl::Status infer_arg_reduction(OpId op, absl::Span<const TensorMeta> inputs, const OpAttrs& attrs,
+                                 OutputMetas* out) {
   const TensorMeta& in = inputs[0];
   MT_RETURN_IF_ERROR(check_dtype(op, in.dtype));
   if (attrs.dst_dtype != DType::kInt32 && attrs.dst_dtype != DType::kInt64) {
@@ -68,6 +68,32 @@ absl::Status infer_arg_reduction(OpId op, absl::Span<const TensorMeta> inputs,
   }
   MT_ASSIGN_OR_RETURN(Shape shape, make_output_shape(op, dims));
   out->push_back(OutputMeta{std::move(shape), attrs.dst_dtype});
+  return absl::OkStatus();
+}
+
+// UnsortedSegmentSum(data, segment_ids), attrs.depth segments: the ids' shape is a prefix of
+// the data's; the output is (depth,) + the rest of the data's shape.
+absl::Status infer_segment_sum(OpId op, absl::Span<const TensorMeta> inputs, const OpAttrs& attrs,
+                               OutputMetas* out) {
+  const TensorMeta& data = inputs[0];
+  const TensorMeta& ids = inputs[1];
+  MT_RETURN_IF_ERROR(check_dtype(op, data.dtype));
+  if (ids.dtype != DType::kInt32 && ids.dtype != DType::kInt64) {
+    return op_error(op, "segment_ids must be int32 or int64, got ", dtype_name(ids.dtype));
+  }
+  if (attrs.depth < 0) return op_error(op, "num_segments must be >= 0, got ", attrs.depth);
+  bool prefix = ids.shape->rank() <= data.shape->rank();
+  for (int d = 0; prefix && d < ids.shape->rank(); ++d) {
+    prefix = ids.shape->dim(d) == data.shape->dim(d);
+  }
+  if (!prefix) {
+    return op_error(op, "segment_ids.shape = ", ids.shape->to_string(),
+                    " does not prefix data.shape = ", data.shape->to_string());
+  }
+  Shape::Dims dims = {attrs.depth};
+  for (int d = ids.shape->rank(); d < data.shape->rank(); ++d) dims.push_back(data.shape->dim(d));
+  MT_ASSIGN_OR_RETURN(Shape shape, make_output_shape(op, dims));
+  out->push_back(OutputMeta{std::move(shape), data.dtype});
   return absl::OkStatus();
 }
 

@@ -19,6 +19,8 @@ const char* placement_reason_text(PlacementReason reason) {
       return "requested device unknown; soft placement";
     case PlacementReason::kSmallOpOnHost:
       return "small integer inputs on the host CPU; pinned there";
+    case PlacementReason::kResourceDevice:
+      return "reads a variable; pinned to its device";
   }
   return "unknown";
 }

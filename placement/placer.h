@@ -47,6 +47,7 @@ enum class PlacementReason : uint8_t {
   kNoKernelFallback,  // the requested device has no kernel for (op, dtype)
   kSoftFallback,      // the requested device does not exist; soft placement chose
   kSmallOpOnHost,     // small integer inputs already on the host CPU: pinned there
+  kResourceDevice,    // the op reads a variable: pinned to the variable's device
 };
 
 // Returns a short phrase for logs and explanations, e.g. "requested by device scope".

@@ -123,6 +123,20 @@ void Runtime::set_up_small_op_rule() {
   }
 }
 
+absl::StatusOr<Placement> Runtime::resource_placement(OpId op, DType dtype, int device) const {
+  Device& d = *devices_[device];
+  if (d.remote() != nullptr) {
+    return absl::UnimplementedError(absl::StrCat(
+        "[", op_name(op), "] variables on remote devices are not supported yet (", d.name(), ")"));
+  }
+  KernelFn kernel = registry_.find(op, d.type(), dtype);
+  if (kernel == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("[", op_name(op), "] no ", dtype_name(dtype), " kernel on ", d.name()));
+  }
+  return Placement{device, kernel, PlacementReason::kResourceDevice};
+}
+
 absl::StatusOr<int> Runtime::find_device(std::string_view name) const {
   MT_ASSIGN_OR_RETURN(DeviceSpec spec, parse_device_name(name));
   // Devices of this process first: "CPU:0" is the local one even when tasks have a CPU:0.

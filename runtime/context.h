@@ -82,6 +82,10 @@ class Runtime {
     return host_placements_[static_cast<int>(op) * kNumDTypes + static_cast<int>(dtype)];
   }
 
+  // Returns the placement of a kResource op on `device`, the variable's (reason
+  // kResourceDevice); Unimplemented on a remote device.
+  absl::StatusOr<Placement> resource_placement(OpId op, DType dtype, int device) const;
+
  private:
   Runtime() = default;
   absl::Status add_cpu_devices(const PhysicalDeviceConfig& cpu, bool gpus_visible);

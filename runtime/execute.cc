@@ -8,6 +8,7 @@
 #include "core/status.h"
 #include "kernels/op_def.h"
 #include "placement/small_op_rule.h"
+#include "runtime/autodiff/tape.h"
 #include "runtime/context.h"
 #include "runtime/explain.h"
 #include "runtime/remote.h"
@@ -55,6 +56,9 @@ absl::StatusOr<Placement> place(Context& ctx, const Runtime& rt, OpId op, DType 
 // CPU: an op they put there already runs where the rule would pin it.
 absl::StatusOr<Placement> place_op(Context& ctx, const Runtime& rt, OpId op, DType dtype,
                                    absl::Span<const Tensor* const> inputs) {
+  if (__builtin_expect(op_has_flag(op, kResource), 0)) {  // MaybePinToResourceDevice
+    return rt.resource_placement(op, dtype, device_index(*inputs[0]->impl()->device));
+  }
   absl::StatusOr<Placement> p = place(ctx, rt, op, dtype);
   const Device* host = rt.small_op_host();
   if (host == nullptr || !small_op_pinnable(op, inputs.size())) return p;
@@ -197,7 +201,8 @@ absl::Status run_kernel(Device& device, KernelFn kernel, OutputMetas& metas,
     view.shape = &impl->shape;
     view.dtype = impl->dtype;
   }
-  KernelContext kc{args, views[0], &attrs, device.kernel_state(), views};
+  const MutableTensorArg none{nullptr, nullptr, DType::kFloat32};  // the assignments
+  KernelContext kc{args, views.empty() ? none : views[0], &attrs, device.kernel_state(), views};
   MT_RETURN_IF_ERROR(device.make_current());
   return kernel(kc);
 }
@@ -283,6 +288,8 @@ absl::Status run_op(OpId op, absl::Span<const Tensor* const> inputs, const Sourc
   absl::Status status;
   if (op == OpId::kIdentity && !copies.empty()) {
     outs->push_back(std::move(copies[0]));  // the copy just made is the result
+  } else if (op == OpId::kReadVariableOp) {
+    outs->push_back(*inputs[0]);  // the value itself (Note [Variables write in place])
   } else {
     if (trace) trace->before_kernel(device);
     status = run_kernel(device, p.kernel, out, args, attrs, outs);
@@ -298,13 +305,15 @@ absl::StatusOr<Tensor> execute(OpId op, absl::Span<const Tensor* const> inputs,
                                const OpAttrs& attrs) {
   Tensors outs;
   MT_RETURN_IF_ERROR(run_op(op, inputs, nullptr, attrs, &outs));
-  return std::move(outs[0]);
+  if (any_tape_recording()) record_on_tapes(op, inputs, attrs, outs);  // Note [Tapes cost one
+  return std::move(outs[0]);                                           // load when off]
 }
 
 absl::StatusOr<Tensors> execute_all(OpId op, absl::Span<const Tensor* const> inputs,
                                     const OpAttrs& attrs) {
   Tensors outs;
   MT_RETURN_IF_ERROR(run_op(op, inputs, nullptr, attrs, &outs));
+  if (any_tape_recording()) record_on_tapes(op, inputs, attrs, outs);
   return outs;
 }
 

@@ -65,6 +65,8 @@ const char* reason_code(PlacementReason reason) {
       return "soft_fallback";
     case PlacementReason::kSmallOpOnHost:
       return "small_op_on_host";
+    case PlacementReason::kResourceDevice:
+      return "resource_device";
   }
   return "unknown";
 }
@@ -85,6 +87,9 @@ std::string placement_detail(OpId op, DType dtype, const DeviceSpec* requested,
     case PlacementReason::kSmallOpOnHost:
       return absl::StrCat("every input is an int32 or int64 of at most ", kSmallOpMaxElements,
                           " elements on the host CPU: pinned there",
+                          requested == nullptr ? "" : absl::StrCat(" (asked for ", asked, ")"));
+    case PlacementReason::kResourceDevice:
+      return absl::StrCat("input 0 is a variable: pinned to its device",
                           requested == nullptr ? "" : absl::StrCat(" (asked for ", asked, ")"));
   }
   return "unknown";

@@ -89,6 +89,12 @@ Tensor argmin(const Tensor& input, int64_t axis, DType output_type) {
   return run(OpId::kArgMin, input, attrs);
 }
 
+Tensor unsorted_segment_sum(const Tensor& data, const Tensor& segment_ids, int64_t num_segments) {
+  OpAttrs attrs;
+  attrs.depth = num_segments;
+  return binary(OpId::kUnsortedSegmentSum, data, segment_ids, attrs);
+}
+
 Tensor cast(const Tensor& x, DType dtype) {
   OpAttrs attrs;
   attrs.dst_dtype = dtype;

@@ -118,13 +118,31 @@ absl::Status add_binary(KernelRegistry& registry) {
   });
 }
 
+// AssignAddVariableOp and AssignSubVariableOp: kFnOp's kernel writing into input 0, the
+// variable's buffer (same shapes: an element-wise op may write over its operand).
+template <OpId kFnOp, typename T>
+absl::Status in_place_kernel(const KernelContext& ctx) {
+  const MutableTensorArg out{const_cast<void*>(ctx.inputs[0].data), ctx.inputs[0].shape,
+                             ctx.inputs[0].dtype};
+  const KernelContext in_place{ctx.inputs, out, ctx.attrs, ctx.device_state, {&out, 1}};
+  return binary_kernel<kFnOp, T>(in_place);
+}
+
+template <OpId kOp, OpId kFnOp>
+absl::Status add_in_place(KernelRegistry& registry) {
+  return add_kernels(registry, kOp, TypesIn<op_dtypes(kOp)>{}, [](auto tag) -> KernelFn {
+    return &in_place_kernel<kFnOp, typename decltype(tag)::type>;
+  });
+}
+
 }  // namespace
 
 absl::Status register_binary_kernels(KernelRegistry& registry) {
 #define MT_ADD_BINARY(Name, ...) MT_RETURN_IF_ERROR(add_binary<OpId::k##Name>(registry));
   MT_BINARY_OPS(MT_ADD_BINARY)
 #undef MT_ADD_BINARY
-  return absl::OkStatus();
+  MT_RETURN_IF_ERROR((add_in_place<OpId::kAssignAddVariableOp, OpId::kAddV2>(registry)));
+  return add_in_place<OpId::kAssignSubVariableOp, OpId::kSub>(registry);
 }
 
 }  // namespace mt::cpu

@@ -1,4 +1,5 @@
-// CPU kernels of the data ops: _EagerConst and Identity (copies), Fill and Cast, each split
+// CPU kernels of the data ops: _EagerConst, Identity and StopGradient (copies), Fill and
+// Cast, and the variables' VarHandleOp, ReadVariableOp and AssignVariableOp, each split
 // across threads when large.
 #include <cstring>
 #include <type_traits>
@@ -22,6 +23,26 @@ absl::Status copy_kernel(const KernelContext& ctx) {
     std::memcpy(out + begin, in + begin, end - begin);
   });
   return absl::OkStatus();
+}
+
+// AssignVariableOp: input 1's bytes into input 0's buffer, the variable's (in place).
+absl::Status assign_kernel(const KernelContext& ctx) {
+  const int64_t bytes = ctx.inputs[0].shape->num_elements() * dtype_size(ctx.inputs[0].dtype);
+  const char* in = static_cast<const char*>(ctx.inputs[1].data);
+  char* out = static_cast<char*>(const_cast<void*>(ctx.inputs[0].data));
+  parallel_for(bytes, kByteGrain, [&](int64_t begin, int64_t end) {
+    std::memcpy(out + begin, in + begin, end - begin);
+  });
+  return absl::OkStatus();
+}
+
+// VarHandleOp: the output is the variable's new buffer, written by AssignVariableOp next.
+absl::Status var_handle_kernel(const KernelContext&) { return absl::OkStatus(); }
+
+// ReadVariableOp returns its input without running a kernel (execute.cc); this one is
+// registered so that the placer sees the op on every device.
+absl::Status read_variable_kernel(const KernelContext&) {
+  return absl::InternalError("[ReadVariableOp] the kernel is not meant to run");
 }
 
 // Fill: the value comes from attrs.value, `f` for floats, `i` for integers, `b` for bool.
@@ -64,6 +85,13 @@ absl::Status register_data_kernels(KernelRegistry& registry) {
   auto copy = [](auto) -> KernelFn { return &copy_kernel; };
   MT_RETURN_IF_ERROR(add_kernels(registry, OpId::kEagerConst, AllTypes{}, copy));
   MT_RETURN_IF_ERROR(add_kernels(registry, OpId::kIdentity, AllTypes{}, copy));
+  MT_RETURN_IF_ERROR(add_kernels(registry, OpId::kStopGradient, AllTypes{}, copy));
+  MT_RETURN_IF_ERROR(add_kernels(registry, OpId::kVarHandleOp, AllTypes{},
+                                 [](auto) -> KernelFn { return &var_handle_kernel; }));
+  MT_RETURN_IF_ERROR(add_kernels(registry, OpId::kReadVariableOp, AllTypes{},
+                                 [](auto) -> KernelFn { return &read_variable_kernel; }));
+  MT_RETURN_IF_ERROR(add_kernels(registry, OpId::kAssignVariableOp, AllTypes{},
+                                 [](auto) -> KernelFn { return &assign_kernel; }));
   MT_RETURN_IF_ERROR(add_kernels(registry, OpId::kFill, AllTypes{}, [](auto tag) -> KernelFn {
     return &fill_kernel<typename decltype(tag)::type>;
   }));

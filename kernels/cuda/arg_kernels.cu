@@ -26,8 +26,11 @@ __device__ __forceinline__ C start_value() {
     return kMax ? -DBL_MAX : DBL_MAX;
   } else {
     // numeric_limits is host-only without --expt-relaxed-constexpr; the integers are 32 or 64 bits
-    if constexpr (sizeof(C) == 4) return kMax ? INT32_MIN : INT32_MAX;
-    return kMax ? INT64_MIN : INT64_MAX;
+    if constexpr (sizeof(C) == 4) {
+      return kMax ? INT32_MIN : INT32_MAX;
+    } else {
+      return kMax ? INT64_MIN : INT64_MAX;
+    }
   }
 }
 

@@ -81,5 +81,6 @@ absl::Status register_select_kernels(KernelRegistry& registry);  // SelectV2
 absl::Status register_arg_kernels(KernelRegistry& registry);     // ArgMax, ArgMin
 // SparseSoftmaxCrossEntropyWithLogits (BiasAdd is registered with the binary ops).
 absl::Status register_xent_kernels(KernelRegistry& registry);
+absl::Status register_segment_kernels(KernelRegistry& registry);  // UnsortedSegmentSum
 
 }  // namespace mt::cuda

@@ -1,5 +1,6 @@
-// GPU kernels of the data ops: _EagerConst (host to device), Identity (device to device)
-// and Fill. Cast has its own file (cast_kernels.cu).
+// GPU kernels of the data ops: _EagerConst (host to device), Identity and StopGradient
+// (device to device) and Fill, and the variables' VarHandleOp, ReadVariableOp and
+// AssignVariableOp. Cast has its own file (cast_kernels.cu).
 #include <cstring>
 #include <type_traits>
 
@@ -67,6 +68,23 @@ absl::Status run_fill(const KernelContext& ctx) {
   return launch_map(OpId::kFill, ctx, args, ConstantFn<T>{value});
 }
 
+// AssignVariableOp: input 1 into input 0's buffer (the variable's), on the stream.
+absl::Status run_assign(const KernelContext& ctx) {
+  const size_t bytes = ctx.inputs[0].shape->num_elements() * dtype_size(ctx.inputs[0].dtype);
+  if (bytes == 0) return absl::OkStatus();
+  return cuda_status(OpId::kAssignVariableOp, "cudaMemcpyAsync",
+                     cudaMemcpyAsync(const_cast<void*>(ctx.inputs[0].data), ctx.inputs[1].data,
+                                     bytes, cudaMemcpyDeviceToDevice, gpu_state(ctx).stream));
+}
+
+// VarHandleOp: the output is the variable's new buffer, written by AssignVariableOp next.
+absl::Status run_var_handle(const KernelContext&) { return absl::OkStatus(); }
+
+// ReadVariableOp returns its input without a kernel (execute.cc); registered for the placer.
+absl::Status run_read_variable(const KernelContext&) {
+  return absl::InternalError("[ReadVariableOp] the kernel is not meant to run");
+}
+
 }  // namespace
 
 absl::Status register_data_kernels(KernelRegistry& registry) {
@@ -74,6 +92,14 @@ absl::Status register_data_kernels(KernelRegistry& registry) {
                                      [](auto) -> KernelFn { return &run_eager_const; }));
   MT_RETURN_IF_ERROR(add_gpu_kernels(registry, OpId::kIdentity, AllTypes{},
                                      [](auto) -> KernelFn { return &run_identity; }));
+  MT_RETURN_IF_ERROR(add_gpu_kernels(registry, OpId::kStopGradient, AllTypes{},
+                                     [](auto) -> KernelFn { return &run_identity; }));
+  MT_RETURN_IF_ERROR(add_gpu_kernels(registry, OpId::kVarHandleOp, AllTypes{},
+                                     [](auto) -> KernelFn { return &run_var_handle; }));
+  MT_RETURN_IF_ERROR(add_gpu_kernels(registry, OpId::kReadVariableOp, AllTypes{},
+                                     [](auto) -> KernelFn { return &run_read_variable; }));
+  MT_RETURN_IF_ERROR(add_gpu_kernels(registry, OpId::kAssignVariableOp, AllTypes{},
+                                     [](auto) -> KernelFn { return &run_assign; }));
   return add_gpu_kernels(registry, OpId::kFill, AllTypes{}, [](auto tag) -> KernelFn {
     return &run_fill<typename decltype(tag)::type>;
   });

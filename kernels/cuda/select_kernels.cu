@@ -22,8 +22,8 @@ struct SelectArgs {
 };
 
 template <typename T>
-__global__ void __launch_bounds__(kThreads) select_flat(const bool* c, const T* x, const T* y,
-                                                        T* out, int64_t n) {
+__global__ void __launch_bounds__(kThreads)
+    select_flat(const bool* c, const T* x, const T* y, T* out, int64_t n) {
   for (int64_t i = int64_t{blockIdx.x} * kThreads + threadIdx.x; i < n;
        i += int64_t{gridDim.x} * kThreads) {
     out[i] = c[i] ? x[i] : y[i];

@@ -40,7 +40,8 @@ __global__ void __launch_bounds__(kThreads)
     C sum = 0;
     for (int64_t j = lane; j < cols; j += 32) sum += exp_of(to_compute(x[j]) - max);
 #pragma unroll
-    for (int offset = 16; offset > 0; offset >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+    for (int offset = 16; offset > 0; offset >>= 1)
+      sum += __shfl_xor_sync(0xffffffffu, sum, offset);
     const C log_sum = log_of(sum);
     const bool valid = label >= 0 && label < cols;
     const C nan = static_cast<C>(NAN);
@@ -76,10 +77,9 @@ absl::Status run_xent(const KernelContext& ctx) {
 }  // namespace
 
 absl::Status register_xent_kernels(KernelRegistry& registry) {
-  return add_gpu_kernels(registry, OpId::kSparseSoftmaxCrossEntropyWithLogits, FloatTypes{},
-                         [](auto tag) -> KernelFn {
-                           return &run_xent<typename decltype(tag)::type>;
-                         });
+  return add_gpu_kernels(
+      registry, OpId::kSparseSoftmaxCrossEntropyWithLogits, FloatTypes{},
+      [](auto tag) -> KernelFn { return &run_xent<typename decltype(tag)::type>; });
 }
 
 }  // namespace mt::cuda

@@ -29,11 +29,15 @@ from ._minitensor import (
     reduce_any, reduce_min, reduce_prod, round, sigmoid, sign, sqrt, square, subtract, tanh)
 from ._index_ops import argmax, argmin, where
 from . import _operators  # noqa: F401  (Tensor's ==, <, ..., bool() and hash())
+from ._minitensor import unsorted_segment_sum as _unsorted_segment_sum  # noqa: F401
+from ._tape import GradientTape, UnconnectedGradients, stop_gradient
+from ._variables import Variable
 # Shape and data movement (TensorFlow's names; `slice` shadows the builtin here as in tf).
 from ._minitensor import (  # noqa: A004
     broadcast_to, concat, expand_dims, gather, one_hot, ones_like, reshape, slice, split, squeeze,
     stack, strided_slice, tile, transpose, zeros_like)
-from . import config, debugging, errors, linalg, math, nn, random, trace
+from . import config, debugging, errors, keras, linalg, math, nn, random, trace
+optimizers = keras.optimizers  # tf.optimizers
 
 __version__ = "0.1.0"
 
@@ -139,6 +143,8 @@ def constant(value: _Any, dtype: _Optional[DTypeLike] = None,
 def convert_to_tensor(value: _Any, dtype: _Optional[DTypeLike] = None,
                       name: _Optional[str] = None) -> Tensor:
     """Returns ``value`` if it is a tensor (of ``dtype``), else ``constant(value, dtype)``."""
+    if isinstance(value, _mt._Variable):
+        value = value.read_value()
     if isinstance(value, Tensor):
         if dtype is not None and as_dtype(dtype) != value.dtype:
             raise ValueError(f"Tensor conversion requested dtype {as_dtype(dtype).name} "

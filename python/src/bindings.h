@@ -27,6 +27,8 @@ void bind_trace(nb::module_& m);
 void bind_random(nb::module_& m);
 // softmax and log_softmax (nn_ops.cc), exported by minitensor.nn.
 void bind_nn_ops(nb::module_& m);
+// Variables, GradientTape and the optimizers (training.cc); after bind_tensor.
+void bind_training(nb::module_& m);
 // __dlpack__, __dlpack_device__ and from_dlpack (dlpack.cc); after bind_tensor.
 void bind_dlpack(nb::module_& m);
 

@@ -73,4 +73,5 @@ NB_MODULE(_minitensor, m) {
   bind_dlpack(m);
   bind_trace(m);
   bind_random(m);
+  bind_training(m);
 }

@@ -157,7 +157,12 @@ void bind_tensor_class(nb::module_& m) {
                                 {Py_bf_releasebuffer, reinterpret_cast<void*>(&release_buffer)},
                                 {0, nullptr}};
   nb::class_<Tensor> cls(m, "Tensor", nb::type_slots(slots));
-  cls.def_prop_ro("shape", &shape_tuple)
+  // A variable converts to its value wherever a tensor is expected (training.cc makes the
+  // conversion implicit).
+  cls.def(
+         "__init__", [](Tensor* t, const Variable& v) { new (t) Tensor(v.read_value()); },
+         nb::arg("variable"))
+      .def_prop_ro("shape", &shape_tuple)
       .def_prop_ro("dtype", &Tensor::dtype)
       .def_prop_ro("device", &Tensor::device)
       .def_prop_ro("ndim", [](const Tensor& t) { return t.shape().rank(); })

@@ -98,6 +98,13 @@ constexpr Row kTable[] = {
     {OpId::kArgMin, {1, 1, 1, 1, 0, 1, 1}},
     {OpId::kBiasAdd, {1, 1, 1, 1, 0, 1, 1}},
     {OpId::kSparseSoftmaxCrossEntropyWithLogits, {1, 1, 0, 0, 0, 1, 1}},
+    {OpId::kStopGradient, {1, 1, 1, 1, 1, 1, 1}},
+    {OpId::kUnsortedSegmentSum, {1, 1, 1, 1, 0, 1, 1}},
+    {OpId::kVarHandleOp, {1, 1, 1, 1, 1, 1, 1}},
+    {OpId::kReadVariableOp, {1, 1, 1, 1, 1, 1, 1}},
+    {OpId::kAssignVariableOp, {1, 1, 1, 1, 1, 1, 1}},
+    {OpId::kAssignAddVariableOp, {1, 1, 1, 1, 0, 1, 1}},
+    {OpId::kAssignSubVariableOp, {1, 1, 1, 1, 0, 1, 1}},
 };
 static_assert(std::size(kTable) == kNumOps);
 
@@ -130,6 +137,7 @@ OpAttrs well_formed_attrs(OpId op) {
   if (op == OpId::kSplitV) attrs.num_split = 2;
   if (op == OpId::kSlice) attrs.dims = {0, 0}, attrs.dims2 = {-1, 1};
   if (op == OpId::kArgMax || op == OpId::kArgMin) attrs.dst_dtype = DType::kInt64;
+  if (op == OpId::kUnsortedSegmentSum) attrs.depth = 3;
   return attrs;
 }
 
@@ -141,14 +149,15 @@ bool infer_accepts(OpId op, DType dtype) {
   // SparseSoftmaxCrossEntropyWithLogits are vectors; SelectV2 is keyed by x, after a bool
   // condition.
   const bool labels = op == OpId::kSparseSoftmaxCrossEntropyWithLogits;
-  const bool index = op == OpId::kGatherV2 || labels;
+  const bool index = op == OpId::kGatherV2 || labels || op == OpId::kUnsortedSegmentSum;
   const bool vector = op == OpId::kBiasAdd || labels;
   std::vector<TensorMeta> in = {{&kSquare, dtype},
                                 {vector ? &kVector : &kSquare, index ? DType::kInt32 : dtype}};
   if (op == OpId::kSelectV2) in = {{&kSquare, DType::kBool}, {&kSquare, dtype}, {&kSquare, dtype}};
   const size_t arity = op_info(op).arity == kVariadic ? 1 : op_info(op).arity;
   in.resize(arity);
-  return infer_output(op, in, well_formed_attrs(op)).ok();
+  OutputMetas out;  // the assignments have no output
+  return infer_outputs(op, in, well_formed_attrs(op), &out).ok();
 }
 
 TEST(CpuKernelRegistryTest, AgreesWithInferOutput) {

@@ -1,0 +1,52 @@
+#pragma once
+// Internal to runtime/autodiff/: the gradient of each differentiable op of the op table.
+//
+// Note [Gradients beside their rows]: every row flagged kGrad in kernels/op_table.h defines
+// Grad<OpId::kName>::run in the grad_*.cc file of its family; grad_table.cc builds the
+// table from MT_OP_TABLE, so a row flagged kGrad without one fails to link (an undefined
+// Grad<...>::run): the gradient cannot be forgotten.
+// A GradFn builds the input gradients from public ops, so a tape recording around
+// gradient() records them (higher order), and returns one Tensor per input: an empty one
+// where the input gets no gradient (an integer input, a condition, labels).
+
+#include <vector>
+
+#include "absl/container/inlined_vector.h"
+#include "absl/types/span.h"
+#include "kernels/op_attrs.h"
+#include "kernels/op_id.h"
+#include "runtime/tensor.h"
+
+namespace mt::internal {
+
+struct GradContext {
+  OpId op;
+  const OpAttrs& attrs;
+  absl::Span<const Tensor> inputs;
+  absl::Span<const Tensor> outputs;
+  // One per output, each defined (zeros where the target does not depend on the output).
+  absl::Span<const Tensor> output_grads;
+};
+
+using Grads = absl::InlinedVector<Tensor, 3>;
+using GradFn = Grads (*)(const GradContext&);
+
+template <OpId kOp>
+struct Grad {
+  static Grads run(const GradContext& c);
+};
+// Declared for every row; defined for the kGrad rows only.
+#define MT_DECLARE_GRAD(Name, ...) \
+  template <>                      \
+  Grads Grad<OpId::k##Name>::run(const GradContext& c);
+MT_OP_TABLE(MT_DECLARE_GRAD)
+#undef MT_DECLARE_GRAD
+
+// Returns the gradient function of `op`, or null when the op is not differentiable.
+GradFn grad_fn(OpId op);
+
+// Returns `g` summed over the dimensions that broadcasting added to reach g's shape from
+// `shape`, reshaped to `shape` (the gradient of a broadcasting op's input).
+Tensor unbroadcast(const Tensor& g, const Shape& shape);
+
+}  // namespace mt::internal

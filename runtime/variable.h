@@ -1,0 +1,74 @@
+#pragma once
+// mt::Variable: a mutable tensor on one device, with TensorFlow's resource semantics.
+// Creating one runs VarHandleOp and AssignVariableOp on the device the current scope (or
+// the default placement) picks; every later op on the variable (assign, assign_add,
+// assign_sub, reads) runs on that device whatever scope is active, as TensorFlow's
+// MaybePinToResourceDevice does. Copies of a Variable handle share one variable.
+//
+// Note [Variables write in place]: a read (ReadVariableOp) returns the current value itself,
+// without a copy; an assignment writes into the variable's buffer in place, unless a read
+// value is still held somewhere (or a copy from it is in flight), in which case the
+// variable moves to a new buffer and the held value keeps what it held (tensors are
+// immutable), as TensorFlow's copy-on-write does.
+//
+//   mt::Variable w(mt::random::normal({784, 256}), /*trainable=*/true, "w");
+//   mt::Tensor y = mt::matmul(x, w);     // reads w (ReadVariableOp)
+//   w.assign_sub(mt::mul(g, lr));        // AssignSubVariableOp, in place on w's device
+//
+// The value lives in the device's pool, counted in its memory stats and snapshots. Errors
+// throw mt::Error: InvalidArgument for a value of another shape or dtype.
+
+#include <memory>
+#include <string>
+
+#include "runtime/tensor.h"
+
+namespace mt {
+namespace internal {
+struct VariableState;
+}
+
+class Variable {
+ public:
+  Variable() = default;  // empty: its methods throw FailedPrecondition
+  explicit Variable(const Tensor& initial, bool trainable = true, std::string name = "");
+
+  // Returns the current value (ReadVariableOp); a trainable variable read while a
+  // GradientTape records is watched by it.
+  Tensor read_value() const;
+  operator Tensor() const { return read_value(); }  // NOLINT: a variable is used as a tensor
+
+  void assign(const Tensor& value);
+  void assign_add(const Tensor& delta);
+  void assign_sub(const Tensor& delta);
+
+  DType dtype() const;
+  const Shape& shape() const;
+  // Returns the full name of the device holding the variable.
+  const std::string& device() const;
+  const std::string& name() const;
+  bool trainable() const;
+  bool defined() const { return state_ != nullptr; }
+
+  // Internal: the shared state, for GradientTape and the optimizers.
+  const std::shared_ptr<internal::VariableState>& state() const { return state_; }
+  static Variable from_state(std::shared_ptr<internal::VariableState> state) {
+    Variable v;
+    v.state_ = std::move(state);
+    return v;
+  }
+
+ private:
+  std::shared_ptr<internal::VariableState> state_;
+};
+
+namespace internal {
+
+struct VariableState {
+  Tensor value;
+  bool trainable = true;
+  std::string name;
+};
+
+}  // namespace internal
+}  // namespace mt

@@ -1,0 +1,372 @@
+// GradientTape's gradients against float64 central differences, on the CPU: every kGrad row of
+// the op table has at least one case (EveryDifferentiableOpHasACase), so a new differentiable
+// row cannot go unchecked. This file holds the check (gradient_check.h) and the cases of the
+// math, element-wise, reduction and nn ops; gradient_check_array_test.cc those of the array ops.
+#include "tests/runtime/gradient_check.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace mt::testing {
+
+constexpr double kStep = 1e-5, kRtol = 1e-6, kAtol = 1e-8;
+
+int64_t element_count(const Ints& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+Tensor tensor_of(const GradInput& input) { return constant(input.values, input.shape); }
+
+GradInput RandomInputs::uniform(const Ints& shape, double lo, double hi) {
+  std::uniform_real_distribution<double> dist(lo, hi);
+  GradInput in{shape, std::vector<double>(static_cast<size_t>(element_count(shape)))};
+  for (double& v : in.values) v = dist(rng_);
+  return in;
+}
+
+GradInput RandomInputs::away_from_zero(const Ints& shape) {
+  GradInput in = uniform(shape, 0.2, 1.2);
+  std::bernoulli_distribution negative(0.5);
+  for (double& v : in.values) v = negative(rng_) ? -v : v;
+  return in;
+}
+
+GradInput RandomInputs::distinct(const Ints& shape) {
+  GradInput in{shape, std::vector<double>(static_cast<size_t>(element_count(shape)))};
+  const double n = static_cast<double>(in.values.size());
+  for (size_t i = 0; i < in.values.size(); ++i)
+    in.values[i] = 0.1 * (static_cast<double>(i) - n / 2);
+  std::shuffle(in.values.begin(), in.values.end(), rng_);
+  return in;
+}
+
+GradInput RandomInputs::grid(const Ints& shape, double offset) {
+  std::uniform_int_distribution<int> k(-5, 4);
+  GradInput in{shape, std::vector<double>(static_cast<size_t>(element_count(shape)))};
+  for (double& v : in.values) v = 0.2 * k(rng_) + offset;
+  return in;
+}
+
+namespace {
+
+std::string str(const Ints& shape) { return "(" + absl::StrJoin(shape, ", ") + ")"; }
+
+Ints dims_of(const Tensor& t) { return Ints(t.shape().dims().begin(), t.shape().dims().end()); }
+
+std::vector<Tensor> tensors_of(const std::vector<GradInput>& inputs) {
+  std::vector<Tensor> out;
+  for (const GradInput& in : inputs) out.push_back(tensor_of(in));
+  return out;
+}
+
+double loss_at(const GradCase& c, const std::vector<GradInput>& inputs, const Tensor& w) {
+  return reduce_sum(mul(c.fn(tensors_of(inputs)), w)).to_vector<double>()[0];
+}
+
+// Compares the tape's gradient of sum(fn(xs) * w) with central differences, input by input.
+void expect_gradients_match(const GradCase& c, const std::vector<Tensor>& xs, const Tensor& w) {
+  std::vector<Tensor> grads;
+  {
+    GradientTape tape;
+    for (const Tensor& x : xs) tape.watch(x);
+    grads = tape.gradient(reduce_sum(mul(c.fn(xs), w)), xs);
+  }
+  ASSERT_EQ(grads.size(), xs.size());
+  for (size_t i = 0; i < xs.size(); ++i) {
+    SCOPED_TRACE(absl::StrCat("input ", i));
+    ASSERT_TRUE(grads[i].defined());
+    ASSERT_EQ(grads[i].dtype(), DType::kFloat64);
+    ASSERT_EQ(grads[i].shape(), xs[i].shape());
+    const std::vector<double> g = grads[i].to_vector<double>();
+    std::vector<GradInput> moved = c.inputs;
+    int mismatches = 0;
+    for (size_t j = 0; j < g.size(); ++j) {
+      double& x = moved[i].values[j];
+      const double x0 = x;
+      x = x0 + kStep;
+      const double up = loss_at(c, moved, w);
+      x = x0 - kStep;
+      const double down = loss_at(c, moved, w);
+      x = x0;
+      const double fd = (up - down) / (2 * kStep);
+      if (std::fabs(g[j] - fd) > kAtol + kRtol * std::fabs(fd) && ++mismatches <= 3) {
+        ADD_FAILURE() << "element " << j << ": tape " << g[j] << ", finite differences " << fd;
+      }
+    }
+    EXPECT_EQ(mismatches, 0);
+  }
+}
+
+}  // namespace
+
+void GradientCheckTest::check(const GradCase& c) {
+  SCOPED_TRACE(c.name);
+  try {
+    const std::vector<Tensor> xs = tensors_of(c.inputs);
+    const size_t before = log().size();
+    debugging::set_log_device_placement(true);
+    const Tensor out = c.fn(xs);
+    debugging::set_log_device_placement(false);
+    const std::vector<std::string> lines = log();
+    const std::string ran = absl::StrCat("Executing op ", op_name(c.op), " in device ");
+    EXPECT_TRUE(std::any_of(lines.begin() + before, lines.end(),
+                            [&](const std::string& l) { return absl::StartsWith(l, ran); }))
+        << "the case does not run " << op_name(c.op);
+    ASSERT_EQ(out.dtype(), DType::kFloat64);
+    RandomInputs r(7);
+    expect_gradients_match(c, xs, tensor_of(r.uniform(dims_of(out))));
+  } catch (const Error& e) {
+    debugging::set_log_device_placement(false);
+    ADD_FAILURE() << "mt::Error: " << e.what();
+  }
+}
+
+namespace {
+
+using Unary = Tensor (*)(const Tensor&);
+using Binary = Tensor (*)(const Tensor&, const Tensor&);
+using Reduction = Tensor (*)(const Tensor&, const Axes&, bool);
+
+// Adds a case of `op` for each pair of broadcasting shapes; `make(shape, i)` makes input i.
+template <typename Make>
+void add_binary(std::vector<GradCase>& cases, OpId op, Binary f, Make make) {
+  const std::pair<Ints, Ints> shapes[] = {
+      {{2, 3}, {2, 3}}, {{3, 1}, {1, 4}}, {{2, 3, 4}, {4}}, {{}, {2, 3}}};
+  for (const auto& [a, b] : shapes) {
+    cases.push_back({op,
+                     absl::StrCat(op_name(op), " ", str(a), " ", str(b)),
+                     {make(a, 0), make(b, 1)},
+                     [f](const std::vector<Tensor>& x) { return f(x[0], x[1]); }});
+  }
+}
+
+void add_binary_cases(std::vector<GradCase>& cases, RandomInputs& r) {
+  auto any = [&r](const Ints& s, int) { return r.uniform(s); };
+  add_binary(cases, OpId::kAddV2, &mt::add, any);
+  add_binary(cases, OpId::kSub, &mt::sub, any);
+  add_binary(cases, OpId::kMul, &mt::mul, any);
+  add_binary(cases, OpId::kSquaredDifference, &mt::squared_difference, any);
+  add_binary(cases, OpId::kRealDiv, &mt::div,
+             [&r](const Ints& s, int i) { return i == 0 ? r.uniform(s) : r.away_from_zero(s); });
+  add_binary(cases, OpId::kPow, &mt::pow, [&r](const Ints& s, int i) {
+    return i == 0 ? r.uniform(s, 0.5, 2) : r.uniform(s, -1.5, 1.5);
+  });
+  auto no_ties = [&r](const Ints& s, int i) { return r.grid(s, i == 0 ? 0.05 : 0.15); };
+  add_binary(cases, OpId::kMaximum, &mt::maximum, no_ties);
+  add_binary(cases, OpId::kMinimum, &mt::minimum, no_ties);
+}
+
+void add_unary_cases(std::vector<GradCase>& cases, RandomInputs& r) {
+  enum Domain { kAny, kAwayFromZero, kPositive };
+  const std::tuple<OpId, Unary, Domain> ops[] = {
+      {OpId::kNeg, &mt::neg, kAny},          {OpId::kAbs, &mt::abs, kAwayFromZero},
+      {OpId::kExp, &mt::exp, kAny},          {OpId::kRelu, &mt::relu, kAwayFromZero},
+      {OpId::kSqrt, &mt::sqrt, kPositive},   {OpId::kRsqrt, &mt::rsqrt, kPositive},
+      {OpId::kSquare, &mt::square, kAny},    {OpId::kLog, &mt::log, kPositive},
+      {OpId::kLog1p, &mt::log1p, kPositive}, {OpId::kTanh, &mt::tanh, kAny},
+      {OpId::kSigmoid, &mt::sigmoid, kAny},  {OpId::kIdentity, &mt::identity, kAny}};
+  for (const auto& [op, f, domain] : ops) {
+    for (const Ints& shape : {Ints{2, 3}, Ints{}}) {
+      const GradInput in = domain == kAny            ? r.uniform(shape, -2, 2)
+                           : domain == kAwayFromZero ? r.away_from_zero(shape)
+                                                     : r.uniform(shape, 0.5, 2);
+      cases.push_back({op,
+                       absl::StrCat(op_name(op), " ", str(shape)),
+                       {in},
+                       [f = f](const std::vector<Tensor>& x) { return f(x[0]); }});
+    }
+  }
+  cases.push_back({OpId::kCast,
+                   "Cast float64 to float64",
+                   {r.uniform({2, 3})},
+                   [](const std::vector<Tensor>& x) { return cast(x[0], DType::kFloat64); }});
+}
+
+// Prod's inputs: |x| in [0.8, 1.25) so that products of 24 stay near 1; every third negative.
+GradInput prod_input(RandomInputs& r, const Ints& shape) {
+  GradInput in = r.uniform(shape, 0.8, 1.25);
+  for (size_t i = 0; i < in.values.size(); i += 3) in.values[i] = -in.values[i];
+  return in;
+}
+
+void add_reduction_cases(std::vector<GradCase>& cases, RandomInputs& r) {
+  const std::tuple<std::string, Axes, bool> variants[] = {
+      {"all", Axes(), false},
+      {"axis 0", Axes(0), false},
+      {"axis -1 keep_dims", Axes(-1), true},
+      {"axes {0, 2} keep_dims", Axes({0, 2}), true},
+      {"axes {2, 1}", Axes({2, 1}), false},
+      {"no axis", Axes::none(), false}};
+  const std::pair<OpId, Reduction> ops[] = {{OpId::kSum, &mt::reduce_sum},
+                                            {OpId::kMean, &mt::reduce_mean},
+                                            {OpId::kMax, &mt::reduce_max},
+                                            {OpId::kMin, &mt::reduce_min},
+                                            {OpId::kProd, &mt::reduce_prod}};
+  const Ints shape = {2, 3, 4};
+  for (const auto& [op, f] : ops) {
+    for (const auto& [name, axes, keep] : variants) {
+      const GradInput in = op == OpId::kMax || op == OpId::kMin ? r.distinct(shape)
+                           : op == OpId::kProd                  ? prod_input(r, shape)
+                                                                : r.uniform(shape);
+      cases.push_back({op,
+                       absl::StrCat(op_name(op), " ", name),
+                       {in},
+                       [f = f, axes = axes, keep = keep](const std::vector<Tensor>& x) {
+                         return f(x[0], axes, keep);
+                       }});
+    }
+  }
+  // Prod with zeros: rows with none, one and two zeros; columns with one; a whole tensor.
+  GradInput zeros = prod_input(r, {3, 4});
+  zeros.values[6] = zeros.values[8] = zeros.values[11] = 0;
+  for (int64_t axis : {0, 1}) {
+    cases.push_back({OpId::kProd,
+                     absl::StrCat("Prod with zeros, axis ", axis),
+                     {zeros},
+                     [axis](const std::vector<Tensor>& x) { return reduce_prod(x[0], axis); }});
+  }
+  GradInput one_zero = prod_input(r, {2, 3});
+  one_zero.values[4] = 0;
+  GradInput two_zeros = one_zero;
+  two_zeros.values[1] = 0;
+  const std::pair<const char*, GradInput> whole[] = {{"one zero", one_zero},
+                                                     {"two zeros", two_zeros}};
+  for (const auto& [name, in] : whole) {
+    cases.push_back({OpId::kProd,
+                     absl::StrCat("Prod of all with ", name),
+                     {in},
+                     [](const std::vector<Tensor>& x) { return reduce_prod(x[0]); }});
+  }
+}
+
+void add_matmul_cases(std::vector<GradCase>& cases, RandomInputs& r) {
+  for (bool ta : {false, true}) {
+    for (bool tb : {false, true}) {
+      cases.push_back(
+          {OpId::kMatMul,
+           absl::StrCat("MatMul ta=", ta, " tb=", tb),
+           {r.uniform(ta ? Ints{4, 3} : Ints{3, 4}), r.uniform(tb ? Ints{2, 4} : Ints{4, 2})},
+           [ta, tb](const std::vector<Tensor>& x) { return matmul(x[0], x[1], ta, tb); }});
+    }
+  }
+  const std::tuple<Ints, Ints, bool, bool> batched[] = {
+      {{2, 3, 4}, {4, 5}, false, false},        // b broadcast over the batch
+      {{3, 4}, {2, 4, 5}, false, false},        // a broadcast over the batch
+      {{2, 1, 3, 4}, {3, 4, 2}, false, false},  // both broadcast
+      {{2, 4, 3}, {2, 5, 4}, true, true},      {{2, 4, 3}, {1, 4, 2}, true, false},
+      {{2, 3, 4}, {2, 4}, false, true}};
+  for (const auto& [sa, sb, ta, tb] : batched) {
+    cases.push_back(
+        {OpId::kBatchMatMulV2,
+         absl::StrCat("BatchMatMulV2 ", str(sa), " ", str(sb), " ta=", ta, " tb=", tb),
+         {r.uniform(sa), r.uniform(sb)},
+         [ta = ta, tb = tb](const std::vector<Tensor>& x) { return matmul(x[0], x[1], ta, tb); }});
+  }
+  cases.push_back({OpId::kAddN,
+                   "AddN of three",
+                   {r.uniform({2, 3}), r.uniform({2, 3}), r.uniform({2, 3})},
+                   [](const std::vector<Tensor>& x) {
+                     return add_n({x[0], x[1], x[2]});
+                   }});
+  cases.push_back({OpId::kAddN,
+                   "AddN of one input twice",
+                   {r.uniform({4}), r.uniform({4})},
+                   [](const std::vector<Tensor>& x) {
+                     return add_n({x[0], x[1], x[0]});
+                   }});
+}
+
+void add_nn_cases(std::vector<GradCase>& cases, RandomInputs& r) {
+  for (const Ints& shape : {Ints{3, 5}, Ints{4}, Ints{2, 2, 3}}) {
+    cases.push_back({OpId::kSoftmax,
+                     absl::StrCat("Softmax ", str(shape)),
+                     {r.uniform(shape, -2, 2)},
+                     [](const std::vector<Tensor>& x) { return nn::softmax(x[0]); }});
+    cases.push_back({OpId::kLogSoftmax,
+                     absl::StrCat("LogSoftmax ", str(shape)),
+                     {r.uniform(shape, -2, 2)},
+                     [](const std::vector<Tensor>& x) { return nn::log_softmax(x[0]); }});
+  }
+  for (const Ints& shape : {Ints{3, 4}, Ints{2, 3, 4}}) {
+    cases.push_back({OpId::kBiasAdd,
+                     absl::StrCat("BiasAdd ", str(shape)),
+                     {r.uniform(shape), r.uniform({4})},
+                     [](const std::vector<Tensor>& x) { return nn::bias_add(x[0], x[1]); }});
+  }
+  const Tensor labels = constant({0, 3, 4, 1});
+  cases.push_back({OpId::kSparseSoftmaxCrossEntropyWithLogits,
+                   "SparseSoftmaxCrossEntropy int32 labels",
+                   {r.uniform({4, 5}, -2, 2)},
+                   [labels](const std::vector<Tensor>& x) {
+                     return nn::sparse_softmax_cross_entropy_with_logits(labels, x[0]);
+                   }});
+  const Tensor labels_2d = constant(std::vector<int64_t>{1, 0, 4, 2, 2, 3}, {2, 3});
+  cases.push_back({OpId::kSparseSoftmaxCrossEntropyWithLogits,
+                   "SparseSoftmaxCrossEntropy (2, 3) int64 labels",
+                   {r.uniform({2, 3, 5}, -2, 2)},
+                   [labels_2d](const std::vector<Tensor>& x) {
+                     return nn::sparse_softmax_cross_entropy_with_logits(labels_2d, x[0]);
+                   }});
+}
+
+}  // namespace
+
+std::vector<GradCase> math_grad_cases() {
+  RandomInputs r(2024);
+  std::vector<GradCase> cases;
+  add_binary_cases(cases, r);
+  add_unary_cases(cases, r);
+  add_reduction_cases(cases, r);
+  add_matmul_cases(cases, r);
+  add_nn_cases(cases, r);
+  return cases;
+}
+
+namespace {
+
+TEST_F(GradientCheckTest, EveryDifferentiableOpHasACase) {
+  std::vector<GradCase> cases = math_grad_cases();
+  for (GradCase& c : array_grad_cases()) cases.push_back(std::move(c));
+  for (int i = 0; i < kNumOps; ++i) {
+    const OpId op = static_cast<OpId>(i);
+    const bool covered =
+        std::any_of(cases.begin(), cases.end(), [op](const GradCase& c) { return c.op == op; });
+    if (op_has_flag(op, kGrad)) {
+      EXPECT_TRUE(covered) << op_name(op) << " is flagged kGrad but has no gradient check case";
+    } else {
+      EXPECT_FALSE(covered) << op_name(op) << " has a gradient check case but no kGrad flag";
+    }
+  }
+}
+
+TEST_F(GradientCheckTest, MathGradientsMatchFiniteDifferences) {
+  for (const GradCase& c : math_grad_cases()) check(c);
+}
+
+// float64 -> float32 -> float64: the gradient comes back through float32 (rounded there) and
+// leaves in x's dtype; a cast to an integer passes no gradient.
+TEST_F(GradientCheckTest, CastThroughFloat32RoundsTheGradientThere) {
+  const Tensor x = constant(std::vector<double>{0.1, -2.5, 3.25}, {3});
+  const Tensor w = constant(std::vector<double>{1.5, -0.3, 0.7}, {3});
+  GradientTape tape(/*persistent=*/true);
+  tape.watch(x);
+  const Tensor narrow = cast(x, DType::kFloat32);
+  const Tensor loss = reduce_sum(mul(cast(narrow, DType::kFloat64), w));
+  const std::vector<Tensor> g = tape.gradient(loss, {x, narrow});
+  ASSERT_TRUE(g[0].defined() && g[1].defined());
+  EXPECT_EQ(g[0].dtype(), DType::kFloat64);
+  EXPECT_EQ(g[1].dtype(), DType::kFloat32);
+  EXPECT_EQ(g[1].to_vector<float>(), (std::vector<float>{1.5f, -0.3f, 0.7f}));
+  EXPECT_EQ(g[0].to_vector<double>(), (std::vector<double>{1.5, double{-0.3f}, double{0.7f}}));
+  const Tensor through_int = reduce_sum(cast(cast(x, DType::kInt32), DType::kFloat64));
+  EXPECT_FALSE(tape.gradient(through_int, {x})[0].defined());
+}
+
+}  // namespace
+}  // namespace mt::testing

@@ -1,0 +1,243 @@
+// The optimizers against Keras 3's update_step, recomputed here in doubles: ten steps of each
+// on a float32 variable agree to float32 rounding. Also learning-rate schedules, undefined
+// and misshapen gradients, and where the slot variables live.
+#include <algorithm>
+#include <cmath>
+#include <functional>
+
+#include "tests/runtime/runtime_fixture.h"
+
+namespace mt::testing {
+namespace {
+
+using optimizers::GradAndVar;
+using optimizers::LearningRate;
+
+class OptimizerTest : public RuntimeTest {};
+
+// Checks that `fn` throws mt::Error with `code` and exactly `message`.
+template <typename Fn>
+void expect(Fn&& fn, absl::StatusCode code, const std::string& message) {
+  Error e = expect_error(std::forward<Fn>(fn));
+  EXPECT_EQ(e.code(), code) << e.what();
+  EXPECT_EQ(std::string(e.what()), message);
+}
+
+std::vector<float> values(const Variable& v) { return v.read_value().to_vector<float>(); }
+
+// One element's slots in the reference: momentum, second moment (velocity) and average
+// gradient, as Keras names them.
+struct Slots {
+  double m = 0, v = 0, average = 0;
+};
+// Returns the element after one step from `x` with gradient `g` in step `step` (from 0).
+using Rule = std::function<double(double x, double g, int64_t step, Slots& s)>;
+
+// Keras 3's SGD.update_step.
+Rule sgd(double lr, double momentum = 0, bool nesterov = false) {
+  return [=](double x, double g, int64_t, Slots& s) {
+    if (momentum == 0) return x - g * lr;
+    s.m = s.m * momentum - g * lr;
+    return nesterov ? x + (s.m * momentum - g * lr) : x + s.m;
+  };
+}
+
+// Keras 3's Adam.update_step, after AdamW's decoupled decay x -= x * weight_decay * lr.
+Rule adam(double lr, double weight_decay = 0, double beta_1 = 0.9, double beta_2 = 0.999,
+          double epsilon = 1e-7) {
+  return [=](double x, double g, int64_t step, Slots& s) {
+    x -= x * weight_decay * lr;
+    const double t = static_cast<double>(step + 1);
+    const double alpha = lr * std::sqrt(1 - std::pow(beta_2, t)) / (1 - std::pow(beta_1, t));
+    s.m += (g - s.m) * (1 - beta_1);
+    s.v += (g * g - s.v) * (1 - beta_2);
+    return x - s.m * alpha / (std::sqrt(s.v) + epsilon);
+  };
+}
+
+// Keras 3's RMSprop.update_step.
+Rule rmsprop(double lr, double rho = 0.9, double momentum = 0, double epsilon = 1e-7,
+             bool centered = false) {
+  return [=](double x, double g, int64_t, Slots& s) {
+    s.v = rho * s.v + (1 - rho) * g * g;
+    double denominator = s.v + epsilon;
+    if (centered) {
+      s.average = rho * s.average + (1 - rho) * g;
+      denominator = s.v - s.average * s.average + epsilon;
+    }
+    const double increment = lr * g / std::sqrt(denominator);
+    if (momentum <= 0) return x - increment;
+    s.m = momentum * s.m + increment;
+    return x - s.m;
+  };
+}
+
+const std::vector<float> kInitial = {1.f, -2.f, 0.5f, 3.f};
+
+// The gradient of step `t`: changing size and sign, fixed.
+std::vector<float> gradient_at(int t) {
+  std::vector<float> g(kInitial.size());
+  for (size_t i = 0; i < g.size(); ++i) {
+    g[i] = static_cast<float>(0.8 * std::sin(1.3 * t + 2.1 * static_cast<double>(i)) + 0.1 * i);
+  }
+  return g;
+}
+
+// Runs ten steps of `opt` on a float32 variable and checks it after each against `rule` in
+// doubles, to float32 rounding.
+void expect_steps_match(optimizers::Optimizer& opt, const Rule& rule) {
+  Variable var(constant(kInitial, {4}), /*trainable=*/true, "var");
+  std::vector<double> expected(kInitial.begin(), kInitial.end());
+  std::vector<Slots> slots(kInitial.size());
+  for (int t = 0; t < 10; ++t) {
+    const std::vector<float> g = gradient_at(t);
+    opt.apply_gradients({{constant(g, {4}), var}});
+    for (size_t i = 0; i < expected.size(); ++i) expected[i] = rule(expected[i], g[i], t, slots[i]);
+    const std::vector<float> got = values(var);
+    for (size_t i = 0; i < got.size(); ++i) {
+      EXPECT_NEAR(got[i], expected[i], 1e-5 * std::fabs(expected[i]) + 1e-7)
+          << "step " << t << ", element " << i;
+    }
+  }
+  EXPECT_EQ(opt.iterations(), 10);
+}
+
+TEST_F(OptimizerTest, SgdMatchesKeras) {
+  optimizers::SGD plain(0.1);
+  expect_steps_match(plain, sgd(0.1));
+}
+
+TEST_F(OptimizerTest, SgdWithMomentumMatchesKeras) {
+  optimizers::SGD momentum(0.05, 0.9);
+  expect_steps_match(momentum, sgd(0.05, 0.9));
+}
+
+TEST_F(OptimizerTest, SgdWithNesterovMomentumMatchesKeras) {
+  optimizers::SGD nesterov(0.05, 0.9, /*nesterov=*/true);
+  expect_steps_match(nesterov, sgd(0.05, 0.9, true));
+}
+
+TEST_F(OptimizerTest, AdamMatchesKeras) {
+  optimizers::Adam adam_default;
+  expect_steps_match(adam_default, adam(0.001));
+  optimizers::Adam tuned(0.05, 0.8, 0.99, 1e-6);
+  expect_steps_match(tuned, adam(0.05, 0, 0.8, 0.99, 1e-6));
+}
+
+TEST_F(OptimizerTest, AdamWMatchesKeras) {
+  optimizers::AdamW adamw_default;
+  expect_steps_match(adamw_default, adam(0.001, 0.004));
+  optimizers::AdamW tuned(0.05, 0.1);
+  expect_steps_match(tuned, adam(0.05, 0.1));
+}
+
+TEST_F(OptimizerTest, RmspropMatchesKeras) {
+  optimizers::RMSprop plain(0.01);
+  expect_steps_match(plain, rmsprop(0.01));
+}
+
+TEST_F(OptimizerTest, CenteredRmspropMatchesKeras) {
+  optimizers::RMSprop centered(0.01, 0.9, 0, 1e-7, /*centered=*/true);
+  expect_steps_match(centered, rmsprop(0.01, 0.9, 0, 1e-7, true));
+}
+
+TEST_F(OptimizerTest, RmspropWithMomentumMatchesKeras) {
+  optimizers::RMSprop momentum(0.01, 0.8, 0.5);
+  expect_steps_match(momentum, rmsprop(0.01, 0.8, 0.5));
+  optimizers::RMSprop both(0.01, 0.9, 0.5, 1e-7, /*centered=*/true);
+  expect_steps_match(both, rmsprop(0.01, 0.9, 0.5, 1e-7, true));
+}
+
+// A schedule is a function of the step, iterations() from 0.
+TEST_F(OptimizerTest, LearningRateScheduleIsCalledWithTheStep) {
+  std::vector<int64_t> steps;
+  const LearningRate decay([&steps](int64_t step) {
+    steps.push_back(step);
+    return 0.1 / static_cast<double>(1 + step);
+  });
+  optimizers::SGD sgd_decay(decay);
+  EXPECT_DOUBLE_EQ(sgd_decay.learning_rate(), 0.1);
+  steps.clear();
+  const Rule rule = [](double x, double g, int64_t step, Slots&) {
+    return x - g * (0.1 / static_cast<double>(1 + step));
+  };
+  expect_steps_match(sgd_decay, rule);
+  EXPECT_DOUBLE_EQ(sgd_decay.learning_rate(), 0.1 / 11);
+  ASSERT_GE(steps.size(), 10u);
+  for (int64_t t = 0; t < 10; ++t) {
+    EXPECT_NE(std::find(steps.begin(), steps.end(), t), steps.end()) << "step " << t;
+  }
+}
+
+TEST_F(OptimizerTest, UndefinedGradientLeavesItsVariableAlone) {
+  Variable a(constant({1.f, 2.f}), true, "a");
+  Variable b(constant({3.f, 4.f}), true, "b");
+  optimizers::SGD opt(0.1, 0.9);
+  opt.apply_gradients({{Tensor(), a}, {constant({1.f, 1.f}), b}});
+  EXPECT_EQ(values(a), (std::vector<float>{1.f, 2.f}));
+  EXPECT_FLOAT_EQ(values(b)[0], 2.9f);  // m = -0.1 g, b += m
+  EXPECT_FLOAT_EQ(values(b)[1], 3.9f);
+  EXPECT_EQ(opt.iterations(), 1);
+  opt.apply_gradients({{Tensor(), a}});
+  EXPECT_EQ(values(a), (std::vector<float>{1.f, 2.f}));
+}
+
+TEST_F(OptimizerTest, GradientOfAnotherShapeOrDtypeIsInvalidArgument) {
+  Variable w(constant({1.f, 2.f}), true, "w");
+  Variable ok(constant({5.f}), true, "ok");
+  optimizers::SGD opt(0.1);
+  expect(
+      [&] {
+        opt.apply_gradients({{constant({1.f}), ok}, {constant({1.f, 2.f, 3.f}), w}});
+      },
+      absl::StatusCode::kInvalidArgument,
+      "apply_gradients: the gradient of variable 'w' has shape (3,) and dtype float32, the "
+      "variable (2,) and float32");
+  expect(
+      [&] {
+        opt.apply_gradients({{constant(std::vector<double>{1, 2}, {2}), w}});
+      },
+      absl::StatusCode::kInvalidArgument,
+      "apply_gradients: the gradient of variable 'w' has shape (2,) and dtype float64, the "
+      "variable (2,) and float32");
+  EXPECT_EQ(values(ok), std::vector<float>{5.f});  // checked before any update
+  EXPECT_EQ(values(w), (std::vector<float>{1.f, 2.f}));
+  EXPECT_EQ(opt.iterations(), 0);
+}
+
+// Exposes the slots of an SGD optimizer with momentum.
+class InspectableSgd : public optimizers::SGD {
+ public:
+  using SGD::SGD;
+  Variable& slot_of(const Variable& var, int index) { return slot(var, index); }
+};
+
+// The update runs on the variable's device whatever the scope, and the slot sits beside it.
+TEST_F(OptimizerTest, UpdatesAndSlotsStayOnTheVariablesDevice) {
+  split_cpu(2);
+  Variable var;
+  {
+    DeviceScope scope("/CPU:1");
+    var = Variable(constant(std::vector<float>(1024, 1.f), {1024}), true, "var");
+  }
+  const Tensor grad = constant(std::vector<float>(1024, 0.5f), {1024});  // on CPU:0
+  ASSERT_EQ(grad.device(), cpu(0));
+  const int64_t cpu0 = config::get_memory_info("CPU:0").current;
+  InspectableSgd opt(0.1, 0.9);
+  debugging::set_log_device_placement(true);
+  opt.apply_gradients({{grad, var}});
+  debugging::set_log_device_placement(false);
+  EXPECT_FALSE(log().empty());
+  for (const std::string& line : log()) EXPECT_NE(line.find(cpu(1)), std::string::npos) << line;
+  EXPECT_EQ(config::get_memory_info("CPU:0").current, cpu0);
+  EXPECT_EQ(config::get_memory_info("CPU:1").current, 2 * 4096);  // var and its momentum
+  const Variable& momentum = opt.slot_of(var, 0);
+  EXPECT_EQ(momentum.device(), cpu(1));
+  EXPECT_FALSE(momentum.trainable());
+  EXPECT_EQ(momentum.shape(), var.shape());
+  EXPECT_FLOAT_EQ(values(momentum)[0], -0.05f);  // m = 0.9 * 0 - 0.1 * 0.5
+  EXPECT_FLOAT_EQ(values(var)[0], 0.95f);
+}
+
+}  // namespace
+}  // namespace mt::testing
