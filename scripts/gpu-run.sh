@@ -316,6 +316,15 @@ for step in $steps; do
       PYTHONPATH="$py" python3 bench/python_overhead.py --bin .gpu/bin >"$out/python-bench.log" 2>&1
       record "python overhead benchmark" "rc=$?"
       cat "$out/python-bench.log" ;;
+    trainbench)
+      # A training step beside PyTorch eager (issue 20), on the GPU and the CPU; after the
+      # python step, which installs the package into /tmp/mt-python.
+      for device in GPU CPU; do
+        PYTHONPATH=/tmp/mt-python python3 bench/python_train_step.py --device "$device" \
+          >"$out/train-step-$device.log" 2>&1
+        record "python train step $device" "rc=$?"
+        cat "$out/train-step-$device.log"
+      done ;;
   esac
   record "step $step" "$((SECONDS - step_start)) s"
 done

@@ -60,9 +60,10 @@ std::vector<GradCase> array_grad_cases();  // gradient_check_array_test.cc
 
 class GradientCheckTest : public RuntimeTest {
  protected:
-  // Checks that `c.fn` runs `c.op` (placement log) and that the tape's gradient of every input
-  // matches central differences to rtol 1e-6, atol 1e-8.
-  void check(const GradCase& c);
+  // Checks that `c.fn` runs `c.op` (placement log; on `device` when given, a scope around the
+  // whole check) and that the tape's gradient of every input matches central differences to
+  // rtol 1e-6, atol 1e-8.
+  void check(const GradCase& c, const char* device = nullptr);
 };
 
 }  // namespace mt::testing

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -105,8 +106,10 @@ void expect_gradients_match(const GradCase& c, const std::vector<Tensor>& xs, co
 
 }  // namespace
 
-void GradientCheckTest::check(const GradCase& c) {
+void GradientCheckTest::check(const GradCase& c, const char* device) {
   SCOPED_TRACE(c.name);
+  std::optional<DeviceScope> scope;
+  if (device != nullptr) scope.emplace(device);
   try {
     const std::vector<Tensor> xs = tensors_of(c.inputs);
     const size_t before = log().size();
@@ -114,7 +117,10 @@ void GradientCheckTest::check(const GradCase& c) {
     const Tensor out = c.fn(xs);
     debugging::set_log_device_placement(false);
     const std::vector<std::string> lines = log();
-    const std::string ran = absl::StrCat("Executing op ", op_name(c.op), " in device ");
+    const std::string ran =
+        absl::StrCat("Executing op ", op_name(c.op), " in device ",
+                     device == nullptr ? "" : "/job:localhost/replica:0/task:0/device:",
+                     device == nullptr ? "" : device + 1);
     EXPECT_TRUE(std::any_of(lines.begin() + before, lines.end(),
                             [&](const std::string& l) { return absl::StartsWith(l, ran); }))
         << "the case does not run " << op_name(c.op);
