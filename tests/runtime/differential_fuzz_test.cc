@@ -10,9 +10,12 @@
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "tests/runtime/json_test_util.h"
 #include "tests/runtime/op_chain.h"
 #include "tests/runtime/runtime_fixture.h"
 
@@ -141,6 +144,7 @@ TEST_F(DifferentialFuzzTest, StatefulRandomStepsAreComparedByRange) {
 TEST_F(DifferentialFuzzTest, ChainsDrawEveryOpOfTheTable) {
   std::vector<int> ran(kNumOps), failed(kNumOps);
   Tally tally;
+  trace::start();  // the ops that ran, by the runtime's own account
   for (uint64_t seed = 1; seed <= 1000; ++seed) {
     OpChain chain(seed, {cpu(0)});
     chain.generate(12, &tally);
@@ -149,10 +153,18 @@ TEST_F(DifferentialFuzzTest, ChainsDrawEveryOpOfTheTable) {
       ++(chain.reference()[i].code == absl::StatusCode::kOk ? ran : failed)[op];
     }
   }
+  trace::stop();
+  std::set<std::string> traced;
+  std::optional<testing::Json> trace = testing::parse_json(trace::to_json());
+  ASSERT_TRUE(trace.has_value());
+  for (const testing::Json& e : (*trace)["traceEvents"].array) {
+    if (e["cat"].string == "op") traced.insert(e["name"].string);
+  }
   int rarest = 0;
   for (int i = 0; i < kNumOps; ++i) {
-    EXPECT_GT(ran[i], 0) << op_name(static_cast<OpId>(i)) << " never ran (" << failed[i]
-                         << " errors)";
+    const char* name = op_name(static_cast<OpId>(i));
+    EXPECT_GT(ran[i], 0) << name << " never ran (" << failed[i] << " errors)";
+    EXPECT_EQ(traced.count(name), 1u) << name << " is not in the trace";
     if (ran[i] < ran[rarest]) rarest = i;
   }
   std::cout << "[op coverage] " << kNumOps << " ops in " << tally.ops << " steps; the rarest, "
