@@ -3,7 +3,8 @@
 // zeros, ones and fill with any double and any dtype byte; then reductions over fuzzed
 // axes, to_vector with the right and the wrong type, and printing. Every outcome is
 // compared with a model written here: the error code and message, or the shape, dtype and
-// values of the result. Afterwards the pool holds no byte.
+// values of the result. Between those, calls of any op of the table on fuzzed inputs and
+// attributes (tensor_fuzzer_ops.h). Afterwards the pool holds no byte.
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <cmath>
@@ -17,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "fuzz/fuzz_util.h"
+#include "fuzz/tensor_fuzzer_ops.h"
 
 namespace mt::fuzz {
 namespace {
@@ -370,7 +372,13 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FuzzedDataProvider input(data, size);
-  while (input.remaining_bytes() > 0) mt::fuzz::construct_and_reduce(input);
+  while (input.remaining_bytes() > 0) {
+    if (input.ConsumeBool()) {
+      mt::fuzz::call_any_op(input);
+    } else {
+      mt::fuzz::construct_and_reduce(input);
+    }
+  }
   FUZZ_CHECK(mt::config::get_memory_info("CPU:0").current == 0);
   return 0;
 }

@@ -28,8 +28,12 @@ void simplify(CopyPlan* plan) {
   for (size_t i = 0; i < dims.size(); ++i) {
     const int64_t d = dims[i], s = strides[i];
     if (d == 1) continue;
-    if (k > 0 && strides[k - 1] == s * d) {
-      dims[k - 1] *= d;
+    // Merges only where the products fit in int64: the dimensions of an output with no
+    // element (or of one its shape function rejects next) may multiply past it.
+    int64_t step, merged;
+    if (k > 0 && !__builtin_mul_overflow(s, d, &step) && strides[k - 1] == step &&
+        !__builtin_mul_overflow(dims[k - 1], d, &merged)) {
+      dims[k - 1] = merged;
       strides[k - 1] = s;
       continue;
     }

@@ -70,11 +70,19 @@ absl::Status pack_dims(OpId op, absl::Span<const TensorMeta> inputs, int64_t axi
   return absl::OkStatus();
 }
 
+// The most equal parts SplitV makes. Each is a tensor of its own: 2^40 parts of an empty
+// dimension, say, exhausted the host describing them (std::bad_alloc, an abort).
+constexpr int64_t kMaxSplitParts = int64_t{1} << 16;
+
 // SplitV's piece sizes along the axis: attrs.dims (one -1 takes the rest) or num_split
 // equal parts.
 absl::Status split_sizes(OpId op, int64_t dim, const OpAttrs& a, Dims* sizes) {
   if (a.dims.empty()) {
     if (a.num_split <= 0) return op_error(op, "num_split must be positive, got ", a.num_split);
+    if (a.num_split > kMaxSplitParts) {
+      return op_error(op, "num_split ", a.num_split, " is more than the ", kMaxSplitParts,
+                      " parts supported");
+    }
     if (dim % a.num_split != 0) {
       return op_error(op, "Number of ways to split should evenly divide the split dimension, ",
                       "but got split_dim ", a.axis, " (size = ", dim, ") and num_split ",
@@ -94,7 +102,8 @@ absl::Status split_sizes(OpId op, int64_t dim, const OpAttrs& a, Dims* sizes) {
       return op_error(op, "Split sizes must be non-negative or a single -1, got ",
                       absl::StrJoin(a.dims, ","));
     }
-    total += a.dims[i];
+    // Sizes past int64 fail below: the total saturates instead of overflowing.
+    if (__builtin_add_overflow(total, a.dims[i], &total)) total = INT64_MAX;
   }
   sizes->assign(a.dims.begin(), a.dims.end());
   if ((unknown < 0 && total != dim) || (unknown >= 0 && total > dim)) {

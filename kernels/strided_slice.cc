@@ -26,7 +26,9 @@ absl::Status dense_spec(const Shape& in, const OpAttrs& a, std::vector<DenseEntr
   const int n = static_cast<int>(a.dims.size());
   const int rank = in.rank();
   int ellipsis = a.ellipsis_mask, sparse = n;
-  if (ellipsis == 0) {
+  // No ellipsis among the entries (a mask bit past them counts for none, as in TensorFlow's
+  // BuildDenseSpec): one goes at the end.
+  if ((ellipsis & ((int64_t{1} << n) - 1)) == 0) {
     ellipsis = 1 << n;
     ++sparse;
   }
@@ -112,9 +114,11 @@ absl::Status resolve_strided_slice(const Shape& in, const OpAttrs& a, StridedSli
                  ? 0
                  : len / e.stride + (len % e.stride != 0 ? 1 : 0);
     }
-    // An empty dimension reads nothing: start at 0 so that no offset leaves the buffer.
+    // An empty dimension reads nothing: start at 0 so that no offset leaves the buffer. One
+    // of at most one element never steps: stride 1 keeps the copy plan's stride x elements
+    // products in range whatever the stride was (INT64_MIN overflowed them).
     spec->begin.push_back(size == 0 ? 0 : begin);
-    spec->stride.push_back(e.stride);
+    spec->stride.push_back(size <= 1 ? 1 : e.stride);
     spec->size.push_back(size);
   }
   for (int g : gather) {

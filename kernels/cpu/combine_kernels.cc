@@ -117,6 +117,9 @@ absl::Status gather_kernel(const KernelContext& ctx) {
 
 template <typename I>
 absl::Status one_hot_kernel(const KernelContext& ctx) {
+  // No element: nothing to write, and outer * depth may pass int64 (a huge depth beside a
+  // zero dimension) or take ages to count through.
+  if (ctx.output.shape->num_elements() == 0) return absl::OkStatus();
   const Shape& indices = *ctx.inputs[0].shape;
   const int64_t axis = ctx.attrs->axis == -1 ? indices.rank() : ctx.attrs->axis;
   int64_t outer = 1, inner = 1;

@@ -139,6 +139,18 @@ TYPED_TEST(ArrayKernelTest, SliceAndStridedSlicePickBlocks) {
   a = dims({1, 3}, {2, 0}, {1, -2});
   a.shrink_axis_mask = 1;
   this->expect(OpId::kStridedSlice, {S({3, 4})}, a, S({2}), {7, 5});
+  // t[0:3:INT64_MAX]: one element, so the stride never steps (x 4 elements it overflowed)
+  a = dims({0}, {3}, {INT64_MAX});
+  this->expect(OpId::kStridedSlice, {S({3, 4})}, a, S({1, 4}), {0, 1, 2, 3});
+  // t[1:]: an ellipsis bit past the entries is none, so one covers the rest (it once left
+  // dimension 1 out of the output, and a scalar read from an empty input).
+  a = dims({1}, {0}, {1});
+  a.end_mask = 1;
+  a.ellipsis_mask = 4;
+  this->expect(OpId::kStridedSlice, {S({3, 4})}, a, S({2, 4}), {4, 5, 6, 7, 8, 9, 10, 11});
+  a = dims({}, {}, {});
+  a.ellipsis_mask = a.new_axis_mask = a.shrink_axis_mask = 64;
+  this->expect(OpId::kStridedSlice, {S({0})}, a, S({0}), {});
 }
 
 TYPED_TEST(ArrayKernelTest, BroadcastToTileAndGatherRepeatElements) {
@@ -255,6 +267,34 @@ TEST(ArrayKernelRandomTest, TileAndBroadcastToMatchModularIndexing) {
   for (int64_t i = 0; i < static_cast<int64_t>(w.size()); ++i) {
     ASSERT_EQ(w[i], element<float>(i / 500 % 3 * 5 + i % 5));
   }
+}
+
+// Found by the tensor fuzzer: outputs with no element whose other dimensions are huge, and
+// split sizes whose sum passes int64 (each was signed overflow, and OneHot counted through
+// outer x depth rows of nothing); 2^40 parts of an empty dimension aborted.
+TEST(ArrayKernelEdgeTest, HugeDimensionsBesideAZeroAndHugeSplitSizes) {
+  constexpr int64_t kHuge = int64_t{1} << 40;
+  absl::StatusOr<HostTensor> b =
+      run_cpu(OpId::kBroadcastTo, {iota<float>(S({1, 1}))}, dims({kHuge, kHuge, 0}));
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(b->shape(), S({kHuge, kHuge, 0}));
+  OpAttrs hot;
+  hot.depth = kHuge;
+  hot.axis = 1;
+  absl::StatusOr<HostTensor> h =
+      run_cpu(OpId::kOneHot, {HostTensor::make<int32_t>({2, 0}, {})}, hot);
+  ASSERT_TRUE(h.ok()) << h.status();
+  EXPECT_EQ(h->shape(), S({2, kHuge, 0}));
+  OpAttrs parts_of_nothing;
+  parts_of_nothing.num_split = kHuge;
+  EXPECT_EQ(run_cpu_all(OpId::kSplitV, {iota<float>(S({0}))}, parts_of_nothing).status().message(),
+            "[SplitV] num_split 1099511627776 is more than the 65536 parts supported");
+  OpAttrs sizes = dims({INT64_MAX, INT64_MAX});
+  absl::StatusOr<std::vector<HostTensor>> parts =
+      run_cpu_all(OpId::kSplitV, {iota<float>(S({3}))}, sizes);
+  EXPECT_EQ(parts.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(parts.status().message()),
+              ::testing::EndsWith("Got: 9223372036854775807"));
 }
 
 }  // namespace

@@ -10,9 +10,12 @@
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "tests/runtime/json_test_util.h"
 #include "tests/runtime/op_chain.h"
 #include "tests/runtime/runtime_fixture.h"
 
@@ -40,6 +43,7 @@ void fuzz(const std::string& label, const std::vector<std::string>& devices) {
     if (seconds > 0 ? std::chrono::steady_clock::now() >= deadline : tally.programs >= programs) {
       break;
     }
+    random::set_seed(seed);  // the stateful random ops draw as they do for this seed alone
     OpChain chain(seed, devices);
     chain.generate(12, &tally);
     for (size_t d = 1; d < devices.size(); ++d) chain.replay(devices[d], &tally);
@@ -107,7 +111,74 @@ TEST_F(DifferentialFuzzTest, ComparisonCatchesCodesShapesAndValues) {
   EXPECT_EQ(compare_outcomes(want, close, false, false, /*half_upstream=*/true), "");
 }
 
-// Note [Sign of zero] in op_chain.h: +0 and -0 compare equal, and a float division by a
+// Note [Stateful random steps] in op_chain_steps.h: code, dtype, shape, then each value
+// within the op's range.
+TEST_F(DifferentialFuzzTest, StatefulRandomStepsAreComparedByRange) {
+  testing::Step uniform;
+  uniform.kind = testing::StepKind::kRandom;
+  uniform.op = OpId::kRandomUniformInt;
+  uniform.values = {-2, 3};
+  EXPECT_TRUE(testing::is_stateful_random(uniform.op));
+  EXPECT_FALSE(testing::is_stateful_random(OpId::kStatelessRandomUniformIntV2));
+  const auto [lo, hi] = testing::random_range(uniform);
+  EXPECT_EQ(lo, -2);
+  EXPECT_EQ(hi, 2);
+  Outcome want;
+  want.dtype = DType::kInt32;
+  want.shape = {2};
+  want.values = {-2, 2};
+  Outcome other = want;
+  other.values = {1, 0};
+  EXPECT_EQ(testing::compare_random_outcomes(want, other, lo, hi), "");
+  other.values = {1, 3};
+  EXPECT_EQ(testing::compare_random_outcomes(want, other, lo, hi),
+            "element 1 is 3, outside [-2, 2]");
+  other.shape = {1, 2};
+  EXPECT_EQ(testing::compare_random_outcomes(want, other, lo, hi),
+            "got int32 (1, 2), reference int32 (2)");
+}
+
+// The chains draw every op of the op table (kernels/op_table.h): each one runs with inputs
+// and attributes it accepts, and the ops beyond the uniform families also fail now and
+// then (attributes drawn invalid on purpose).
+TEST_F(DifferentialFuzzTest, ChainsDrawEveryOpOfTheTable) {
+  std::vector<int> ran(kNumOps), failed(kNumOps);
+  Tally tally;
+  trace::start();  // the ops that ran, by the runtime's own account
+  for (uint64_t seed = 1; seed <= 1000; ++seed) {
+    OpChain chain(seed, {cpu(0)});
+    chain.generate(12, &tally);
+    for (size_t i = 0; i < chain.steps().size(); ++i) {
+      const int op = static_cast<int>(chain.steps()[i].op);
+      ++(chain.reference()[i].code == absl::StatusCode::kOk ? ran : failed)[op];
+    }
+  }
+  trace::stop();
+  std::set<std::string> traced;
+  std::optional<testing::Json> trace = testing::parse_json(trace::to_json());
+  ASSERT_TRUE(trace.has_value());
+  for (const testing::Json& e : (*trace)["traceEvents"].array) {
+    if (e["cat"].string == "op") traced.insert(e["name"].string);
+  }
+  int rarest = 0;
+  for (int i = 0; i < kNumOps; ++i) {
+    const char* name = op_name(static_cast<OpId>(i));
+    EXPECT_GT(ran[i], 0) << name << " never ran (" << failed[i] << " errors)";
+    EXPECT_EQ(traced.count(name), 1u) << name << " is not in the trace";
+    if (ran[i] < ran[rarest]) rarest = i;
+  }
+  std::cout << "[op coverage] " << kNumOps << " ops in " << tally.ops << " steps; the rarest, "
+            << op_name(static_cast<OpId>(rarest)) << ", ran " << ran[rarest] << " times\n";
+  for (auto family : {MT_OP_LIST(MT_ARRAY_OPS), MT_OP_LIST(MT_NN_OPS), MT_OP_LIST(MT_ARG_OPS),
+                      MT_OP_LIST(MT_RANDOM_OPS)}) {
+    for (OpId op : family) {
+      if (op == OpId::kZerosLike || op == OpId::kOnesLike) continue;  // no attribute to spoil
+      EXPECT_GT(failed[static_cast<int>(op)], 0) << op_name(op) << " never failed";
+    }
+  }
+}
+
+// Note [Sign of zero] in op_chain_rules.h: +0 and -0 compare equal, and a float division by a
 // zero that a sum or ReLU produced is not drawn; other divisions by zero are.
 TEST_F(DifferentialFuzzTest, ZerosOfEitherSignAreEqualAndOnlyTheirDivisionIsAvoided) {
   Outcome plus;
@@ -124,6 +195,7 @@ TEST_F(DifferentialFuzzTest, ZerosOfEitherSignAreEqualAndOnlyTheirDivisionIsAvoi
   testing::Step div;
   div.kind = testing::StepKind::kBinary;
   div.variant = testing::binary_variant(OpId::kRealDiv);
+  div.op = OpId::kRealDiv;
   div.inputs = {0, 1};
   Outcome ones = plus;
   ones.values = {1.0};
@@ -139,6 +211,7 @@ TEST_F(DifferentialFuzzTest, ZerosOfEitherSignAreEqualAndOnlyTheirDivisionIsAvoi
   EXPECT_FALSE(testing::divides_by_loose_zero(div, ints, {false, true}));
   testing::Step mul = div;
   mul.variant = testing::binary_variant(OpId::kMul);
+  mul.op = OpId::kMul;
   EXPECT_FALSE(testing::divides_by_loose_zero(mul, reference, {false, true}));
 }
 

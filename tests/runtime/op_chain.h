@@ -7,16 +7,18 @@
 //   chain.replay(devices[2], &tally);  // every op on devices[2]; mismatches go to tally
 //
 // A step is a leaf (a constant of random values, or fill/zeros/ones) created on a random
-// device, or an op (every public op, every dtype) on inputs drawn from earlier results:
-// mostly compatible ones (broadcastable shapes, same dtype), sometimes any, so that errors
-// happen too. Shapes have rank 0 to 3 and dimensions 0, 1 and odd sizes. Integer ops that
-// could overflow (undefined behaviour on the CPU) are replaced by identity, judged from the
-// largest magnitude of the reference inputs. A replay runs each op under a scope naming
-// the device under test, on inputs that it recreates on the same random devices, and
-// compares each step with the reference: the error code, or dtype, shape and values
-// (bitwise on the same device type; a small relative tolerance across types, a larger one
-// where bfloat16 or float16 values flowed in: Note [Fuzzing 2-byte dtypes] in
-// op_chain_steps.h; +0 and -0 equal, Note [Sign of zero]).
+// device, or an op of the op table (every row, every dtype) on inputs drawn from earlier
+// results: mostly compatible ones (broadcastable shapes, same dtype) with attributes valid
+// for their shapes, sometimes any, so that errors happen too. Leaves have rank 0 to 3 and
+// dimensions 0, 1 and odd sizes; array ops reshape them further, within kMaxElements.
+// Integer ops that could overflow (undefined behaviour on the CPU) are replaced by
+// identity, judged from the largest magnitude of the reference inputs, as are the steps of
+// op_chain_rules.h. A replay runs each op under a scope naming the device under test, on
+// inputs that it recreates on the same random devices, and compares each step with the
+// reference: the error code, or dtype, shape and values (bitwise on the same device type;
+// a small relative tolerance across types, a larger one where bfloat16 or float16 values
+// flowed in: Note [Fuzzing 2-byte dtypes] in op_chain_steps.h; +0 and -0 equal, Note [Sign
+// of zero]; stateful random ops by range, Note [Stateful random steps]).
 
 #include <algorithm>
 #include <cmath>
@@ -31,92 +33,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "runtime/minitensor.h"
+#include "tests/runtime/op_chain_rules.h"
+#include "tests/runtime/op_chain_run.h"
 #include "tests/runtime/op_chain_steps.h"
 
 namespace mt::testing {
-
-// Note [Sign of zero]
-// IEEE 754 gives an exact zero sum the sign +0 unless every term is -0, so the sign of a
-// zero from a sum depends on how the sum is formed: a CPU GEMM that starts from its first
-// product gives -0 for (-0) x 1, where cuBLAS, starting from +0, gives +0. MatMul, AddN
-// and the reductions may thus disagree across devices on the sign of a zero, and so may
-// ReLU of -0 (max(-0, +0) is either). The fuzzer compares +0 and -0 as equal. Division is
-// the one op that shows the sign (x / -0 = -inf, x / +0 = +inf, and exp or ReLU of those
-// differ further on), so a floating-point division by a zero whose sign comes from such an
-// op is not drawn, the way integer overflow is not.
-
-// Returns the input of `s` whose zeros give results that show their sign (x / -0 = -inf,
-// x // -0, -0 ** -1 = -inf, rsqrt(-0) = -inf), or -1.
-inline int sign_showing_input(const Step& s) {
-  if (s.kind == StepKind::kBinary && s.inputs.size() == 2) {
-    const OpId op = kBinaryOps[s.variant].op;
-    if (op == OpId::kRealDiv || op == OpId::kFloorDiv || op == OpId::kFloorMod) return s.inputs[1];
-    if (op == OpId::kPow) return s.inputs[0];
-  }
-  if (s.kind == StepKind::kUnary && kUnaryOps[s.variant].op == OpId::kRsqrt) return s.inputs[0];
-  return -1;
-}
-
-// Returns whether `s` divides floats by a zero whose sign devices may disagree on
-// (Note [Sign of zero]): `reference` holds the reference outcome of each step and
-// `loose_zero_sign` whether each one's zeros may have either sign.
-inline bool divides_by_loose_zero(const Step& s, const std::vector<Outcome>& reference,
-                                  const std::vector<bool>& loose_zero_sign) {
-  const int divisor = sign_showing_input(s);
-  if (divisor < 0) return false;
-  const Outcome& d = reference[divisor];
-  if (d.code != absl::StatusCode::kOk || !loose_zero_sign[divisor]) return false;
-  if (d.dtype == DType::kInt32 || d.dtype == DType::kInt64 || d.dtype == DType::kBool) {
-    return false;  // integer zeros have no sign
-  }
-  return std::find(d.values.begin(), d.values.end(), 0.0) != d.values.end();
-}
-
-// Note [Steps only the CPU rejects]: integer FloorDiv and FloorMod by zero and integer Pow
-// to a negative power fail on the CPU but give values on the GPU (Note [Integer division by
-// zero] in kernels/cpu/binary_kernels.cc). Returns whether `s` is such a step on the
-// reference values.
-inline bool rejected_on_cpu_only(const Step& s, const std::vector<Outcome>& reference) {
-  if (s.kind != StepKind::kBinary || s.inputs.size() != 2) return false;
-  const OpId op = kBinaryOps[s.variant].op;
-  if (op != OpId::kFloorDiv && op != OpId::kFloorMod && op != OpId::kPow) return false;
-  const Outcome& b = reference[s.inputs[1]];
-  if (b.code != absl::StatusCode::kOk || (b.dtype != DType::kInt32 && b.dtype != DType::kInt64)) {
-    return false;
-  }
-  for (double v : b.values) {
-    if (op == OpId::kPow ? v < 0 : v == 0) return true;
-  }
-  return false;
-}
-
-// Note [Discontinuous ops]: Exp, Log, Pow and the other kCostly ops differ across device
-// types by an ulp or two, and so may sums (MatMul, AddN, Sum, Mean) once their terms need
-// more bits than the dtype holds (another order rounds otherwise); Floor, Round, Sign,
-// FloorDiv, FloorMod and casts to integers or bool turn such a difference near a step of
-// theirs into a whole unit. Returns whether
-// `s` is one of those on a floating-point value that may carry such a difference
-// (`inexact`, per step; integer results are exact).
-inline bool discontinuous_on_inexact(const Step& s, const std::vector<Outcome>& reference,
-                                     const std::vector<bool>& inexact) {
-  bool discontinuous =
-      s.kind == StepKind::kCast &&
-      (s.dtype == DType::kInt32 || s.dtype == DType::kInt64 || s.dtype == DType::kBool);
-  if (s.kind == StepKind::kUnary) {
-    const OpId op = kUnaryOps[s.variant].op;
-    discontinuous = op == OpId::kFloor || op == OpId::kRound || op == OpId::kSign;
-  }
-  if (s.kind == StepKind::kBinary) {
-    const OpId op = kBinaryOps[s.variant].op;
-    discontinuous = op == OpId::kFloorDiv || op == OpId::kFloorMod;
-  }
-  if (!discontinuous) return false;
-  for (int i : s.inputs) {
-    const DType t = reference[i].dtype;
-    if (inexact[i] && t != DType::kInt32 && t != DType::kInt64 && t != DType::kBool) return true;
-  }
-  return false;
-}
 
 // Counts of one fuzzing session, and a report of each mismatch.
 struct Tally {
@@ -140,51 +61,22 @@ class OpChain {
   }
 
   // Runs every step again with ops on `device` and compares each with the reference.
-  void replay(const std::string& device, Tally* tally) const {
-    std::vector<Tensor> values(steps_.size());
-    std::vector<bool> float32(steps_.size());  // float32 values flow into step i
-    std::vector<bool> half(steps_.size());     // bfloat16 or float16 values flow into step i
-    for (size_t i = 0; i < steps_.size(); ++i) {
-      float32[i] = steps_[i].dtype == DType::kFloat32;
-      half[i] = steps_[i].dtype == DType::kBFloat16 || steps_[i].dtype == DType::kFloat16;
-      for (int in : steps_[i].inputs) {
-        float32[i] = float32[i] || float32[in];
-        half[i] = half[i] || half[in];
-      }
-      Outcome got = run(steps_[i], values, device, &values[i]);
-      ++tally->ops;
-      tally->errors += got.code != absl::StatusCode::kOk;
-      std::string why =
-          compare_outcomes(reference_[i], got, same_type(device), float32[i], half[i]);
-      if (why.empty()) continue;
-      ++tally->mismatches;
-      if (tally->reports.size() < 10) {
-        tally->reports.push_back(absl::StrCat("seed ", seed_, ", step ", i, " on ", device, ": ",
-                                              why, "\n", describe(i + 1)));
-      }
-      return;  // later steps would read a different value
-    }
-  }
+  void replay(const std::string& device, Tally* tally) const;
 
   // Calls `fn` with each step's name and device just before it runs (a watchdog's note).
   void on_step(std::function<void(const std::string&)> fn) { on_step_ = std::move(fn); }
 
+  // The steps drawn so far and the reference outcome of each.
+  const std::vector<Step>& steps() const { return steps_; }
+  const std::vector<Outcome>& reference() const { return reference_; }
+
   // Returns the first `n` steps, one per line.
-  std::string describe(size_t n) const {
-    std::vector<std::string> lines;
-    for (size_t i = 0; i < n && i < steps_.size(); ++i) {
-      const Step& s = steps_[i];
-      lines.push_back(
-          absl::StrCat("  v", i, " = ", step_name(s), "(v", absl::StrJoin(s.inputs, ", v"),
-                       ") dtype ", dtype_name(s.dtype), " shape (", absl::StrJoin(s.shape, ", "),
-                       ") leaf on ", devices_[s.device],
-                       s.axes ? absl::StrCat(" axes [", absl::StrJoin(*s.axes, ", "), "]") : ""));
-    }
-    return absl::StrJoin(lines, "\n");
-  }
+  std::string describe(size_t n) const;
 
  private:
   static constexpr double kIntLimit = double{1 << 28};  // integer results stay below this
+  static constexpr int64_t kMaxElements = 4096;         // array ops grow tensors up to this
+  static constexpr double kBadAttrs = 0.06;             // attributes drawn invalid
 
   bool same_type(const std::string& device) const {
     return device.find("device:CPU") != std::string::npos;  // the reference is a CPU
@@ -193,18 +85,18 @@ class OpChain {
   int uniform(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
   bool chance(double p) { return std::bernoulli_distribution(p)(rng_); }
   static bool is_int(DType t) { return t == DType::kInt32 || t == DType::kInt64; }
+  static int64_t count(const std::vector<int64_t>& shape) {
+    int64_t n = 1;
+    for (int64_t d : shape) n *= d;
+    return n;
+  }
+  const std::vector<int64_t>& shape_of(int i) const { return reference_[i].shape; }
 
   void add(const Step& s) {
-    bool loose = s.kind == StepKind::kMatMul || s.kind == StepKind::kAddN ||
-                 s.kind == StepKind::kReduce ||
-                 (s.kind == StepKind::kUnary && kUnaryOps[s.variant].op == OpId::kRelu);
+    bool loose = gives_loose_zero_sign(s);
     for (int i : s.inputs) loose = loose || loose_zero_sign_[i];
     loose_zero_sign_.push_back(loose);  // Note [Sign of zero]
-    const bool sums = s.kind == StepKind::kMatMul || s.kind == StepKind::kAddN ||
-                      (s.kind == StepKind::kReduce && kReductionOps[s.variant].op != OpId::kMax);
-    bool inexact = sums ||
-                   (s.kind == StepKind::kUnary && op_has_flag(kUnaryOps[s.variant].op, kCostly)) ||
-                   (s.kind == StepKind::kBinary && op_has_flag(kBinaryOps[s.variant].op, kCostly));
+    bool inexact = computes_inexact(s);
     for (int i : s.inputs) inexact = inexact || inexact_[i];
     inexact_.push_back(inexact);  // Note [Discontinuous ops]
     steps_.push_back(s);
@@ -227,9 +119,7 @@ class OpChain {
     s.dtype = dtype;
     s.shape = std::move(shape);
     s.device = uniform(0, static_cast<int>(devices_.size()) - 1);
-    int64_t n = 1;
-    for (int64_t d : s.shape) n *= d;
-    for (int64_t i = 0; i < n; ++i) {
+    for (int64_t i = 0, n = count(s.shape); i < n; ++i) {
       double v = uniform(-8, 8) * 0.25;
       if (is_int(dtype)) v = uniform(-4, 4);
       if (dtype == DType::kBool) v = uniform(0, 1);
@@ -242,7 +132,23 @@ class OpChain {
     return s;
   }
 
+  // Adds a leaf of int32 or int64 indices in [0, n) (0 when n is 0) and returns its index.
+  int index_leaf(std::vector<int64_t> shape, int64_t n) {
+    Step s = leaf(chance(0.5) ? DType::kInt32 : DType::kInt64, std::move(shape));
+    for (double& v : s.values) v = n > 0 ? uniform(0, static_cast<int>(n) - 1) : 0;
+    add(s);
+    return static_cast<int>(steps_.size()) - 1;
+  }
+
   DType random_dtype() { return static_cast<DType>(uniform(0, kNumDTypes - 1)); }
+  // One of `set`'s dtypes, or now and then any dtype.
+  DType pick_dtype(DTypeSet set) {
+    std::vector<DType> in;
+    for (int t = 0; t < kNumDTypes; ++t) {
+      if (dtype_in(static_cast<DType>(t), set)) in.push_back(static_cast<DType>(t));
+    }
+    return chance(kBadAttrs) ? random_dtype() : in[uniform(0, static_cast<int>(in.size()) - 1)];
+  }
   int random_value() { return uniform(0, static_cast<int>(steps_.size()) - 1); }
 
   // Returns the index of a defined result of `dtype` and `shape`, adding a leaf if needed.
@@ -275,10 +181,26 @@ class OpChain {
   }
 
   Step draw();
+  // op_chain_source_steps.h
+  Step draw_source();
+  Step draw_random();
+  // op_chain_math_steps.h
   Step draw_binary(int a);
   Step draw_matmul(int a);
   Step draw_reduce(int a);
+  Step draw_arg(int a);
+  Step draw_nn(int a);
   double predicted_bound(const Step& s) const;
+  // op_chain_array_steps.h
+  Step draw_array(int a);
+  void draw_reshape(Step& s, const std::vector<int64_t>& shape);
+  void draw_join(Step& s, const std::vector<int64_t>& shape);
+  void draw_split(Step& s, const std::vector<int64_t>& shape);
+  void draw_slice(Step& s, const std::vector<int64_t>& shape);
+  void draw_strided_slice(Step& s, const std::vector<int64_t>& shape);
+  void draw_index(Step& s, const std::vector<int64_t>& shape);
+  void draw_broadcast(Step& s, const std::vector<int64_t>& shape);
+  void draw_select(Step& s, const std::vector<int64_t>& shape);
 
   Outcome run(const Step& s, const std::vector<Tensor>& values, const std::string& device,
               Tensor* out) const;
@@ -296,158 +218,41 @@ class OpChain {
 };
 
 // ---------------------------------------------------------------------------------------
-// Drawing steps.
+// Replaying.
 
-inline Step OpChain::draw() {
-  if (steps_.size() < 2 || chance(0.12)) {
-    if (chance(0.7)) return leaf(random_dtype(), random_shape());
-    Step s;
-    s.kind = StepKind::kFill;
-    s.variant = uniform(0, 4);
-    s.dtype = random_dtype();
-    s.shape = random_shape();
-    s.values = {static_cast<double>(uniform(-6, 6))};
-    s.device = uniform(0, static_cast<int>(devices_.size()) - 1);
-    return s;
-  }
-  const int a = chance(0.95) ? any_defined() : random_value();  // a failed one, sometimes
-  Step s;
-  switch (uniform(0, 7)) {
-    case 0:
-      s = draw_matmul(a);
-      break;
-    case 1: {
-      s.kind = StepKind::kAddN;
-      const DType dtype = reference_[a].dtype;  // copies: operand() may grow reference_
-      const std::vector<int64_t> shape = reference_[a].shape;
-      s.inputs = {a};
-      for (int k = uniform(0, 3); k > 0; --k) {
-        s.inputs.push_back(chance(0.9) ? operand(dtype, shape) : any_defined());
-      }
-      break;
+inline void OpChain::replay(const std::string& device, Tally* tally) const {
+  std::vector<Tensor> values(steps_.size());
+  std::vector<bool> float32(steps_.size());  // float32 values flow into step i
+  std::vector<bool> half(steps_.size());     // bfloat16 or float16 values flow into step i
+  for (size_t i = 0; i < steps_.size(); ++i) {
+    const Step& s = steps_[i];
+    float32[i] = s.dtype == DType::kFloat32;
+    half[i] = s.dtype == DType::kBFloat16 || s.dtype == DType::kFloat16;
+    for (int in : s.inputs) {
+      float32[i] = float32[i] || float32[in];
+      half[i] = half[i] || half[in];
     }
-    case 2:
-    case 3:
-      s = draw_binary(a);
-      break;
-    case 4:
-      s.kind = StepKind::kUnary;
-      s.variant = uniform(0, static_cast<int>(std::size(kUnaryOps)) - 1);
-      s.inputs = {a};
-      break;
-    case 5:
-      s = draw_reduce(a);
-      break;
-    case 6:
-      s.kind = StepKind::kCast;
-      s.dtype = random_dtype();
-      s.inputs = {a};
-      break;
-    default:
-      s.kind = StepKind::kIdentity;
-      s.inputs = {a};
-  }
-  // An integer result that could overflow is undefined behaviour on the CPU, and division
-  // by a zero of either sign differs by device (Note [Sign of zero]): neither is drawn.
-  // Nor are steps only the CPU rejects, or discontinuous ones on inexact values (Note [Steps
-  // only the CPU rejects], Note [Discontinuous ops]).
-  if (predicted_bound(s) >= kIntLimit || divides_by_loose_zero(s, reference_, loose_zero_sign_) ||
-      rejected_on_cpu_only(s, reference_) || discontinuous_on_inexact(s, reference_, inexact_)) {
-    s = Step();
-    s.kind = StepKind::kIdentity;
-    s.inputs = {a};
-  }
-  return s;
-}
-
-inline Step OpChain::draw_binary(int a) {
-  Step s;
-  s.kind = StepKind::kBinary;
-  s.variant = uniform(0, static_cast<int>(std::size(kBinaryOps)) - 1);
-  const DType dtype = reference_[a].dtype;  // copies: operand() may grow reference_
-  const std::vector<int64_t> shape = reference_[a].shape;
-  int b = chance(0.85) ? operand(dtype, broadcastable(shape)) : any_defined();
-  s.inputs = chance(0.5) ? std::vector<int>{a, b} : std::vector<int>{b, a};
-  return s;
-}
-
-inline Step OpChain::draw_matmul(int a) {
-  Step s;
-  s.kind = StepKind::kMatMul;
-  s.flag_a = chance(0.25);
-  s.flag_b = chance(0.25);
-  const DType dtype = reference_[a].dtype;  // copies: operand() may grow reference_
-  const std::vector<int64_t> shape = reference_[a].shape;
-  int b;
-  if (shape.size() == 2 && chance(0.9)) {
-    const int64_t k = shape[s.flag_a ? 0 : 1];
-    const int64_t n = std::vector<int64_t>{1, 2, 3, 5}[uniform(0, 3)];
-    b = operand(dtype, s.flag_b ? std::vector<int64_t>{n, k} : std::vector<int64_t>{k, n});
-  } else {
-    b = any_defined();
-  }
-  s.inputs = {a, b};
-  return s;
-}
-
-inline Step OpChain::draw_reduce(int a) {
-  Step s;
-  s.kind = StepKind::kReduce;
-  s.variant = uniform(0, static_cast<int>(std::size(kReductionOps)) - 1);
-  s.flag_a = chance(0.3);  // keep_dims
-  s.inputs = {a};
-  const int rank = static_cast<int>(reference_[a].shape.size());
-  if (chance(0.3)) return s;  // every axis
-  s.axes.emplace();
-  for (int d = -rank - 1; d <= rank; ++d) {
-    const bool valid = d >= -rank && d < rank;
-    if (chance(valid ? 0.4 : 0.03)) s.axes->push_back(d);  // out of range or twice: errors
-  }
-  return s;
-}
-
-// The largest magnitude an integer result of `s` (or any product, Prod) may reach, from the
-// reference inputs; 0 for a result that is neither or cannot grow.
-inline double OpChain::predicted_bound(const Step& s) const {
-  if (s.inputs.empty()) return 0;
-  const Outcome& x = reference_[s.inputs[0]];
-  if (x.code != absl::StatusCode::kOk) return 0;
-  // A float product may overflow in one order and not in another: bounded as integers are.
-  const bool prod = s.kind == StepKind::kReduce && kReductionOps[s.variant].op == OpId::kProd;
-  if (!is_int(x.dtype) && !prod) return 0;
-  auto bound = [&](int i) { return reference_[i].max_abs; };
-  switch (s.kind) {
-    case StepKind::kMatMul:
-      return bound(s.inputs[0]) * bound(s.inputs[1]) * 8;  // k <= 7
-    case StepKind::kAddN: {
-      double sum = 0;
-      for (int i : s.inputs) sum += bound(i);
-      return sum;
-    }
-    case StepKind::kBinary: {
-      const double a = bound(s.inputs[0]), b = bound(s.inputs[1]);
-      switch (kBinaryOps[s.variant].op) {
-        case OpId::kMul:
-          return a * b;
-        case OpId::kPow:
-          return a <= 1 ? 1 : std::pow(a, b);
-        case OpId::kSquaredDifference:
-          return (a + b) * (a + b);
-        default:
-          return a + b;
+    Outcome got = run(s, values, device, &values[i]);
+    ++tally->ops;
+    tally->errors += got.code != absl::StatusCode::kOk;
+    std::string why;
+    if (is_stateful_random(s.op)) {  // Note [Stateful random steps]
+      const auto [lo, hi] = random_range(s);
+      why = compare_random_outcomes(reference_[i], got, lo, hi);
+      if (why.empty() && got.code == absl::StatusCode::kOk) {
+        DeviceScope scope(device);
+        values[i] = identity(reference_values_[i]);
       }
+    } else {
+      why = compare_outcomes(reference_[i], got, same_type(device), float32[i], half[i]);
     }
-    case StepKind::kUnary:
-      return kUnaryOps[s.variant].op == OpId::kSquare ? bound(s.inputs[0]) * bound(s.inputs[0])
-                                                      : bound(s.inputs[0]);
-    case StepKind::kReduce:
-      if (kReductionOps[s.variant].op == OpId::kProd) {
-        return std::pow(std::max(1.0, bound(s.inputs[0])),
-                        std::max<double>(1, static_cast<double>(x.values.size())));
-      }
-      return bound(s.inputs[0]) * std::max<double>(1, static_cast<double>(x.values.size()));
-    default:
-      return bound(s.inputs[0]);
+    if (why.empty()) continue;
+    ++tally->mismatches;
+    if (tally->reports.size() < 10) {
+      tally->reports.push_back(absl::StrCat("seed ", seed_, ", step ", i, " on ", device, ": ", why,
+                                            "\n", describe(i + 1)));
+    }
+    return;  // later steps would read a different value
   }
 }
 
@@ -474,30 +279,125 @@ inline Outcome OpChain::run(const Step& s, const std::vector<Tensor>& values,
   return o;
 }
 
+// ---------------------------------------------------------------------------------------
+// Drawing steps.
+
+inline Step OpChain::draw() {
+  if (steps_.size() < 2 || chance(0.12)) return draw_source();
+  const int a = chance(0.95) ? any_defined() : random_value();  // a failed one, sometimes
+  Step s;
+  switch (uniform(0, 12)) {
+    case 0:
+      s = draw_matmul(a);
+      break;
+    case 1:
+      s.kind = StepKind::kAddN;
+      s.op = OpId::kAddN;
+      s.inputs = {a};
+      for (int k = uniform(0, 3); k > 0; --k) {
+        const DType dtype = reference_[a].dtype;  // copies: operand() may grow reference_
+        const std::vector<int64_t> shape = shape_of(a);
+        s.inputs.push_back(chance(0.9) ? operand(dtype, shape) : any_defined());
+      }
+      break;
+    case 2:
+    case 3:
+      s = draw_binary(a);
+      break;
+    case 4:
+      s.kind = StepKind::kUnary;
+      s.variant = uniform(0, static_cast<int>(std::size(kUnaryOps)) - 1);
+      s.op = kUnaryOps[s.variant].op;
+      s.inputs = {a};
+      break;
+    case 5:
+      s = draw_reduce(a);
+      break;
+    case 6:
+      s.kind = StepKind::kCast;
+      s.op = OpId::kCast;
+      s.dtype = random_dtype();
+      s.inputs = {a};
+      break;
+    case 7:
+      s.kind = StepKind::kIdentity;
+      s.op = OpId::kIdentity;
+      s.inputs = {a};
+      break;
+    case 8:
+      s = draw_arg(a);
+      break;
+    case 9:
+    case 10:
+      s = draw_array(a);
+      break;
+    default:
+      s = draw_nn(a);
+  }
+  // An integer result that could overflow is undefined behaviour on the CPU, and division
+  // by a zero of either sign differs by device (Note [Sign of zero]): neither is drawn.
+  // Nor are steps only the CPU rejects, or discontinuous ones on inexact values (Note [Steps
+  // only the CPU rejects], Note [Discontinuous ops]).
+  if (predicted_bound(s) >= kIntLimit || divides_by_loose_zero(s, reference_, loose_zero_sign_) ||
+      rejected_on_cpu_only(s, reference_) || discontinuous_on_inexact(s, reference_, inexact_)) {
+    s = Step();
+    s.kind = StepKind::kIdentity;
+    s.op = OpId::kIdentity;
+    s.inputs = {a};
+  }
+  return s;
+}
+
+inline std::string OpChain::describe(size_t n) const {
+  std::vector<std::string> lines;
+  for (size_t i = 0; i < n && i < steps_.size(); ++i) {
+    const Step& s = steps_[i];
+    std::string attrs;
+    if (s.axes) absl::StrAppend(&attrs, " axes [", absl::StrJoin(*s.axes, ", "), "]");
+    if (s.kind == StepKind::kArray || s.kind == StepKind::kArg) {
+      absl::StrAppend(&attrs, " dims [", absl::StrJoin(s.dims, ", "), "] [",
+                      absl::StrJoin(s.dims2, ", "), "] [", absl::StrJoin(s.dims3, ", "), "] axis ",
+                      s.axis, " count ", s.count, " pick ", s.pick);
+    }
+    if (s.op == OpId::kStridedSlice) {
+      const StridedSliceOptions& m = s.masks;
+      absl::StrAppend(&attrs, " masks ", m.begin_mask, " ", m.end_mask, " ", m.ellipsis_mask, " ",
+                      m.new_axis_mask, " ", m.shrink_axis_mask);
+    }
+    if (s.kind == StepKind::kRandom || s.op == OpId::kOneHot) {
+      absl::StrAppend(&attrs, " values (", absl::StrJoin(s.values, ", "), ") seed ",
+                      s.seed ? absl::StrCat(*s.seed) : "none");
+    }
+    lines.push_back(absl::StrCat("  v", i, " = ", step_name(s), "(v",
+                                 absl::StrJoin(s.inputs, ", v"), ") dtype ", dtype_name(s.dtype),
+                                 " shape (", absl::StrJoin(s.shape, ", "), ") leaf on ",
+                                 devices_[s.device], attrs));
+  }
+  return absl::StrJoin(lines, "\n");
+}
+
 inline std::string OpChain::step_name(const Step& s) {
-  static const char* const kFill[] = {"fill", "zeros", "ones", "stateless_uniform",
-                                      "stateless_normal"};
+  static const char* const kFill[] = {"fill", "zeros", "ones"};
   switch (s.kind) {
     case StepKind::kLeaf:
       return "constant";
     case StepKind::kFill:
       return kFill[s.variant];
     case StepKind::kMatMul:
-      return absl::StrCat("matmul", s.flag_a ? "_ta" : "", s.flag_b ? "_tb" : "");
-    case StepKind::kAddN:
-      return "add_n";
-    case StepKind::kBinary:
-      return op_info(kBinaryOps[s.variant].op).cc_name;
-    case StepKind::kUnary:
-      return op_info(kUnaryOps[s.variant].op).cc_name;
+      return absl::StrCat(op_name(s.op), s.flag_a ? "_ta" : "", s.flag_b ? "_tb" : "");
     case StepKind::kReduce:
-      return absl::StrCat(op_info(kReductionOps[s.variant].op).cc_name,
-                          s.flag_a ? "_keep_dims" : "");
-    case StepKind::kCast:
-      return "cast";
+      return absl::StrCat(op_info(s.op).cc_name, s.flag_a ? "_keep_dims" : "");
+    case StepKind::kNn:
+      return absl::StrCat(op_info(s.op).cc_name, s.flag_a ? "_and_grad" : "",
+                          s.flag_a && s.flag_b ? "[1]" : "");
     default:
-      return "identity";
+      return op_info(s.op).cc_name;
   }
 }
 
 }  // namespace mt::testing
+
+// The drawing of each family's steps, as OpChain members.
+#include "tests/runtime/op_chain_array_steps.h"   // IWYU pragma: export
+#include "tests/runtime/op_chain_math_steps.h"    // IWYU pragma: export
+#include "tests/runtime/op_chain_source_steps.h"  // IWYU pragma: export

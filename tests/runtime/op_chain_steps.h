@@ -1,12 +1,13 @@
 #pragma once
-// The steps of a random op chain (op_chain.h) and what each gave: running one on given
-// inputs, reading its result back, comparing two results.
+// The steps of a random op chain (op_chain.h) and what each gave: making a leaf, reading a
+// result back, comparing two results (op_chain_run.h runs a step).
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -29,7 +30,21 @@ struct Outcome {
 std::string compare_outcomes(const Outcome& want, const Outcome& got, bool exact,
                              bool float32_upstream = false, bool half_upstream = false);
 
-enum class StepKind { kLeaf, kFill, kMatMul, kAddN, kBinary, kUnary, kReduce, kCast, kIdentity };
+enum class StepKind {
+  kLeaf,
+  kFill,
+  kRandom,  // a row of MT_RANDOM_OPS, run on the device under test
+  kMatMul,  // MatMul, or BatchMatMulV2 above rank 2
+  kAddN,
+  kBinary,
+  kUnary,
+  kReduce,
+  kArg,
+  kArray,  // a row of MT_ARRAY_OPS (op_chain_array_steps.h)
+  kNn,     // a row of MT_NN_OPS
+  kCast,
+  kIdentity
+};
 
 // The ops of each uniform family of the op table (kernels/op_table.h), with their public
 // wrappers: the chains draw from every row.
@@ -60,79 +75,45 @@ inline int binary_variant(OpId op) {
 
 struct Step {
   StepKind kind = StepKind::kLeaf;
+  OpId op = OpId::kEagerConst;    // the op the step runs (a fill's is Fill)
   int variant = 0;                // which row of kBinaryOps, kUnaryOps or kReductionOps, or which
-                                  // fill (fill zeros ones stateless_uniform stateless_normal)
+                                  // fill (fill zeros ones)
   std::vector<int> inputs;        // indices of earlier steps
-  DType dtype = DType::kFloat32;  // a leaf's dtype, or Cast's destination
-  std::vector<int64_t> shape;     // a leaf's shape
-  std::vector<double> values;     // a constant's values, or fill's value
+  DType dtype = DType::kFloat32;  // a leaf's or random op's dtype; Cast's, ArgMax's or OneHot's
+                                  // output dtype
+  std::vector<int64_t> shape;     // a leaf's or random op's shape
+  std::vector<double> values;     // a constant's values, fill's value, OneHot's on and off
+                                  // values, a random op's bounds or mean and stddev
   int device = 0;                 // the device a leaf is created on
-  bool flag_a = false, flag_b = false;       // transpose_a/b, or keep_dims
+  bool flag_a = false, flag_b = false;       // transpose_a/b, keep_dims; SparseSoftmax...:
+                                             // the op itself (both outputs), its gradient
   std::optional<std::vector<int64_t>> axes;  // unset: every axis
+  // The attributes of the array ops, ArgMax, ArgMin and the random ops (run_op says which).
+  std::vector<int64_t> dims, dims2, dims3;
+  int64_t axis = 0;
+  int64_t count = 0;  // SplitV's num_split, OneHot's depth
+  int pick = 0;       // which output of SplitV
+  StridedSliceOptions masks;
+  std::optional<int64_t> seed;  // a random op's seed
 };
 
-template <typename T>
-Tensor make_leaf(const Step& s) {
-  std::vector<T> values(s.values.begin(), s.values.end());
-  return constant(values, s.shape);
+// Returns whether `op` is a random op whose numbers depend on what ran before (not one of
+// the Stateless* rows): Note [Stateful random steps] below.
+inline bool is_stateful_random(OpId op) {
+  return op_has_flag(op, kRandom) && std::string_view(op_name(op)).rfind("Stateless", 0) != 0;
 }
 
-template <typename T>
-void read_values(const Tensor& t, Outcome* o) {
-  for (T v : t.to_vector<T>()) o->values.push_back(static_cast<double>(v));
-}
-
-inline Tensor run_op(const Step& s, const std::vector<Tensor>& in) {
-  switch (s.kind) {
-    case StepKind::kMatMul:
-      return matmul(in[0], in[1], s.flag_a, s.flag_b);
-    case StepKind::kAddN:
-      return add_n(in);
-    case StepKind::kBinary:
-      return kBinaryOps[s.variant].fn(in[0], in[1]);
-    case StepKind::kUnary:
-      return kUnaryOps[s.variant].fn(in[0]);
-    case StepKind::kReduce: {
-      const Axes axes = s.axes ? Axes(absl::MakeConstSpan(*s.axes)) : Axes();
-      return kReductionOps[s.variant].fn(in[0], axes, s.flag_a);
-    }
-    case StepKind::kCast:
-      return cast(in[0], s.dtype);
-    default:
-      return identity(in[0]);
+// Makes a leaf: a constant of `s.values` (floats rounded to 2-byte dtypes).
+inline Tensor make_leaf(const Step& s) {
+  if (dtype_kind(s.dtype) == DTypeKind::kHalf) {
+    return constant(std::vector<float>(s.values.begin(), s.values.end()), s.shape, s.dtype);
   }
-}
-
-// Runs a random op (MT_RANDOM_OPS) of fill variant 3 or 4: a stateless one, whose bits
-// are the same on every device; fill's value seeds it. Normal integers and bool fail alike
-// everywhere.
-inline Tensor make_random(const Step& s) {
-  const random::StatelessSeed seed = {static_cast<int64_t>(s.values[0]), 7};
-  const bool integer = s.dtype == DType::kInt32 || s.dtype == DType::kInt64;
-  if (s.variant == 4) return random::stateless_normal(s.shape, seed, 0, 2, s.dtype);
-  if (integer) return random::stateless_uniform_int(s.shape, seed, -4, 5, s.dtype);
-  return random::stateless_uniform(s.shape, seed, -2, 2, s.dtype);
-}
-
-inline Tensor make_source(const Step& s) {
-  if (s.kind == StepKind::kFill) {
-    if (s.variant == 1) return zeros(s.shape, s.dtype);
-    if (s.variant == 2) return ones(s.shape, s.dtype);
-    if (s.variant >= 3) return make_random(s);
-    return fill(s.shape, s.values[0], s.dtype);
-  }
-  switch (s.dtype) {
-    case DType::kFloat32:
-      return make_leaf<float>(s);
-    case DType::kFloat64:
-      return make_leaf<double>(s);
-    case DType::kInt32:
-      return make_leaf<int32_t>(s);
-    case DType::kInt64:
-      return make_leaf<int64_t>(s);
-    default:
-      return make_leaf<bool>(s);
-  }
+  return visit_dtype(s.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    std::vector<T> values;
+    for (double v : s.values) values.push_back(static_cast<T>(v));
+    return constant(values, s.shape);
+  });
 }
 
 // Reads `t` back: dtype, shape, values as doubles and their largest finite magnitude.
@@ -140,22 +121,16 @@ inline Outcome read_outcome(const Tensor& t) {
   Outcome o;
   o.dtype = t.dtype();
   o.shape.assign(t.shape().dims().begin(), t.shape().dims().end());
-  switch (o.dtype) {
-    case DType::kFloat32:
-      read_values<float>(t, &o);
-      break;
-    case DType::kFloat64:
-      read_values<double>(t, &o);
-      break;
-    case DType::kInt32:
-      read_values<int32_t>(t, &o);
-      break;
-    case DType::kInt64:
-      read_values<int64_t>(t, &o);
-      break;
-    default:
-      read_values<bool>(t, &o);
-  }
+  visit_dtype(o.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    for (T v : t.to_vector<T>()) {
+      if constexpr (dtype_kind(dtype_of<T>()) == DTypeKind::kHalf) {
+        o.values.push_back(static_cast<double>(static_cast<float>(v)));
+      } else {
+        o.values.push_back(static_cast<double>(v));
+      }
+    }
+  });
   for (double v : o.values)
     o.max_abs = std::max(o.max_abs, std::isfinite(v) ? std::fabs(v) : INFINITY);
   return o;
@@ -194,6 +169,26 @@ inline std::string compare_outcomes(const Outcome& want, const Outcome& got, boo
     const double local = std::isfinite(w) ? std::max(scale, 1 + std::fabs(w)) : scale;
     if (w == g || std::fabs(w - g) <= tolerance * local) continue;
     return absl::StrCat("element ", i, " is ", g, ", reference ", w);
+  }
+  return "";
+}
+
+// Note [Stateful random steps]: RandomUniform and the other stateful random ops give the
+// same numbers on every device only for the same place in a stream, and a stream moves on
+// at every call of the process (Note [Seeds of the stateful random ops] in
+// kernels/random_seed.h), so a replay gets other numbers. Such a step is compared by code,
+// dtype, shape and the range of its values, [lo, hi]; later steps read the reference values.
+inline std::string compare_random_outcomes(const Outcome& want, const Outcome& got, double lo,
+                                           double hi) {
+  Outcome got_shape = got;
+  got_shape.values = want.values;  // compared below, by range
+  if (std::string why = compare_outcomes(want, got_shape, /*exact=*/true); !why.empty()) {
+    return why;
+  }
+  for (size_t i = 0; i < got.values.size(); ++i) {
+    if (!(got.values[i] >= lo && got.values[i] <= hi)) {
+      return absl::StrCat("element ", i, " is ", got.values[i], ", outside [", lo, ", ", hi, "]");
+    }
   }
   return "";
 }

@@ -1,0 +1,267 @@
+#pragma once
+// Drawing the array ops (MT_ARRAY_OPS) of a random op chain (op_chain.h): attributes valid
+// for the input's shape, except with probability kBadAttrs, where one is made invalid so
+// that the shape functions' errors are compared too. Outputs stay within kMaxElements.
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "tests/runtime/op_chain.h"
+
+namespace mt::testing {
+
+inline Step OpChain::draw_array(int a) {
+  const std::initializer_list<OpId> ops = MT_OP_LIST(MT_ARRAY_OPS);
+  Step s;
+  s.kind = StepKind::kArray;
+  s.op = ops.begin()[uniform(0, static_cast<int>(ops.size()) - 1)];
+  s.inputs = {a};
+  const std::vector<int64_t> shape = shape_of(a);  // a copy: operand() may grow reference_
+  switch (s.op) {
+    case OpId::kReshape:
+    case OpId::kTranspose:
+    case OpId::kExpandDims:
+    case OpId::kSqueeze:
+      draw_reshape(s, shape);
+      break;
+    case OpId::kConcatV2:
+    case OpId::kPack:
+      draw_join(s, shape);
+      break;
+    case OpId::kSplitV:
+      draw_split(s, shape);
+      break;
+    case OpId::kSlice:
+      draw_slice(s, shape);
+      break;
+    case OpId::kStridedSlice:
+      draw_strided_slice(s, shape);
+      break;
+    case OpId::kGatherV2:
+    case OpId::kOneHot:
+      draw_index(s, shape);
+      break;
+    case OpId::kBroadcastTo:
+    case OpId::kTile:
+      draw_broadcast(s, shape);
+      break;
+    case OpId::kSelectV2:
+      draw_select(s, shape);
+      break;
+    default:  // ZerosLike, OnesLike
+      break;
+  }
+  return s;
+}
+
+// Reshape to another shape of as many elements; Transpose by a permutation (empty: the
+// reverse); ExpandDims at an axis in range; Squeeze of size-1 dimensions.
+inline void OpChain::draw_reshape(Step& s, const std::vector<int64_t>& shape) {
+  const int rank = static_cast<int>(shape.size());
+  const bool bad = chance(kBadAttrs);
+  const int64_t n = count(shape);
+  if (s.op == OpId::kReshape) {
+    s.dims = shape;
+    std::reverse(s.dims.begin(), s.dims.end());
+    if (chance(0.3)) s.dims.insert(s.dims.begin() + uniform(0, rank), 1);
+    if (chance(0.3)) s.dims = {n};
+    for (int64_t f : {2, 3, 5, 7}) {
+      if (n > 0 && n % f == 0 && chance(0.2)) s.dims = chance(0.5) ? Ints{f, -1} : Ints{-1, f};
+    }
+    if (bad) s.dims = chance(0.5) ? Ints{n + 1} : Ints{-1, -1};
+  } else if (s.op == OpId::kTranspose) {
+    for (int i = 0; i < rank; ++i) s.dims.push_back(i);
+    for (int i = rank - 1; i > 0; --i) std::swap(s.dims[i], s.dims[uniform(0, i)]);
+    if (chance(0.15)) s.dims.clear();  // the reverse
+    if (bad) s.dims.push_back(rank > 0 && chance(0.5) ? 0 : rank);
+  } else if (s.op == OpId::kExpandDims) {
+    s.axis = bad ? (chance(0.5) ? rank + 1 : -rank - 2) : uniform(-rank - 1, rank);
+  } else {
+    for (int i = 0; i < rank; ++i) {
+      if (shape[i] == 1 && chance(0.5)) s.dims.push_back(chance(0.5) ? i : i - rank);
+    }
+    if (bad) s.dims.push_back(uniform(-rank - 1, rank));
+  }
+}
+
+// ConcatV2 along an axis, of a and 0 to 2 tensors that differ from it only there; Pack of a
+// and 0 to 2 tensors of its shape, along an axis of the output.
+inline void OpChain::draw_join(Step& s, const std::vector<int64_t>& shape) {
+  static constexpr int64_t kDims[] = {0, 1, 2, 3};
+  const int rank = static_cast<int>(shape.size());
+  const bool concat = s.op == OpId::kConcatV2;
+  s.axis = concat ? uniform(-rank, std::max(rank - 1, -rank)) : uniform(-rank - 1, rank);
+  if (chance(kBadAttrs)) s.axis = concat ? rank : rank + 1;
+  const DType dtype = reference_[s.inputs[0]].dtype;
+  const int64_t axis = s.axis < 0 ? s.axis + rank : s.axis;
+  const int more = count(shape) * 3 > kMaxElements ? 0 : uniform(0, 2);
+  for (int k = 0; k < more; ++k) {
+    std::vector<int64_t> other = shape;
+    if (concat && axis >= 0 && axis < rank) other[axis] = kDims[uniform(0, 3)];
+    s.inputs.push_back(chance(1 - kBadAttrs) ? operand(dtype, other) : any_defined());
+  }
+}
+
+// SplitV into equal parts or into sizes (one may be -1) that add up to the dimension; the
+// step is one of the parts.
+inline void OpChain::draw_split(Step& s, const std::vector<int64_t>& shape) {
+  const int rank = static_cast<int>(shape.size());
+  s.axis = uniform(-rank, std::max(rank - 1, -rank));
+  const int64_t dim = rank > 0 ? shape[s.axis < 0 ? s.axis + rank : s.axis] : 0;
+  const bool bad = chance(kBadAttrs);
+  s.pick = uniform(0, 3);
+  if (chance(0.5)) {
+    std::vector<int64_t> divisors;
+    for (int64_t d = 1; d <= std::max<int64_t>(dim, 3); ++d) {
+      if (dim % d == 0) divisors.push_back(d);
+    }
+    s.count = divisors[uniform(0, static_cast<int>(divisors.size()) - 1)];
+    if (bad) s.count = chance(0.5) ? 0 : dim + 1;
+    return;
+  }
+  int64_t left = dim;
+  for (int k = uniform(0, 2); k > 0; --k) {
+    s.dims.push_back(uniform(0, static_cast<int>(left)));
+    left -= s.dims.back();
+  }
+  s.dims.push_back(left);
+  if (chance(0.3)) s.dims[uniform(0, static_cast<int>(s.dims.size()) - 1)] = -1;
+  if (bad) s.dims[0] += 1;
+}
+
+// Slice from a begin in [0, dim] of a size that fits (-1: to the end).
+inline void OpChain::draw_slice(Step& s, const std::vector<int64_t>& shape) {
+  for (int64_t dim : shape) {
+    const int64_t begin = uniform(0, static_cast<int>(dim));
+    s.dims.push_back(begin);
+    s.dims2.push_back(chance(0.2) ? -1 : uniform(0, static_cast<int>(dim - begin)));
+  }
+  if (chance(kBadAttrs)) {
+    if (shape.empty() || chance(0.3)) {
+      s.dims.push_back(0);
+    } else {
+      s.dims2[0] = shape[0] - s.dims[0] + 1;
+    }
+  }
+}
+
+// StridedSlice: an entry per dimension (a range with any stride but 0, begin and end in or
+// out of range, either masked; or an index with shrink_axis), some of them folded into an
+// ellipsis, the last ones now and then left out, and now and then a new axis.
+inline void OpChain::draw_strided_slice(Step& s, const std::vector<int64_t>& shape) {
+  static constexpr int64_t kStrides[] = {1, 1, 1, 2, 3, -1, -2};
+  const int rank = static_cast<int>(shape.size());
+  int entries = chance(0.15) ? uniform(0, rank) : rank;
+  int ellipsis = -1, folded = 0;  // the entry the ellipsis stands for, and how many dims
+  if (entries == rank && chance(0.2)) {
+    ellipsis = uniform(0, rank);
+    folded = uniform(0, rank - ellipsis);
+  }
+  const int new_axis = chance(0.15) ? uniform(0, entries) : -1;
+  auto add = [&](int64_t begin, int64_t end, int64_t stride, int32_t* mask) {
+    if (mask != nullptr) *mask |= 1 << s.dims.size();
+    s.dims.push_back(begin);
+    s.dims2.push_back(end);
+    s.dims3.push_back(stride);
+  };
+  for (int d = 0; d <= rank; ++d) {
+    if (d == new_axis) add(0, 0, 1, &s.masks.new_axis_mask);
+    if (d == ellipsis) add(0, 0, 1, &s.masks.ellipsis_mask);
+    if (d == rank || d >= entries) break;
+    if (d >= ellipsis && d < ellipsis + folded) continue;
+    const int dim = static_cast<int>(shape[d]);
+    if (dim > 0 && chance(0.1)) {
+      const int64_t i = uniform(-dim, dim - 1);
+      add(i, i + 1, 1, &s.masks.shrink_axis_mask);
+      continue;
+    }
+    add(uniform(-dim - 2, dim + 1), uniform(-dim - 2, dim + 1), kStrides[uniform(0, 6)], nullptr);
+    if (chance(0.2)) s.masks.begin_mask |= 1 << (s.dims.size() - 1);
+    if (chance(0.2)) s.masks.end_mask |= 1 << (s.dims.size() - 1);
+  }
+  if (chance(kBadAttrs)) {
+    if (s.dims3.empty() || chance(0.5)) {
+      s.masks.ellipsis_mask |= 0b11;  // two ellipses
+      while (s.dims.size() < 2) add(0, 0, 1, nullptr);
+    } else {
+      s.dims3[uniform(0, static_cast<int>(s.dims3.size()) - 1)] = 0;
+    }
+  }
+}
+
+// GatherV2 along an axis of a, with fresh indices in range (out of range, the CPU fails and
+// a GPU gives zeros: not drawn); OneHot of a's integers, or of fresh ones of a's shape.
+inline void OpChain::draw_index(Step& s, const std::vector<int64_t>& shape) {
+  const int rank = static_cast<int>(shape.size());
+  const bool bad = chance(kBadAttrs);
+  if (s.op == OpId::kGatherV2) {
+    s.axis = bad ? rank : uniform(-rank, std::max(rank - 1, -rank));
+    const bool in_range = s.axis >= -rank && s.axis < rank;
+    const int64_t dim = in_range ? shape[s.axis < 0 ? s.axis + rank : s.axis] : 0;
+    std::vector<int64_t> indices(uniform(0, 2));
+    for (int64_t& d : indices) d = uniform(1, 3);
+    if (count(shape) * count(indices) > kMaxElements * std::max<int64_t>(dim, 1)) indices = {1};
+    if (dim == 0) indices = {0};  // no index is in range
+    s.inputs.push_back(index_leaf(indices, dim));
+    return;
+  }
+  const DType dtype = reference_[s.inputs[0]].dtype;
+  if (!is_int(dtype) && chance(0.9)) s.inputs[0] = operand(DType::kInt32, shape);
+  s.count = bad ? -1 : uniform(0, 4);  // depth
+  if (count(shape) * s.count > kMaxElements) s.count = 1;
+  s.axis = chance(kBadAttrs) ? rank + 1 : uniform(-1, rank);
+  s.dtype = random_dtype();
+  s.values = {1, 0};
+  if (chance(0.5)) s.values = {uniform(-3, 3) * 1.0, uniform(-3, 3) * 1.0};
+}
+
+// BroadcastTo a shape that a's broadcasts to; Tile by multiples of 0 to 3.
+inline void OpChain::draw_broadcast(Step& s, const std::vector<int64_t>& shape) {
+  static constexpr int64_t kDims[] = {0, 1, 2, 3, 5};
+  const int rank = static_cast<int>(shape.size());
+  const bool bad = chance(kBadAttrs);
+  const int64_t n = count(shape);
+  if (s.op == OpId::kBroadcastTo) {
+    s.dims = shape;
+    int64_t grown = n;
+    for (int64_t& d : s.dims) {
+      if (d != 1 || chance(0.5)) continue;
+      d = kDims[uniform(0, 4)];
+      grown *= d;
+    }
+    if (chance(0.3)) s.dims.insert(s.dims.begin(), kDims[uniform(0, 4)]);
+    if (grown * 5 > kMaxElements) s.dims = shape;
+    if (bad && rank > 0) s.dims.back() = shape.back() == 1 ? -1 : shape.back() + 1;
+    return;
+  }
+  int64_t grown = n;
+  for (int i = 0; i < rank; ++i) {
+    s.dims.push_back(chance(0.05) ? 0 : uniform(1, 3));
+    grown *= s.dims.back();
+  }
+  if (grown > kMaxElements) s.dims.assign(rank, 1);
+  if (bad && chance(0.5)) {
+    s.dims.push_back(1);
+  } else if (bad) {
+    s.dims.assign(rank + 1, -1);
+  }
+}
+
+// SelectV2: a bool condition and two values of one dtype, their shapes broadcasting with
+// a's (a is the condition when it is bool, else x).
+inline void OpChain::draw_select(Step& s, const std::vector<int64_t>& shape) {
+  const int a = s.inputs[0];
+  const DType dtype = reference_[a].dtype;
+  const bool bad = chance(kBadAttrs);
+  if (dtype == DType::kBool && chance(0.7)) {
+    const DType x = random_dtype();
+    const int xi = operand(x, broadcastable(shape));
+    s.inputs = {a, xi, operand(bad ? random_dtype() : x, broadcastable(shape))};
+  } else {
+    const int cond = operand(bad ? random_dtype() : DType::kBool, broadcastable(shape));
+    s.inputs = {cond, a, operand(dtype, broadcastable(shape))};
+  }
+}
+
+}  // namespace mt::testing

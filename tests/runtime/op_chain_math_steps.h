@@ -1,0 +1,166 @@
+#pragma once
+// Drawing the steps of a random op chain (op_chain.h) that compute: binary ops, MatMul and
+// BatchMatMulV2, reductions, ArgMax and ArgMin, the nn ops; and the bound of an integer
+// result, which keeps overflow out of the chains.
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "tests/runtime/op_chain.h"
+
+namespace mt::testing {
+
+inline Step OpChain::draw_binary(int a) {
+  Step s;
+  s.kind = StepKind::kBinary;
+  s.variant = uniform(0, static_cast<int>(std::size(kBinaryOps)) - 1);
+  s.op = kBinaryOps[s.variant].op;
+  const DType dtype = reference_[a].dtype;  // copies: operand() may grow reference_
+  const std::vector<int64_t> shape = shape_of(a);
+  int b = chance(0.85) ? operand(dtype, broadcastable(shape)) : any_defined();
+  s.inputs = chance(0.5) ? std::vector<int>{a, b} : std::vector<int>{b, a};
+  return s;
+}
+
+// MatMul on rank 2, BatchMatMulV2 above (matmul() picks): b gets a's inner dimension and,
+// batched, batch dimensions that broadcast with a's.
+inline Step OpChain::draw_matmul(int a) {
+  Step s;
+  s.kind = StepKind::kMatMul;
+  s.flag_a = chance(0.25);
+  s.flag_b = chance(0.25);
+  const DType dtype = reference_[a].dtype;  // copies: operand() may grow reference_
+  const std::vector<int64_t> shape = shape_of(a);
+  const int rank = static_cast<int>(shape.size());
+  int b;
+  if (rank >= 2 && chance(0.9)) {
+    const int64_t k = shape[rank - (s.flag_a ? 2 : 1)];
+    const int64_t n = std::vector<int64_t>{1, 2, 3, 5}[uniform(0, 3)];
+    std::vector<int64_t> b_shape = broadcastable({shape.begin(), shape.end() - 2});
+    if (rank == 2 && chance(0.2)) b_shape = {std::vector<int64_t>{1, 2, 3}[uniform(0, 2)]};
+    if (count(shape) * n > kMaxElements) b_shape.clear();
+    b_shape.push_back(s.flag_b ? n : k);
+    b_shape.push_back(s.flag_b ? k : n);
+    b = operand(dtype, b_shape);
+  } else {
+    b = any_defined();
+  }
+  s.inputs = {a, b};
+  const bool batched = shape_of(a).size() > 2 || shape_of(b).size() > 2;
+  s.op = batched ? OpId::kBatchMatMulV2 : OpId::kMatMul;
+  return s;
+}
+
+inline Step OpChain::draw_reduce(int a) {
+  Step s;
+  s.kind = StepKind::kReduce;
+  s.variant = uniform(0, static_cast<int>(std::size(kReductionOps)) - 1);
+  s.op = kReductionOps[s.variant].op;
+  s.flag_a = chance(0.3);  // keep_dims
+  s.inputs = {a};
+  const int rank = static_cast<int>(shape_of(a).size());
+  if (chance(0.3)) return s;  // every axis
+  s.axes.emplace();
+  for (int d = -rank - 1; d <= rank; ++d) {
+    const bool valid = d >= -rank && d < rank;
+    if (chance(valid ? 0.4 : 0.03)) s.axes->push_back(d);  // out of range or twice: errors
+  }
+  return s;
+}
+
+// ArgMax or ArgMin along an axis in range, as int32 or int64 (now and then neither).
+inline Step OpChain::draw_arg(int a) {
+  Step s;
+  s.kind = StepKind::kArg;
+  s.op = chance(0.5) ? OpId::kArgMax : OpId::kArgMin;
+  s.inputs = {a};
+  const int rank = static_cast<int>(shape_of(a).size());
+  s.axis = chance(kBadAttrs) ? rank : uniform(-rank, std::max(rank - 1, -rank));
+  s.dtype = chance(kBadAttrs) ? DType::kFloat32 : chance(0.5) ? DType::kInt32 : DType::kInt64;
+  return s;
+}
+
+// Softmax and LogSoftmax of a; BiasAdd of a bias as long as a's last dimension;
+// SparseSoftmaxCrossEntropyWithLogits of logits a and labels in [0, classes) (out of range,
+// the CPU fails and a GPU gives NaN: not drawn), one of its outputs.
+inline Step OpChain::draw_nn(int a) {
+  const std::initializer_list<OpId> ops = MT_OP_LIST(MT_NN_OPS);
+  Step s;
+  s.kind = StepKind::kNn;
+  s.op = ops.begin()[uniform(0, static_cast<int>(ops.size()) - 1)];
+  DType dtype = reference_[a].dtype;  // copies: operand() may grow reference_
+  std::vector<int64_t> shape = shape_of(a);
+  // Mostly an input of a dtype and rank the op takes (BiasAdd: rank 2 or more).
+  const bool wide = s.op != OpId::kBiasAdd || shape.size() >= 2;
+  if ((!dtype_in(dtype, op_dtypes(s.op)) || !wide) && chance(0.8)) {
+    dtype = pick_dtype(op_dtypes(s.op));
+    if (!wide) shape.insert(shape.begin(), 2 - shape.size(), 3);
+    a = operand(dtype, shape);
+  }
+  s.inputs = {a};
+  const int64_t last = shape.empty() ? 1 : shape.back();
+  if (s.op == OpId::kBiasAdd) {
+    s.inputs.push_back(operand(dtype, {chance(kBadAttrs) ? last + 1 : last}));
+  } else if (s.op == OpId::kSparseSoftmaxCrossEntropyWithLogits) {
+    if (!shape.empty()) shape.pop_back();
+    if (chance(kBadAttrs)) shape.push_back(1);
+    s.inputs.push_back(index_leaf(shape, last));
+    s.flag_a = chance(0.3);  // the op's own wrapper: rank-2 logits only
+    s.flag_b = chance(0.5);  // its gradient
+  }
+  return s;
+}
+
+// The largest magnitude an integer result of `s` (or any product, Prod) may reach, from the
+// reference inputs; 0 for a result that is neither or cannot grow.
+inline double OpChain::predicted_bound(const Step& s) const {
+  if (s.inputs.empty()) return 0;
+  const Outcome& x = reference_[s.inputs[0]];
+  if (x.code != absl::StatusCode::kOk) return 0;
+  // A float product may overflow in one order and not in another: bounded as integers are.
+  const bool prod = s.op == OpId::kProd;
+  if (!is_int(x.dtype) && !prod) return 0;
+  auto bound = [&](int i) { return reference_[i].max_abs; };
+  switch (s.kind) {
+    case StepKind::kMatMul: {
+      const std::vector<int64_t>& shape = shape_of(s.inputs[0]);
+      const double k = shape.size() >= 2
+                           ? static_cast<double>(shape[shape.size() - 2] + shape[shape.size() - 1])
+                           : 1;  // at least the inner dimension
+      return bound(s.inputs[0]) * bound(s.inputs[1]) * k;
+    }
+    case StepKind::kAddN: {
+      double sum = 0;
+      for (int i : s.inputs) sum += bound(i);
+      return sum;
+    }
+    case StepKind::kBinary: {
+      const double a = bound(s.inputs[0]), b = bound(s.inputs[1]);
+      switch (s.op) {
+        case OpId::kMul:
+          return a * b;
+        case OpId::kPow:
+          return a <= 1 ? 1 : std::pow(a, b);
+        case OpId::kSquaredDifference:
+          return (a + b) * (a + b);
+        default:
+          return a + b;
+      }
+    }
+    case StepKind::kNn:  // BiasAdd
+      return s.inputs.size() == 2 ? bound(s.inputs[0]) + bound(s.inputs[1]) : 0;
+    case StepKind::kUnary:
+      return s.op == OpId::kSquare ? bound(s.inputs[0]) * bound(s.inputs[0]) : bound(s.inputs[0]);
+    case StepKind::kReduce: {
+      const double n = std::max<double>(1, static_cast<double>(x.values.size()));
+      if (prod) return std::pow(std::max(1.0, bound(s.inputs[0])), n);
+      return bound(s.inputs[0]) * n;
+    }
+    default:
+      return bound(s.inputs[0]);
+  }
+}
+
+}  // namespace mt::testing

@@ -1,0 +1,162 @@
+#pragma once
+// Running one step of a random op chain (op_chain.h) through the public API: the wrapper of
+// its op with the step's inputs and attributes.
+
+#include <cmath>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "absl/types/span.h"
+#include "kernels/op_id.h"
+#include "runtime/minitensor.h"
+#include "tests/runtime/op_chain_steps.h"
+
+namespace mt::testing {
+
+// Runs a random op (MT_RANDOM_OPS): values holds (minval, maxval) or (mean, stddev); a
+// stateless op's seed is (seed, 7).
+inline Tensor run_random(const Step& s) {
+  const double p = s.values[0], q = s.values[1];
+  const random::StatelessSeed pair = {s.seed.value_or(0), 7};
+  const auto i = [](double v) { return static_cast<int64_t>(v); };
+  switch (s.op) {
+    case OpId::kRandomUniform:
+      return random::uniform(s.shape, p, q, s.dtype, s.seed);
+    case OpId::kRandomUniformInt:
+      return random::uniform_int(s.shape, i(p), i(q), s.dtype, s.seed);
+    case OpId::kRandomStandardNormal:
+      return random::normal(s.shape, p, q, s.dtype, s.seed);
+    case OpId::kTruncatedNormal:
+      return random::truncated_normal(s.shape, p, q, s.dtype, s.seed);
+    case OpId::kStatelessRandomUniformV2:
+      return random::stateless_uniform(s.shape, pair, p, q, s.dtype);
+    case OpId::kStatelessRandomUniformIntV2:
+      return random::stateless_uniform_int(s.shape, pair, i(p), i(q), s.dtype);
+    case OpId::kStatelessRandomNormalV2:
+      return random::stateless_normal(s.shape, pair, p, q, s.dtype);
+    default:
+      return random::stateless_truncated_normal(s.shape, pair, p, q, s.dtype);
+  }
+}
+
+// Returns the range a random step's values lie in (Note [Stateful random steps] in
+// op_chain_steps.h), with room for a 2-byte dtype's rounding.
+inline std::pair<double, double> random_range(const Step& s) {
+  const double p = s.values[0], q = s.values[1];
+  switch (s.op) {
+    case OpId::kRandomUniformInt:
+    case OpId::kStatelessRandomUniformIntV2:
+      return {p, q - 1};
+    case OpId::kRandomUniform:
+    case OpId::kStatelessRandomUniformV2:
+      return {p, q};
+    case OpId::kTruncatedNormal:
+    case OpId::kStatelessTruncatedNormalV2: {
+      const double reach = 2 * q + (std::fabs(p) + 2 * q) / 64;
+      return {p - reach, p + reach};
+    }
+    default:
+      return {p - 64 * q, p + 64 * q};  // finite
+  }
+}
+
+// Runs an op of MT_ARRAY_OPS on `in` (GatherV2: params and indices; SelectV2: condition,
+// x and y; ConcatV2 and Pack: every input).
+inline Tensor run_array(const Step& s, const std::vector<Tensor>& in) {
+  switch (s.op) {
+    case OpId::kReshape:
+      return reshape(in[0], s.dims);
+    case OpId::kTranspose:
+      return transpose(in[0], s.dims);
+    case OpId::kExpandDims:
+      return expand_dims(in[0], s.axis);
+    case OpId::kSqueeze:
+      return squeeze(in[0], s.dims);
+    case OpId::kConcatV2:
+      return concat(in, s.axis);
+    case OpId::kPack:
+      return stack(in, s.axis);
+    case OpId::kSplitV: {
+      std::vector<Tensor> parts =
+          s.dims.empty() ? split(in[0], s.count, s.axis) : split(in[0], s.dims, s.axis);
+      return parts.at(s.pick % std::max<size_t>(parts.size(), 1));  // none: a bug
+    }
+    case OpId::kSlice:
+      return slice(in[0], s.dims, s.dims2);
+    case OpId::kStridedSlice:
+      return strided_slice(in[0], s.dims, s.dims2, s.dims3, s.masks);
+    case OpId::kGatherV2:
+      return gather(in[0], in[1], s.axis);
+    case OpId::kOneHot:
+      return one_hot(in[0], s.count, s.values[0], s.values[1], s.axis, s.dtype);
+    case OpId::kBroadcastTo:
+      return broadcast_to(in[0], s.dims);
+    case OpId::kTile:
+      return tile(in[0], s.dims);
+    case OpId::kZerosLike:
+      return zeros_like(in[0]);
+    case OpId::kOnesLike:
+      return ones_like(in[0]);
+    default:
+      return where(in[0], in[1], in[2]);
+  }
+}
+
+// Runs an op of MT_NN_OPS; SparseSoftmaxCrossEntropyWithLogits takes (logits, labels).
+inline Tensor run_nn(const Step& s, const std::vector<Tensor>& in) {
+  switch (s.op) {
+    case OpId::kSoftmax:
+      return nn::softmax(in[0]);
+    case OpId::kLogSoftmax:
+      return nn::log_softmax(in[0]);
+    case OpId::kBiasAdd:
+      return nn::bias_add(in[0], in[1]);
+    default:
+      if (!s.flag_a) return nn::sparse_softmax_cross_entropy_with_logits(in[1], in[0]);
+      auto [loss, grad] = nn::sparse_softmax_cross_entropy_with_logits_and_grad(in[1], in[0]);
+      return s.flag_b ? grad : loss;
+  }
+}
+
+inline Tensor run_op(const Step& s, const std::vector<Tensor>& in) {
+  switch (s.kind) {
+    case StepKind::kRandom:
+      return run_random(s);
+    case StepKind::kMatMul:
+      return matmul(in[0], in[1], s.flag_a, s.flag_b);
+    case StepKind::kAddN:
+      return add_n(in);
+    case StepKind::kBinary:
+      return kBinaryOps[s.variant].fn(in[0], in[1]);
+    case StepKind::kUnary:
+      return kUnaryOps[s.variant].fn(in[0]);
+    case StepKind::kReduce: {
+      const Axes axes = s.axes ? Axes(absl::MakeConstSpan(*s.axes)) : Axes();
+      return kReductionOps[s.variant].fn(in[0], axes, s.flag_a);
+    }
+    case StepKind::kArg:
+      return s.op == OpId::kArgMax ? argmax(in[0], s.axis, s.dtype)
+                                   : argmin(in[0], s.axis, s.dtype);
+    case StepKind::kArray:
+      return run_array(s, in);
+    case StepKind::kNn:
+      return run_nn(s, in);
+    case StepKind::kCast:
+      return cast(in[0], s.dtype);
+    default:
+      return identity(in[0]);
+  }
+}
+
+// Makes a leaf or a fill (fill, zeros or ones).
+inline Tensor make_source(const Step& s) {
+  if (s.kind == StepKind::kFill) {
+    if (s.variant == 1) return zeros(s.shape, s.dtype);
+    if (s.variant == 2) return ones(s.shape, s.dtype);
+    return fill(s.shape, s.values[0], s.dtype);
+  }
+  return make_leaf(s);
+}
+
+}  // namespace mt::testing
