@@ -25,10 +25,11 @@
 namespace mt::fuzz {
 
 // Returns whether `op`'s CPU kernel fails on some values of valid inputs: indices or labels
-// out of range, integer division by zero, integers to negative powers.
+// out of range (segment ids too), integer division by zero, integers to negative powers.
 inline bool kernel_may_reject(OpId op) {
   return op == OpId::kGatherV2 || op == OpId::kSparseSoftmaxCrossEntropyWithLogits ||
-         op == OpId::kFloorDiv || op == OpId::kFloorMod || op == OpId::kPow;
+         op == OpId::kFloorDiv || op == OpId::kFloorMod || op == OpId::kPow ||
+         op == OpId::kUnsortedSegmentSum;
 }
 
 // An integer near the range of axes of a rank-`rank` tensor, now and then any.
@@ -239,7 +240,8 @@ inline void check_outcome(OpId op, const absl::Status& valid, const OutputMetas&
     const Tensor& t = (*got)[i];
     FUZZ_CHECK(t.shape() == want[i].shape && t.dtype() == want[i].dtype);
     FUZZ_CHECK(t.device() == "/job:localhost/replica:0/task:0/device:CPU:0");
-    if (t.num_elements() <= 4096) contents(t);  // readable
+    // Readable; VarHandleOp's buffer is uninitialised until AssignVariableOp fills it.
+    if (t.num_elements() <= 4096 && op != OpId::kVarHandleOp) contents(t);
   }
 }
 

@@ -817,5 +817,23 @@ TEST_F(BadInputTest, SparseCrossEntropyGivesTensorFlowsLossAndGradient) {
   EXPECT_EQ(batched.shape(), Shape::make({1, 2}).value());
 }
 
+TEST_F(BadInputTest, GradientRejectsAnOutputGradientOfAnotherShape) {
+  const Tensor x = constant({1.f, 2.f});
+  GradientTape tape;
+  tape.watch(x);
+  const Tensor y = mul(x, x);
+  expect([&] { tape.gradient(y, {x}, constant({1.f, 1.f, 1.f})); }, kInvalid,
+         "gradient: output_gradients has shape (3,) and float32, the target (2,) and float32");
+}
+
+TEST_F(BadInputTest, UnsortedSegmentSumRejectsAnIdPastTheSegmentsOnTheCpu) {
+  expect([] { unsorted_segment_sum(constant({1.f, 2.f}), constant({0, 5}), 3); }, kInvalid,
+         "[UnsortedSegmentSum] segment_ids[1] = 5 is out of range [0, 3)");
+  expect([] { unsorted_segment_sum(constant({1.f, 2.f}), constant({0.f, 1.f}), 3); }, kInvalid,
+         "[UnsortedSegmentSum] segment_ids must be int32 or int64, got float32");
+  const Tensor dropped = unsorted_segment_sum(constant({1.f, 2.f}), constant({-1, 1}), 2);
+  EXPECT_EQ(dropped.to_vector<float>(), (std::vector<float>{0.f, 2.f}));
+}
+
 }  // namespace
 }  // namespace mt

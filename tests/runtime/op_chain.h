@@ -190,6 +190,8 @@ class OpChain {
   Step draw_reduce(int a);
   Step draw_arg(int a);
   Step draw_nn(int a);
+  Step draw_segment_sum(int a);
+  Step draw_variable(int a);
   double predicted_bound(const Step& s) const;
   // op_chain_array_steps.h
   Step draw_array(int a);
@@ -286,7 +288,7 @@ inline Step OpChain::draw() {
   if (steps_.size() < 2 || chance(0.12)) return draw_source();
   const int a = chance(0.95) ? any_defined() : random_value();  // a failed one, sometimes
   Step s;
-  switch (uniform(0, 12)) {
+  switch (uniform(0, 13)) {
     case 0:
       s = draw_matmul(a);
       break;
@@ -321,11 +323,14 @@ inline Step OpChain::draw() {
       break;
     case 7:
       s.kind = StepKind::kIdentity;
-      s.op = OpId::kIdentity;
+      s.op = chance(0.5) ? OpId::kIdentity : OpId::kStopGradient;
       s.inputs = {a};
       break;
     case 8:
       s = draw_arg(a);
+      break;
+    case 12:
+      s = chance(0.5) ? draw_segment_sum(a) : draw_variable(a);
       break;
     case 9:
     case 10:

@@ -113,6 +113,40 @@ inline Step OpChain::draw_nn(int a) {
   return s;
 }
 
+// UnsortedSegmentSum of a's rows (its first dimension, or a scalar as one row) into
+// `count` segments, ids in [-1, count) (-1 drops a row); now and then ids of a shape that does
+// not prefix a's.
+inline Step OpChain::draw_segment_sum(int a) {
+  Step s;
+  s.kind = StepKind::kSegmentSum;
+  s.op = OpId::kUnsortedSegmentSum;
+  std::vector<int64_t> ids_shape = shape_of(a);
+  if (ids_shape.size() > 1) ids_shape.resize(1);
+  if (chance(kBadAttrs)) ids_shape.push_back(2);
+  s.count = uniform(0, 4);
+  Step ids = leaf(chance(0.5) ? DType::kInt32 : DType::kInt64, std::move(ids_shape));
+  for (double& v : ids.values) v = uniform(-1, static_cast<int>(s.count) - 1);
+  add(ids);
+  s.inputs = {a, static_cast<int>(steps_.size()) - 1};
+  return s;
+}
+
+// A variable made of a, then one op of MT_RESOURCE_OPS on it (run_variable); the
+// assignments of a value of a's dtype and shape.
+inline Step OpChain::draw_variable(int a) {
+  const std::initializer_list<OpId> ops = MT_OP_LIST(MT_RESOURCE_OPS);
+  Step s;
+  s.kind = StepKind::kVariable;
+  s.op = ops.begin()[uniform(0, static_cast<int>(ops.size()) - 1)];
+  s.inputs = {a};
+  if (s.op == OpId::kAssignAddVariableOp || s.op == OpId::kAssignSubVariableOp) {
+    const DType dtype = reference_[a].dtype;  // copies: operand() may grow reference_
+    const std::vector<int64_t> shape = shape_of(a);
+    s.inputs.push_back(operand(dtype, shape));
+  }
+  return s;
+}
+
 // The largest magnitude an integer result of `s` (or any product, Prod) may reach, from the
 // reference inputs; 0 for a result that is neither or cannot grow.
 inline double OpChain::predicted_bound(const Step& s) const {
@@ -151,6 +185,10 @@ inline double OpChain::predicted_bound(const Step& s) const {
     }
     case StepKind::kNn:  // BiasAdd
       return s.inputs.size() == 2 ? bound(s.inputs[0]) + bound(s.inputs[1]) : 0;
+    case StepKind::kVariable:  // the assignments add or subtract
+      return s.inputs.size() == 2 ? bound(s.inputs[0]) + bound(s.inputs[1]) : bound(s.inputs[0]);
+    case StepKind::kSegmentSum:
+      return bound(s.inputs[0]) * std::max<double>(1, static_cast<double>(x.values.size()));
     case StepKind::kUnary:
       return s.op == OpId::kSquare ? bound(s.inputs[0]) * bound(s.inputs[0]) : bound(s.inputs[0]);
     case StepKind::kReduce: {

@@ -26,7 +26,8 @@ namespace mt::testing {
 // nn ops sum too.
 inline bool gives_loose_zero_sign(const Step& s) {
   return s.kind == StepKind::kMatMul || s.kind == StepKind::kAddN || s.kind == StepKind::kReduce ||
-         s.op == OpId::kRelu || (s.kind == StepKind::kNn && s.op != OpId::kBiasAdd);
+         s.kind == StepKind::kSegmentSum || s.op == OpId::kRelu ||
+         (s.kind == StepKind::kNn && s.op != OpId::kBiasAdd);
 }
 
 // Returns the input of `s` whose zeros give results that show their sign (x / -0 = -inf,
@@ -80,6 +81,7 @@ inline bool rejected_on_cpu_only(const Step& s, const std::vector<Outcome>& refe
 // everywhere (Note [Same bits on every device] in kernels/random_math.h).
 inline bool computes_inexact(const Step& s) {
   const bool sums = s.kind == StepKind::kMatMul || s.kind == StepKind::kAddN ||
+                    s.kind == StepKind::kSegmentSum ||
                     (s.kind == StepKind::kReduce && s.op != OpId::kMax);
   return sums || (op_has_flag(s.op, kCostly) && !op_has_flag(s.op, kRandom));
 }

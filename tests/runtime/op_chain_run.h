@@ -119,6 +119,30 @@ inline Tensor run_nn(const Step& s, const std::vector<Tensor>& in) {
   }
 }
 
+// Makes a variable of in[0] on the device (VarHandleOp, AssignVariableOp), runs the step's
+// op on it and returns its value (ReadVariableOp): in[0], or in[0] + in[1], in[0] - in[1].
+inline Tensor run_variable(const Step& s, const std::vector<Tensor>& in) {
+  switch (s.op) {
+    case OpId::kAssignVariableOp: {
+      Variable v(zeros_like(in[0]));
+      v.assign(in[0]);
+      return v.read_value();
+    }
+    case OpId::kAssignAddVariableOp: {
+      Variable v(in[0]);
+      v.assign_add(in[1]);
+      return v.read_value();
+    }
+    case OpId::kAssignSubVariableOp: {
+      Variable v(in[0]);
+      v.assign_sub(in[1]);
+      return v.read_value();
+    }
+    default:  // VarHandleOp, ReadVariableOp
+      return Variable(in[0]).read_value();
+  }
+}
+
 inline Tensor run_op(const Step& s, const std::vector<Tensor>& in) {
   switch (s.kind) {
     case StepKind::kRandom:
@@ -142,10 +166,14 @@ inline Tensor run_op(const Step& s, const std::vector<Tensor>& in) {
       return run_array(s, in);
     case StepKind::kNn:
       return run_nn(s, in);
+    case StepKind::kSegmentSum:
+      return unsorted_segment_sum(in[0], in[1], s.count);
+    case StepKind::kVariable:
+      return run_variable(s, in);
     case StepKind::kCast:
       return cast(in[0], s.dtype);
     default:
-      return identity(in[0]);
+      return s.op == OpId::kStopGradient ? stop_gradient(in[0]) : identity(in[0]);
   }
 }
 
