@@ -214,9 +214,10 @@ for step in $steps; do
         -L"$TLIB" -Wl,-rpath,"$TLIB" -ltorch -ltorch_cpu -lc10 -lbenchmark -lpthread \
         -o /tmp/torch_cpu_peer >"$out/peer-build.log" 2>&1
       record "build torch_cpu_peer" "rc=$?"
-      # Three rounds, each program in turn, so that both sides meet the same noise of a
+      # MT_CPUBENCH_ROUNDS rounds (3), each program in turn, so that both sides meet the same noise of a
       # shared machine; the table compares each side's best round and lists every round's ratio.
-      for round in 1 2 3; do
+      rounds=$(seq 1 "${MT_CPUBENCH_ROUNDS:-3}")
+      for round in $rounds; do
         for t in 1 "$cores"; do
           .gpu/bin/cpu_kernels_benchmark --threads="$t" --benchmark_min_time=0.3 \
             --benchmark_out="$out/cpu-mt-$t-$round.json" --benchmark_out_format=json \
@@ -230,7 +231,9 @@ for step in $steps; do
       done
       pairs=()
       for t in 1 "$cores"; do
-        pairs+=("$t:$out/cpu-mt-$t-1.json,$out/cpu-mt-$t-2.json,$out/cpu-mt-$t-3.json:$out/cpu-torch-$t-1.json,$out/cpu-torch-$t-2.json,$out/cpu-torch-$t-3.json")
+        ours=$(for r in $rounds; do printf '%s,' "$out/cpu-mt-$t-$r.json"; done)
+        theirs=$(for r in $rounds; do printf '%s,' "$out/cpu-torch-$t-$r.json"; done)
+        pairs+=("$t:${ours%,}:${theirs%,}")
       done
       python3 .gpu/src/scripts/cpu-bench-table.py "${pairs[@]}" | tee "$out/cpu-table.md" ;;
     halfbench)

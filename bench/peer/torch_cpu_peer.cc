@@ -85,6 +85,49 @@ void BM_Exp(benchmark::State& state) {
 }
 BENCHMARK(BM_Exp)->UseRealTime()->Unit(benchmark::kMicrosecond);
 
+void BM_Add(benchmark::State& state) {
+  torch::Tensor a = random_tensor({kBigElements}), b = random_tensor({kBigElements}, 2);
+  for (auto _ : state) benchmark::DoNotOptimize(torch::add(a, b));
+  set_bytes(state, kBigElements * 12);
+}
+BENCHMARK(BM_Add)->UseRealTime()->Unit(benchmark::kMicrosecond);
+
+// Issue 19's element-wise ops, as bench/cpu_kernels_benchmark.cc runs them.
+void BM_Unary(benchmark::State& state, torch::Tensor (*op)(const torch::Tensor&)) {
+  torch::Tensor x = torch::abs(random_tensor({kBigElements}));
+  for (auto _ : state) benchmark::DoNotOptimize(op(x));
+  set_bytes(state, kBigElements * 8);
+}
+torch::Tensor sqrt_op(const torch::Tensor& x) { return torch::sqrt(x); }
+torch::Tensor floor_op(const torch::Tensor& x) { return torch::floor(x); }
+torch::Tensor round_op(const torch::Tensor& x) { return torch::round(x); }
+torch::Tensor log_op(const torch::Tensor& x) { return torch::log(x); }
+torch::Tensor tanh_op(const torch::Tensor& x) { return torch::tanh(x); }
+torch::Tensor sigmoid_op(const torch::Tensor& x) { return torch::sigmoid(x); }
+BENCHMARK_CAPTURE(BM_Unary, Sqrt, &sqrt_op)->UseRealTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_Unary, Floor, &floor_op)->UseRealTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_Unary, Round, &round_op)->UseRealTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_Unary, Log, &log_op)->UseRealTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_Unary, Tanh, &tanh_op)->UseRealTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_Unary, Sigmoid, &sigmoid_op)->UseRealTime()->Unit(benchmark::kMicrosecond);
+
+void BM_Binary(benchmark::State& state,
+               torch::Tensor (*op)(const torch::Tensor&, const torch::Tensor&)) {
+  torch::Tensor a = random_tensor({kBigElements}), b = torch::abs(random_tensor({kBigElements}, 2));
+  for (auto _ : state) benchmark::DoNotOptimize(op(a, b));
+  set_bytes(state, kBigElements * 12);
+}
+torch::Tensor maximum_op(const torch::Tensor& a, const torch::Tensor& b) {
+  return torch::maximum(a, b);
+}
+torch::Tensor floordiv_op(const torch::Tensor& a, const torch::Tensor& b) {
+  return torch::floor_divide(a, b);
+}
+torch::Tensor pow_op(const torch::Tensor& a, const torch::Tensor& b) { return torch::pow(a, b); }
+BENCHMARK_CAPTURE(BM_Binary, Maximum, &maximum_op)->UseRealTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_Binary, FloorDiv, &floordiv_op)->UseRealTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_Binary, Pow, &pow_op)->UseRealTime()->Unit(benchmark::kMicrosecond);
+
 }  // namespace
 
 int main(int argc, char** argv) {
