@@ -78,13 +78,14 @@ void Tape::watch(const Tensor& t) {
 }
 
 void Tape::watch_variable(const std::shared_ptr<VariableState>& var, const Tensor& value) {
+  if (!is_floating(value.dtype())) return;  // as TensorFlow, which warns
   if (!reads_.contains(var.get())) variable_order_.push_back(var);
   std::vector<Tensor>& reads = reads_[var.get()];
   for (const Tensor& r : reads) {
     if (r.impl() == value.impl()) return;
   }
   reads.push_back(value);
-  if (is_floating(value.dtype())) track(value);
+  track(value);
 }
 
 void Tape::on_variable_read(const std::shared_ptr<VariableState>& var, const Tensor& value) {
