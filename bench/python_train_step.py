@@ -120,6 +120,10 @@ def main():
     parser.add_argument("--device", default="GPU" if mt.config.list_logical_devices("GPU") else "CPU")
     parser.add_argument("--seconds", type=float, default=2.0)
     args = parser.parse_args()
+    # Both frameworks share the card: minitensor's pool grows as needed instead of reserving
+    # the whole GPU at start (TensorFlow's default, and minitensor's).
+    for gpu in mt.config.list_physical_devices("GPU"):
+        mt.config.experimental.set_memory_growth(gpu, True)
     cases = [("(a) MLP 784-256-10, batch 32", [784, 256, 10], 32, "float32"),
              ("(b) MLP 4096-4096-4096, batch 4096", [4096, 4096, 4096, 4096], 4096, "float32"),
              ("(b) MLP 4096-4096-4096, batch 4096", [4096, 4096, 4096, 4096], 4096, "bfloat16")]
