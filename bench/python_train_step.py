@@ -116,14 +116,16 @@ def peak_bytes(device, step, sync, framework):
 
 
 def main():
+    # Both frameworks share the card: minitensor's pool grows as needed instead of reserving
+    # the whole GPU at start (TensorFlow's default, and minitensor's). Set before the runtime
+    # initialises (listing physical devices does not initialise it).
+    gpus = mt.config.list_physical_devices("GPU")
+    for gpu in gpus:
+        mt.config.experimental.set_memory_growth(gpu, True)
     parser = argparse.ArgumentParser()
-    parser.add_argument("--device", default="GPU" if mt.config.list_logical_devices("GPU") else "CPU")
+    parser.add_argument("--device", default="GPU" if gpus else "CPU")
     parser.add_argument("--seconds", type=float, default=2.0)
     args = parser.parse_args()
-    # Both frameworks share the card: minitensor's pool grows as needed instead of reserving
-    # the whole GPU at start (TensorFlow's default, and minitensor's).
-    for gpu in mt.config.list_physical_devices("GPU"):
-        mt.config.experimental.set_memory_growth(gpu, True)
     cases = [("(a) MLP 784-256-10, batch 32", [784, 256, 10], 32, "float32"),
              ("(b) MLP 4096-4096-4096, batch 4096", [4096, 4096, 4096, 4096], 4096, "float32"),
              ("(b) MLP 4096-4096-4096, batch 4096", [4096, 4096, 4096, 4096], 4096, "bfloat16")]
