@@ -26,6 +26,11 @@ struct GradContext {
   absl::Span<const Tensor> outputs;
   // One per output, each defined (zeros where the target does not depend on the output).
   absl::Span<const Tensor> output_grads;
+  // Bit i: input i leads to a source (the tape tracks it); a GradFn may leave the others'
+  // gradients empty and skip their work (a MatMul's gradient of constant data).
+  uint64_t needed = ~uint64_t{0};
+
+  bool needs(size_t input) const { return input >= 64 || ((needed >> input) & 1) != 0; }
 };
 
 using Grads = absl::InlinedVector<Tensor, 3>;

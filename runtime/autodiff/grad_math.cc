@@ -22,21 +22,22 @@ Tensor unbroadcast(const Tensor& g, const Shape& shape) {
 static Grads matmul_grads(const GradContext& c) {
   const Tensor &a = c.inputs[0], &b = c.inputs[1], &g = c.output_grads[0];
   const bool ta = c.attrs.transpose_a, tb = c.attrs.transpose_b;
-  Tensor da, db;
+  Tensor da, db;  // only those the tape needs: a GEMM each
   if (!ta && !tb) {
-    da = matmul(g, b, false, true);
-    db = matmul(a, g, true, false);
+    if (c.needs(0)) da = matmul(g, b, false, true);
+    if (c.needs(1)) db = matmul(a, g, true, false);
   } else if (ta && !tb) {
-    da = matmul(b, g, false, true);
-    db = matmul(a, g);
+    if (c.needs(0)) da = matmul(b, g, false, true);
+    if (c.needs(1)) db = matmul(a, g);
   } else if (!ta && tb) {
-    da = matmul(g, b);
-    db = matmul(g, a, true, false);
+    if (c.needs(0)) da = matmul(g, b);
+    if (c.needs(1)) db = matmul(g, a, true, false);
   } else {
-    da = matmul(b, g, true, true);
-    db = matmul(g, a, true, true);
+    if (c.needs(0)) da = matmul(b, g, true, true);
+    if (c.needs(1)) db = matmul(g, a, true, true);
   }
-  return {unbroadcast(da, a.shape()), unbroadcast(db, b.shape())};
+  return {da.defined() ? unbroadcast(da, a.shape()) : Tensor(),
+          db.defined() ? unbroadcast(db, b.shape()) : Tensor()};
 }
 
 template <>

@@ -156,7 +156,11 @@ std::vector<Tensor> Tape::gradient(const Tensor& target, absl::Span<const Tensor
       out_grads.push_back(it != grads.end() ? it->second : zeros_like(out));
       if (it != grads.end() && !wanted.contains(out.impl())) grads.erase(it);
     }
-    const GradContext ctx{e->op, e->attrs, e->inputs, e->outputs, out_grads};
+    uint64_t needed = 0;
+    for (size_t i = 0; i < e->inputs.size(); ++i) {
+      if (i < 64 && tracks(e->inputs[i].impl())) needed |= uint64_t{1} << i;
+    }
+    const GradContext ctx{e->op, e->attrs, e->inputs, e->outputs, out_grads, needed};
     Grads in_grads = grad_fn(e->op)(ctx);
     for (size_t i = 0; i < e->inputs.size() && i < in_grads.size(); ++i) {
       if (in_grads[i].defined() && tracks(e->inputs[i].impl())) {

@@ -272,5 +272,20 @@ TEST_F(GradientTapeTest, NonPersistentTapeReleasesWhatItHeldAfterItsGradient) {
   EXPECT_EQ(cpu_bytes(), base + 4096);  // only the gradient
 }
 
+TEST_F(GradientTapeTest, MatMulComputesOnlyTheGradientsItsSourcesNeed) {
+  const Tensor x = constant(std::vector<float>(12, 1.f), {3, 4});
+  Variable w(constant(std::vector<float>(8, 0.5f), {4, 2}));
+  GradientTape tape;
+  const Tensor y = reduce_sum(matmul(x, w));  // x is constant: no gradient of x is computed
+  debugging::set_log_device_placement(true);
+  const std::vector<const Variable*> sources = {&w};
+  const std::vector<Tensor> g = tape.gradient(y, sources);
+  debugging::set_log_device_placement(false);
+  int matmuls = 0;
+  for (const std::string& line : log()) matmuls += line.rfind("Executing op MatMul ", 0) == 0;
+  EXPECT_EQ(matmuls, 1);
+  EXPECT_EQ(g[0].to_vector<float>(), std::vector<float>(8, 3.f));
+}
+
 }  // namespace
 }  // namespace mt::testing
