@@ -120,8 +120,8 @@ inline Step OpChain::draw_segment_sum(int a) {
   Step s;
   s.kind = StepKind::kSegmentSum;
   s.op = OpId::kUnsortedSegmentSum;
-  std::vector<int64_t> ids_shape = shape_of(a);
-  if (ids_shape.size() > 1) ids_shape.resize(1);
+  std::vector<int64_t> ids_shape;
+  if (!shape_of(a).empty()) ids_shape.push_back(shape_of(a)[0]);
   if (chance(kBadAttrs)) ids_shape.push_back(2);
   s.count = uniform(0, 4);
   Step ids = leaf(chance(0.5) ? DType::kInt32 : DType::kInt64, std::move(ids_shape));
