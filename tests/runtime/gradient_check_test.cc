@@ -56,7 +56,7 @@ GradInput RandomInputs::grid(const Ints& shape, double offset) {
 
 namespace {
 
-std::string str(const Ints& shape) { return "(" + absl::StrJoin(shape, ", ") + ")"; }
+std::string str(const Ints& shape) { return absl::StrCat("(", absl::StrJoin(shape, ", "), ")"); }
 
 Ints dims_of(const Tensor& t) { return Ints(t.shape().dims().begin(), t.shape().dims().end()); }
 
@@ -202,13 +202,18 @@ GradInput prod_input(RandomInputs& r, const Ints& shape) {
 }
 
 void add_reduction_cases(std::vector<GradCase>& cases, RandomInputs& r) {
-  const std::tuple<std::string, Axes, bool> variants[] = {
-      {"all", Axes(), false},
-      {"axis 0", Axes(0), false},
-      {"axis -1 keep_dims", Axes(-1), true},
-      {"axes {0, 2} keep_dims", Axes({0, 2}), true},
-      {"axes {2, 1}", Axes({2, 1}), false},
-      {"no axis", Axes::none(), false}};
+  // Axes are built in the lambdas: GCC 12 warns, wrongly, on copies of Axes held in an array.
+  struct Variant {
+    const char* name;
+    std::vector<int64_t> axes;
+    bool all, keep;
+  };
+  const Variant variants[] = {{"all", {}, true, false},
+                              {"axis 0", {0}, false, false},
+                              {"axis -1 keep_dims", {-1}, false, true},
+                              {"axes {0, 2} keep_dims", {0, 2}, false, true},
+                              {"axes {2, 1}", {2, 1}, false, false},
+                              {"no axis", {}, false, false}};
   const std::pair<OpId, Reduction> ops[] = {{OpId::kSum, &mt::reduce_sum},
                                             {OpId::kMean, &mt::reduce_mean},
                                             {OpId::kMax, &mt::reduce_max},
@@ -216,16 +221,17 @@ void add_reduction_cases(std::vector<GradCase>& cases, RandomInputs& r) {
                                             {OpId::kProd, &mt::reduce_prod}};
   const Ints shape = {2, 3, 4};
   for (const auto& [op, f] : ops) {
-    for (const auto& [name, axes, keep] : variants) {
+    for (const Variant& v : variants) {
       const GradInput in = op == OpId::kMax || op == OpId::kMin ? r.distinct(shape)
                            : op == OpId::kProd                  ? prod_input(r, shape)
                                                                 : r.uniform(shape);
-      cases.push_back({op,
-                       absl::StrCat(op_name(op), " ", name),
-                       {in},
-                       [f = f, axes = axes, keep = keep](const std::vector<Tensor>& x) {
-                         return f(x[0], axes, keep);
-                       }});
+      cases.push_back(
+          {op,
+           absl::StrCat(op_name(op), " ", v.name),
+           {in},
+           [f = f, axes = v.axes, all = v.all, keep = v.keep](const std::vector<Tensor>& x) {
+             return f(x[0], all ? Axes() : Axes(absl::MakeConstSpan(axes)), keep);
+           }});
     }
   }
   // Prod with zeros: rows with none, one and two zeros; columns with one; a whole tensor.
