@@ -16,7 +16,8 @@
 //   w.assign_sub(mt::mul(g, lr));        // AssignSubVariableOp, in place on w's device
 //
 // The value lives in the device's pool, counted in its memory stats and snapshots. Errors
-// throw mt::Error: InvalidArgument for a value of another shape or dtype.
+// throw mt::Error: InvalidArgument for a value of another shape or dtype. One variable is
+// used by one thread at a time (reads and assignments are not synchronised with each other).
 
 #include <memory>
 #include <string>
