@@ -17,11 +17,11 @@ void Optimizer::apply_gradients(absl::Span<const GradAndVar> grads_and_vars) {
   for (const auto& [grad, var] : grads_and_vars) {
     if (!grad.defined()) continue;
     if (!var.defined()) {
-      internal::throw_if_error(absl::InvalidArgumentError("apply_gradients: an empty Variable"));
+      internal::throw_if_error(absl::InvalidArgumentError("[apply_gradients] a variable is empty"));
     }
     if (grad.shape() != var.shape() || grad.dtype() != var.dtype()) {
       internal::throw_if_error(absl::InvalidArgumentError(absl::StrCat(
-          "apply_gradients: the gradient of variable '", var.name(), "' has shape ",
+          "[apply_gradients] the gradient of variable '", var.name(), "' has shape ",
           grad.shape().to_string(), " and dtype ", dtype_name(grad.dtype()), ", the variable ",
           var.shape().to_string(), " and ", dtype_name(var.dtype()))));
     }

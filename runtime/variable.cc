@@ -13,7 +13,7 @@ using internal::VariableState;
 
 const VariableState& checked(const std::shared_ptr<VariableState>& state) {
   if (state == nullptr) {
-    internal::throw_if_error(absl::FailedPreconditionError("the Variable is empty"));
+    internal::throw_if_error(absl::FailedPreconditionError("[Variable] the variable is empty"));
   }
   return *state;
 }

@@ -23,7 +23,8 @@ void GradientTape::watch(const Tensor& t) { tape_->watch(t); }
 
 void GradientTape::watch(const Variable& v) {
   if (!v.defined())
-    internal::throw_if_error(absl::FailedPreconditionError("watch: empty Variable"));
+    internal::throw_if_error(
+        absl::FailedPreconditionError("[GradientTape] watch: the variable is empty"));
   tape_->watch_variable(v.state(), v.state()->value);
 }
 
@@ -46,7 +47,8 @@ std::vector<Tensor> GradientTape::gradient(const Tensor& target, absl::Span<cons
   std::vector<const internal::VariableState*> states;
   for (const Variable* v : sources) {
     if (v == nullptr || !v->defined()) {
-      internal::throw_if_error(absl::InvalidArgumentError("gradient: an empty Variable source"));
+      internal::throw_if_error(
+          absl::InvalidArgumentError("[GradientTape] gradient: a source variable is empty"));
     }
     states.push_back(v->state().get());
   }

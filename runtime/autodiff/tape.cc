@@ -116,7 +116,9 @@ std::vector<Tensor> Tape::gradient(const Tensor& target, absl::Span<const Tensor
         "A non-persistent GradientTape can only be used to compute one set of gradients "
         "(or jacobians)"));
   }
-  if (!target.defined()) throw_if_error(absl::InvalidArgumentError("gradient: empty target"));
+  if (!target.defined())
+    throw_if_error(
+        absl::InvalidArgumentError("[GradientTape] gradient: the target is an empty tensor"));
   used_ = true;
   pause();  // the gradient's own ops are not recorded here (other tapes may record them)
   struct Resume {
@@ -128,9 +130,9 @@ std::vector<Tensor> Tape::gradient(const Tensor& target, absl::Span<const Tensor
     if (output_gradient.defined()) {
       if (output_gradient.shape() != target.shape() || output_gradient.dtype() != target.dtype()) {
         throw_if_error(absl::InvalidArgumentError(absl::StrCat(
-            "gradient: output_gradients has shape ", output_gradient.shape().to_string(), " and ",
-            dtype_name(output_gradient.dtype()), ", the target ", target.shape().to_string(),
-            " and ", dtype_name(target.dtype()))));
+            "[GradientTape] gradient: output_gradients has shape ",
+            output_gradient.shape().to_string(), " and ", dtype_name(output_gradient.dtype()),
+            ", the target ", target.shape().to_string(), " and ", dtype_name(target.dtype()))));
       }
       grads.emplace(target.impl(), output_gradient);
     } else {

@@ -740,23 +740,35 @@ TEST_F(BadInputTest, BroadcastToAndTileRejectIncompatibleShapes) {
 }
 
 TEST_F(BadInputTest, ComparisonsRejectMixedDtypesBoolOrderingsAndUnbroadcastableShapes) {
-  expect([] { equal(constant({1, 2}), constant({1.f, 2.f})); }, kInvalid,
-         "[Equal] dtypes differ: int32 vs float32");
+  expect(
+      [] {
+        equal(constant({1, 2}), constant({1.f, 2.f}));
+      },
+      kInvalid, "[Equal] dtypes differ: int32 vs float32");
   expect([] { less(constant({true}), constant({false})); }, kInvalid,
          "[Less] dtype bool is not supported; expected one of float32, float64, int32, int64, "
          "bfloat16, float16");
-  expect([] { greater(constant({1, 2}), constant({1, 2, 3})); }, kInvalid,
-         "[Greater] shapes cannot be broadcast: (2,) vs (3,)");
+  expect(
+      [] {
+        greater(constant({1, 2}), constant({1, 2, 3}));
+      },
+      kInvalid, "[Greater] shapes cannot be broadcast: (2,) vs (3,)");
 }
 
 TEST_F(BadInputTest, WhereRejectsANonBoolConditionAndMismatchedBranches) {
   const Tensor c = constant({true, false});
   expect([] { where(constant({1.f}), constant({1.f}), constant({2.f})); }, kInvalid,
          "[SelectV2] condition must be bool, got float32");
-  expect([&] { where(c, constant({1.f, 2.f}), constant({1, 2})); }, kInvalid,
-         "[SelectV2] dtypes differ: float32 vs int32");
-  expect([&] { where(c, constant({1.f, 2.f, 3.f}), constant({1.f})); }, kInvalid,
-         "[SelectV2] shapes cannot be broadcast: condition (2,) vs x and y (3,)");
+  expect(
+      [&] {
+        where(c, constant({1.f, 2.f}), constant({1, 2}));
+      },
+      kInvalid, "[SelectV2] dtypes differ: float32 vs int32");
+  expect(
+      [&] {
+        where(c, constant({1.f, 2.f, 3.f}), constant({1.f}));
+      },
+      kInvalid, "[SelectV2] shapes cannot be broadcast: condition (2,) vs x and y (3,)");
 }
 
 TEST_F(BadInputTest, ArgMaxRejectsBadAxesEmptyAxesAndOutputTypes) {
@@ -764,48 +776,78 @@ TEST_F(BadInputTest, ArgMaxRejectsBadAxesEmptyAxesAndOutputTypes) {
          "[ArgMax] axis 2 is out of range for input of shape (2, 3); expected an axis in [-2, 2)");
   expect([] { argmin(constant(1.f), 0); }, kInvalid,
          "[ArgMin] axis 0 is out of range for input of shape (); expected an axis in [0, 0)");
-  expect([] { argmax(zeros({0, 3}), 0); }, kInvalid,
-         "[ArgMax] reduction axis 0 is empty in shape (0, 3)");
+  expect(
+      [] {
+        argmax(zeros({0, 3}), 0);
+      },
+      kInvalid, "[ArgMax] reduction axis 0 is empty in shape (0, 3)");
   expect([] { argmax(matrix(), 1, DType::kFloat32); }, kInvalid,
          "[ArgMax] output_type must be int32 or int64, got float32");
 }
 
 TEST_F(BadInputTest, BiasAddRejectsAVectorValueAndAMismatchedBias) {
-  expect([] { nn::bias_add(constant({1.f, 2.f}), constant({1.f, 2.f})); }, kInvalid,
-         "[BiasAdd] value must have >= 2 dimensions, got shape (2,)");
+  expect(
+      [] {
+        nn::bias_add(constant({1.f, 2.f}), constant({1.f, 2.f}));
+      },
+      kInvalid, "[BiasAdd] value must have >= 2 dimensions, got shape (2,)");
   expect([] { nn::bias_add(matrix(), matrix()); }, kInvalid,
          "[BiasAdd] bias must be 1-D, got shape (2, 3)");
-  expect([] { nn::bias_add(matrix(), constant({1.f, 2.f})); }, kInvalid,
-         "[BiasAdd] bias has 2 elements but the last dimension of (2, 3) is 3");
-  expect([] { nn::bias_add(matrix(), constant({1, 2, 3})); }, kInvalid,
-         "[BiasAdd] dtypes differ: float32 vs int32");
+  expect(
+      [] {
+        nn::bias_add(matrix(), constant({1.f, 2.f}));
+      },
+      kInvalid, "[BiasAdd] bias has 2 elements but the last dimension of (2, 3) is 3");
+  expect(
+      [] {
+        nn::bias_add(matrix(), constant({1, 2, 3}));
+      },
+      kInvalid, "[BiasAdd] dtypes differ: float32 vs int32");
 }
 
 TEST_F(BadInputTest, SparseCrossEntropyRejectsBadLabelsAndShapes) {
   using nn::sparse_softmax_cross_entropy_with_logits;
-  expect([] { sparse_softmax_cross_entropy_with_logits(constant({0, 5}), matrix()); }, kInvalid,
-         "[SparseSoftmaxCrossEntropyWithLogits] Received a label value of 5 which is outside "
-         "the valid range of [0, 3)");
-  expect([] { sparse_softmax_cross_entropy_with_logits(constant({0, -1}), matrix()); }, kInvalid,
-         "[SparseSoftmaxCrossEntropyWithLogits] Received a label value of -1 which is outside "
-         "the valid range of [0, 3)");
-  expect([] { sparse_softmax_cross_entropy_with_logits(constant({0, 1, 2}), matrix()); },
-         kInvalid,
-         "[SparseSoftmaxCrossEntropyWithLogits] labels of shape (3,) need logits of that shape "
-         "plus a class dimension, got (2, 3)");
-  expect([] { sparse_softmax_cross_entropy_with_logits(constant({0.f, 1.f}), matrix()); },
-         kInvalid, "[SparseSoftmaxCrossEntropyWithLogits] labels must be int32 or int64, got float32");
-  expect([] { sparse_softmax_cross_entropy_with_logits(constant({0, 1}), zeros({2, 0})); },
-         kInvalid,
-         "[SparseSoftmaxCrossEntropyWithLogits] logits must have at least one class, got shape "
-         "(2, 0)");
+  expect(
+      [] {
+        sparse_softmax_cross_entropy_with_logits(constant({0, 5}), matrix());
+      },
+      kInvalid,
+      "[SparseSoftmaxCrossEntropyWithLogits] Received a label value of 5 which is outside "
+      "the valid range of [0, 3)");
+  expect(
+      [] {
+        sparse_softmax_cross_entropy_with_logits(constant({0, -1}), matrix());
+      },
+      kInvalid,
+      "[SparseSoftmaxCrossEntropyWithLogits] Received a label value of -1 which is outside "
+      "the valid range of [0, 3)");
+  expect(
+      [] {
+        sparse_softmax_cross_entropy_with_logits(constant({0, 1, 2}), matrix());
+      },
+      kInvalid,
+      "[SparseSoftmaxCrossEntropyWithLogits] labels of shape (3,) need logits of that shape "
+      "plus a class dimension, got (2, 3)");
+  expect(
+      [] {
+        sparse_softmax_cross_entropy_with_logits(constant({0.f, 1.f}), matrix());
+      },
+      kInvalid, "[SparseSoftmaxCrossEntropyWithLogits] labels must be int32 or int64, got float32");
+  expect(
+      [] {
+        sparse_softmax_cross_entropy_with_logits(constant({0, 1}), zeros({2, 0}));
+      },
+      kInvalid,
+      "[SparseSoftmaxCrossEntropyWithLogits] logits must have at least one class, got shape "
+      "(2, 0)");
 }
 
 TEST_F(BadInputTest, SparseCrossEntropyGivesTensorFlowsLossAndGradient) {
   // tensorflow-cpu 2.21: loss [0.407605946, 1.09861231] and the gradient softmax - onehot.
   // (Flat constants reshaped: GCC 12 warns, wrongly, on nested ones here.)
   const Tensor logits = reshape(constant({1.f, 2.f, 3.f, 1.f, 1.f, 1.f}), {2, 3});
-  auto [loss, grad] = nn::sparse_softmax_cross_entropy_with_logits_and_grad(constant({2, 0}), logits);
+  auto [loss, grad] =
+      nn::sparse_softmax_cross_entropy_with_logits_and_grad(constant({2, 0}), logits);
   const std::vector<float> want_loss = {0.407605946f, 1.09861231f};
   const std::vector<float> want_grad = {0.0900305733f, 0.244728476f, -0.334759057f,
                                         -0.666666627f, 0.333333343f, 0.333333343f};
@@ -822,15 +864,26 @@ TEST_F(BadInputTest, GradientRejectsAnOutputGradientOfAnotherShape) {
   GradientTape tape;
   tape.watch(x);
   const Tensor y = mul(x, x);
-  expect([&] { tape.gradient(y, {x}, constant({1.f, 1.f, 1.f})); }, kInvalid,
-         "gradient: output_gradients has shape (3,) and float32, the target (2,) and float32");
+  expect(
+      [&] {
+        tape.gradient(y, {x}, constant({1.f, 1.f, 1.f}));
+      },
+      kInvalid,
+      "[GradientTape] gradient: output_gradients has shape (3,) and float32, the target (2,) and "
+      "float32");
 }
 
 TEST_F(BadInputTest, UnsortedSegmentSumRejectsAnIdPastTheSegmentsOnTheCpu) {
-  expect([] { unsorted_segment_sum(constant({1.f, 2.f}), constant({0, 5}), 3); }, kInvalid,
-         "[UnsortedSegmentSum] segment_ids[1] = 5 is out of range [0, 3)");
-  expect([] { unsorted_segment_sum(constant({1.f, 2.f}), constant({0.f, 1.f}), 3); }, kInvalid,
-         "[UnsortedSegmentSum] segment_ids must be int32 or int64, got float32");
+  expect(
+      [] {
+        unsorted_segment_sum(constant({1.f, 2.f}), constant({0, 5}), 3);
+      },
+      kInvalid, "[UnsortedSegmentSum] segment_ids[1] = 5 is out of range [0, 3)");
+  expect(
+      [] {
+        unsorted_segment_sum(constant({1.f, 2.f}), constant({0.f, 1.f}), 3);
+      },
+      kInvalid, "[UnsortedSegmentSum] segment_ids must be int32 or int64, got float32");
   const Tensor dropped = unsorted_segment_sum(constant({1.f, 2.f}), constant({-1, 1}), 2);
   EXPECT_EQ(dropped.to_vector<float>(), (std::vector<float>{0.f, 2.f}));
 }

@@ -141,7 +141,8 @@ TEST_F(GradientTapeTest, OutputGradientWeightsTheTarget) {
         tape.gradient(y, {x}, constant({1.f, 2.f}));
       },
       absl::StatusCode::kInvalidArgument,
-      "gradient: output_gradients has shape (2,) and float32, the target (3,) and float32");
+      "[GradientTape] gradient: output_gradients has shape (2,) and float32, the target (3,) and "
+      "float32");
 }
 
 TEST_F(GradientTapeTest, BroadcastingIsSummedBackToEachInputShape) {

@@ -191,14 +191,14 @@ TEST_F(OptimizerTest, GradientOfAnotherShapeOrDtypeIsInvalidArgument) {
         opt.apply_gradients({{constant({1.f}), ok}, {constant({1.f, 2.f, 3.f}), w}});
       },
       absl::StatusCode::kInvalidArgument,
-      "apply_gradients: the gradient of variable 'w' has shape (3,) and dtype float32, the "
+      "[apply_gradients] the gradient of variable 'w' has shape (3,) and dtype float32, the "
       "variable (2,) and float32");
   expect(
       [&] {
         opt.apply_gradients({{constant(std::vector<double>{1, 2}, {2}), w}});
       },
       absl::StatusCode::kInvalidArgument,
-      "apply_gradients: the gradient of variable 'w' has shape (2,) and dtype float64, the "
+      "[apply_gradients] the gradient of variable 'w' has shape (2,) and dtype float64, the "
       "variable (2,) and float32");
   EXPECT_EQ(values(ok), std::vector<float>{5.f});  // checked before any update
   EXPECT_EQ(values(w), (std::vector<float>{1.f, 2.f}));

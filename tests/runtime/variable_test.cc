@@ -211,9 +211,9 @@ TEST_F(VariableTest, EmptyVariableAndEmptyInitialValueAreErrors) {
   Variable empty;
   EXPECT_FALSE(empty.defined());
   expect([&] { empty.read_value(); }, absl::StatusCode::kFailedPrecondition,
-         "the Variable is empty");
+         "[Variable] the variable is empty");
   expect([&] { empty.assign(constant(1.f)); }, absl::StatusCode::kFailedPrecondition,
-         "the Variable is empty");
+         "[Variable] the variable is empty");
   expect([] { Variable v{Tensor()}; }, absl::StatusCode::kInvalidArgument,
          "[VarHandleOp] the initial value is an empty tensor");
 }
