@@ -25,7 +25,7 @@ Tensor bias_add(const Tensor& value, const Tensor& bias) {
 }
 
 std::pair<Tensor, Tensor> sparse_softmax_cross_entropy_with_logits_and_grad(const Tensor& labels,
-                                                                           const Tensor& logits) {
+                                                                            const Tensor& logits) {
   const Tensor* inputs[] = {&logits, &labels};
   internal::Tensors out = internal::value_or_throw(
       internal::execute_all(OpId::kSparseSoftmaxCrossEntropyWithLogits, inputs, {}));
@@ -43,11 +43,12 @@ Tensor sparse_softmax_cross_entropy_with_logits(const Tensor& labels, const Tens
   bool match = xs.rank() == ls.rank() + 1;
   for (int d = 0; match && d < ls.rank(); ++d) match = ls.dim(d) == xs.dim(d);
   if (!match) {
-    internal::throw_if_error(absl::InvalidArgumentError(absl::StrCat(
-        "[", op_name(kOp), "] labels of shape ", ls.to_string(),
-        " need logits of that shape plus a class dimension, got ", xs.to_string())));
+    internal::throw_if_error(absl::InvalidArgumentError(
+        absl::StrCat("[", op_name(kOp), "] labels of shape ", ls.to_string(),
+                     " need logits of that shape plus a class dimension, got ", xs.to_string())));
   }
-  if (ls.rank() == 1) return sparse_softmax_cross_entropy_with_logits_and_grad(labels, logits).first;
+  if (ls.rank() == 1)
+    return sparse_softmax_cross_entropy_with_logits_and_grad(labels, logits).first;
   const int64_t classes = xs.dim(xs.rank() - 1), rows = ls.num_elements();
   const Tensor flat = sparse_softmax_cross_entropy_with_logits_and_grad(
                           reshape(labels, {rows}), reshape(logits, {rows, classes}))

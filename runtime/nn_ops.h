@@ -36,6 +36,6 @@ Tensor sparse_softmax_cross_entropy_with_logits(const Tensor& labels, const Tens
 // SparseSoftmaxCrossEntropyWithLogits itself: rank-2 logits, rank-1 labels; returns the
 // loss and its gradient with respect to the logits (softmax - onehot).
 std::pair<Tensor, Tensor> sparse_softmax_cross_entropy_with_logits_and_grad(const Tensor& labels,
-                                                                           const Tensor& logits);
+                                                                            const Tensor& logits);
 
 }  // namespace mt::nn

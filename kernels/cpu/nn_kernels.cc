@@ -85,8 +85,8 @@ absl::Status bias_add_kernel(const KernelContext& ctx) {
   const int64_t n = ctx.output.shape->num_elements();
   const int64_t cols = ctx.inputs[1].shape->dim(0);
   if (n == 0) return absl::OkStatus();
-  const BinaryLoop loop = cpu_loops().binary[static_cast<int>(OpId::kAddV2)][static_cast<int>(
-      dtype_of<T>())];
+  const BinaryLoop loop =
+      cpu_loops().binary[static_cast<int>(OpId::kAddV2)][static_cast<int>(dtype_of<T>())];
   const T* value = input_data<T>(ctx, 0);
   const T* bias = input_data<T>(ctx, 1);
   T* out = output_data<T>(ctx);
@@ -146,11 +146,12 @@ absl::Status xent_kernel(const KernelContext& ctx) {
 absl::Status register_nn_kernels(KernelRegistry& registry) {
   MT_RETURN_IF_ERROR(register_softmax<false>(registry, OpId::kSoftmax));
   MT_RETURN_IF_ERROR(register_softmax<true>(registry, OpId::kLogSoftmax));
-  MT_RETURN_IF_ERROR(add_kernels(registry, OpId::kBiasAdd, NumericTypes{}, [](auto tag) -> KernelFn {
-    return &bias_add_kernel<typename decltype(tag)::type>;
-  }));
-  return add_kernels(registry, OpId::kSparseSoftmaxCrossEntropyWithLogits, FloatTypes{},
-                     [](auto tag) -> KernelFn { return &xent_kernel<typename decltype(tag)::type>; });
+  MT_RETURN_IF_ERROR(add_kernels(
+      registry, OpId::kBiasAdd, NumericTypes{},
+      [](auto tag) -> KernelFn { return &bias_add_kernel<typename decltype(tag)::type>; }));
+  return add_kernels(
+      registry, OpId::kSparseSoftmaxCrossEntropyWithLogits, FloatTypes{},
+      [](auto tag) -> KernelFn { return &xent_kernel<typename decltype(tag)::type>; });
 }
 
 }  // namespace mt::cpu

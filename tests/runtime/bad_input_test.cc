@@ -19,13 +19,7 @@ const PhysicalDevice kNoSuchGpu{"/physical_device:GPU:7", "GPU"};
 
 PhysicalDevice host() { return config::list_physical_devices("CPU")[0]; }
 
-// Checks that `fn` throws mt::Error with `code` and exactly `message`.
-template <typename Fn>
-void expect(Fn&& fn, absl::StatusCode code, const std::string& message) {
-  Error e = expect_error(std::forward<Fn>(fn));
-  EXPECT_EQ(e.code(), code) << e.what();
-  EXPECT_EQ(std::string(e.what()), message);
-}
+using testing::expect;  // the code and exact message of the mt::Error `fn` throws
 
 class BadInputTest : public testing::RuntimeTest {};
 

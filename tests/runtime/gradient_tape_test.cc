@@ -10,14 +10,6 @@ namespace {
 
 class GradientTapeTest : public RuntimeTest {};
 
-// Checks that `fn` throws mt::Error with `code` and exactly `message`.
-template <typename Fn>
-void expect(Fn&& fn, absl::StatusCode code, const std::string& message) {
-  Error e = expect_error(std::forward<Fn>(fn));
-  EXPECT_EQ(e.code(), code) << e.what();
-  EXPECT_EQ(std::string(e.what()), message);
-}
-
 int64_t cpu_bytes() { return config::get_memory_info("CPU:0").current; }
 
 TEST_F(GradientTapeTest, WatchedTensorGetsItsGradient) {

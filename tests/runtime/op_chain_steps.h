@@ -40,8 +40,8 @@ enum class StepKind {
   kUnary,
   kReduce,
   kArg,
-  kArray,  // a row of MT_ARRAY_OPS (op_chain_array_steps.h)
-  kNn,     // a row of MT_NN_OPS
+  kArray,       // a row of MT_ARRAY_OPS (op_chain_array_steps.h)
+  kNn,          // a row of MT_NN_OPS
   kSegmentSum,  // UnsortedSegmentSum
   kVariable,    // a row of MT_RESOURCE_OPS: a variable made, assigned and read on the device
   kCast,

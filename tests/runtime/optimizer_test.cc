@@ -15,14 +15,6 @@ using optimizers::LearningRate;
 
 class OptimizerTest : public RuntimeTest {};
 
-// Checks that `fn` throws mt::Error with `code` and exactly `message`.
-template <typename Fn>
-void expect(Fn&& fn, absl::StatusCode code, const std::string& message) {
-  Error e = expect_error(std::forward<Fn>(fn));
-  EXPECT_EQ(e.code(), code) << e.what();
-  EXPECT_EQ(std::string(e.what()), message);
-}
-
 std::vector<float> values(const Variable& v) { return v.read_value().to_vector<float>(); }
 
 // One element's slots in the reference: momentum, second moment (velocity) and average

@@ -64,4 +64,12 @@ Error expect_error(Fn&& fn) {
   return Error(absl::StatusCode::kOk, "");
 }
 
+// Checks that `fn` throws mt::Error with `code` and exactly `message`.
+template <typename Fn>
+void expect(Fn&& fn, absl::StatusCode code, const std::string& message) {
+  Error e = expect_error(std::forward<Fn>(fn));
+  EXPECT_EQ(e.code(), code) << e.what();
+  EXPECT_EQ(std::string(e.what()), message);
+}
+
 }  // namespace mt::testing

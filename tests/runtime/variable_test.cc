@@ -9,14 +9,6 @@ namespace {
 
 class VariableTest : public RuntimeTest {};
 
-// Checks that `fn` throws mt::Error with `code` and exactly `message`.
-template <typename Fn>
-void expect(Fn&& fn, absl::StatusCode code, const std::string& message) {
-  Error e = expect_error(std::forward<Fn>(fn));
-  EXPECT_EQ(e.code(), code) << e.what();
-  EXPECT_EQ(std::string(e.what()), message);
-}
-
 int64_t cpu_bytes() { return config::get_memory_info("CPU:0").current; }
 
 const void* data_of(const Tensor& t) { return t.impl()->data; }

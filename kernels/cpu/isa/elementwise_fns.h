@@ -229,13 +229,13 @@ struct BinaryFn<OpId::kLogicalOr> {
 
 // The comparisons give bool (the CPU binary kernels size their output by the functor's
 // result type); a NaN compares unequal to everything, as IEEE says.
-#define MT_COMPARISON_FN(Name, expr)        \
-  template <>                               \
-  struct BinaryFn<OpId::k##Name> {          \
-    template <typename T>                   \
-    bool operator()(T a, T b) const {       \
-      return expr;                          \
-    }                                       \
+#define MT_COMPARISON_FN(Name, expr)  \
+  template <>                         \
+  struct BinaryFn<OpId::k##Name> {    \
+    template <typename T>             \
+    bool operator()(T a, T b) const { \
+      return expr;                    \
+    }                                 \
   };
 MT_COMPARISON_FN(Equal, a == b)
 MT_COMPARISON_FN(NotEqual, a != b)

@@ -91,8 +91,8 @@ TEST_F(GpuIndexNnOpsTest, ComparisonsMatchTheCpu) {
       const std::string what = std::string(dtype_name(d)) + " " + std::to_string(sa.size());
       expect_same(what, [&] {
         const Tensor a = input(d, sa, 1), b = input(d, sb, 2);
-        return std::vector{equal(a, b),   not_equal(a, b), less(a, b),
-                           less_equal(a, b), greater(a, b), greater_equal(a, b)};
+        return std::vector{equal(a, b),      not_equal(a, b), less(a, b),
+                           less_equal(a, b), greater(a, b),   greater_equal(a, b)};
       });
     }
   }
@@ -159,8 +159,8 @@ TEST_F(GpuIndexNnOpsTest, SparseCrossEntropyMatchesTheCpuWithItsGradient) {
             [&] {
               const Tensor labels = labels_for(shape, label);
               const Tensor logits = input(d, shape, 10);
-              auto [loss, grad] = nn::sparse_softmax_cross_entropy_with_logits_and_grad(
-                  labels, logits);
+              auto [loss, grad] =
+                  nn::sparse_softmax_cross_entropy_with_logits_and_grad(labels, logits);
               return std::vector{loss, grad};
             },
             tol);
