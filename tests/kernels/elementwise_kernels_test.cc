@@ -210,6 +210,8 @@ TEST(ElementwiseKernelTest, FloatFloorDivAndModFollowTensorFlow) {
   EXPECT_EQ(r[3], -1.0);
 }
 
+// Within 1 ulp of std::pow: float32 Pow is vectorised (Note [Vectorised pow]; its own test,
+// pow_float_test.cc, covers the ranges and special values).
 TEST(ElementwiseKernelTest, FloatPowMatchesStd) {
   const std::vector<float> base = sample<float>(500, -4, 4, 3);
   const std::vector<float> expo = sample<float>(500, -3, 3, 4);
@@ -218,7 +220,7 @@ TEST(ElementwiseKernelTest, FloatPowMatchesStd) {
       run2(OpId::kPow, HostTensor::make<float>({n}, base), HostTensor::make<float>({n}, expo))
           .values<float>();
   for (int64_t i = 0; i < n; ++i) {
-    EXPECT_LE(ulps(got[i], std::pow(base[i], expo[i])), 0) << base[i] << " ** " << expo[i];
+    EXPECT_LE(ulps(got[i], std::pow(base[i], expo[i])), 1) << base[i] << " ** " << expo[i];
   }
 }
 

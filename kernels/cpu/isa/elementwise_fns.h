@@ -6,7 +6,8 @@
 //
 // A functor gives either `T operator()(T...)` for one element, which a plain loop the
 // compiler vectorises calls, or `template <typename T> static void loop(const T* in,
-// T* out, int64_t n)` for a whole run (Exp, which uses Eigen's vectorised exp). bfloat16
+// T* out, int64_t n)` for a whole run (Exp, which uses Eigen's vectorised exp; a binary
+// functor's takes each operand's stride too: Pow on float32). bfloat16
 // and float16 never reach these: their loops widen to float32 (half_loops.cc).
 //
 //   template <>
@@ -20,6 +21,7 @@
 #include <type_traits>
 
 #include "kernels/cpu/isa/isa_eigen.h"
+#include "kernels/cpu/isa/pow_float.h"
 
 namespace mt::cpu::MT_ISA_NS {
 
@@ -210,6 +212,12 @@ struct BinaryFn<OpId::kPow> {
   T operator()(T a, T b) const {
     if constexpr (std::is_integral_v<T>) return int_pow(a, b);
     return std::pow(a, b);
+  }
+  // float32 (and the 2-byte floats, which widen to it): Note [Vectorised pow].
+  template <typename T>
+    requires std::is_same_v<T, float>
+  static void loop(const T* a, int64_t sa, const T* b, int64_t sb, T* out, int64_t n) {
+    pow_float::pow_loop(a, sa, b, sb, out, n);
   }
 };
 template <>

@@ -17,6 +17,9 @@ void binary_loop(const void* va, int64_t sa, const void* vb, int64_t sb, void* v
   const T* b = static_cast<const T*>(vb);
   Out* __restrict out = static_cast<Out*>(vout);
   const BinaryFn<kOp> fn;
+  if constexpr (requires { BinaryFn<kOp>::template loop<T>; }) {
+    return BinaryFn<kOp>::template loop<T>(a, sa, b, sb, out, n);
+  }
   if (sa == 1 && sb == 1) {
     for (int64_t i = 0; i < n; ++i) out[i] = fn(a[i], b[i]);
   } else if (sa == 0) {
