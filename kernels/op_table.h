@@ -179,7 +179,9 @@
   X(AssignAddVariableOp, "AssignAddVariableOp", Variable::assign_add, "Variable.assign_add", 2,   \
     kNumericDTypes, infer_assign, kResource)                                                      \
   X(AssignSubVariableOp, "AssignSubVariableOp", Variable::assign_sub, "Variable.assign_sub", 2,   \
-    kNumericDTypes, infer_assign, kResource)
+    kNumericDTypes, infer_assign, kResource)                                                      \
+  X(ResourceApplyAdam, "ResourceApplyAdam", optimizers::Adam, "keras.optimizers.Adam", 4,         \
+    kFloatDTypes, infer_apply_adam, kResource)
 
 #define MT_OP_TABLE(X) \
   MT_DATA_OPS(X)       \

@@ -8,6 +8,7 @@
 #include "runtime/constant.h"
 #include "runtime/device_scope.h"
 #include "runtime/error.h"
+#include "runtime/execute.h"
 #include "runtime/ops.h"
 
 namespace mt::optimizers {
@@ -73,17 +74,18 @@ void SGD::update(const Tensor& grad, Variable& var, double lr, int64_t) {
 Adam::Adam(LearningRate learning_rate, double beta_1, double beta_2, double epsilon)
     : Optimizer(std::move(learning_rate)), beta_1_(beta_1), beta_2_(beta_2), epsilon_(epsilon) {}
 
+// One ResourceApplyAdam on the variable's device (Note [Fused Adam] in
+// kernels/optimizer_shape.cc): Keras's formulas in one pass, in place.
 void Adam::update(const Tensor& grad, Variable& var, double lr, int64_t step) {
   const double t = static_cast<double>(step + 1);
-  const double alpha = lr * std::sqrt(1 - std::pow(beta_2_, t)) / (1 - std::pow(beta_1_, t));
-  Variable& m = slot(var, 0);
-  Variable& v = slot(var, 1);
-  const Tensor dm = mul(sub(grad, m), scalar(var, 1 - beta_1_));  // Note [Updates in separate
-  m.assign_add(dm);                                               // statements]
-  const Tensor dv = mul(sub(square(grad), v), scalar(var, 1 - beta_2_));
-  v.assign_add(dv);
-  const Tensor delta = div(mul(m, scalar(var, alpha)), add(sqrt(v), scalar(var, epsilon_)));
-  var.assign_sub(delta);
+  OpAttrs attrs;
+  attrs.learning_rate = lr * std::sqrt(1 - std::pow(beta_2_, t)) / (1 - std::pow(beta_1_, t));
+  attrs.beta_1 = beta_1_;
+  attrs.beta_2 = beta_2_;
+  attrs.epsilon = epsilon_;
+  const Tensor* inputs[] = {&internal::writable_value(var), &internal::writable_value(slot(var, 0)),
+                            &internal::writable_value(slot(var, 1)), &grad};
+  internal::value_or_throw(internal::execute_all(OpId::kResourceApplyAdam, inputs, attrs));
 }
 
 AdamW::AdamW(LearningRate learning_rate, double weight_decay, double beta_1, double beta_2,

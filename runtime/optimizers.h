@@ -1,8 +1,9 @@
 #pragma once
 // The optimizers of tf.keras.optimizers, with Keras 3's update formulas and defaults: SGD
 // (momentum, Nesterov), Adam, AdamW and RMSprop. apply_gradients updates each variable in
-// place on its own device (AssignAddVariableOp / AssignSubVariableOp there), keeping its
-// slot variables (momentum, moments, velocity) beside it, created on first use.
+// place on its own device (AssignVariableOp, AssignAddVariableOp, AssignSubVariableOp there;
+// Adam and AdamW's step is one fused op, ResourceApplyAdam), keeping its slot variables
+// (momentum, moments, velocity) beside it, created on first use.
 //
 //   mt::optimizers::Adam adam(1e-3);
 //   adam.apply_gradients({{g0, w0}, {g1, w1}});   // one step; iterations() becomes 1

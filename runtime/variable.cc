@@ -69,23 +69,11 @@ void Variable::assign(const Tensor& value) {
 }
 
 void Variable::assign_add(const Tensor& delta) {
-  checked(state_);
-  if (!exclusive(state_->value)) {
-    Tensor copy = fresh_buffer(state_->value);
-    run(OpId::kAssignVariableOp, copy, state_->value);
-    state_->value = std::move(copy);
-  }
-  run(OpId::kAssignAddVariableOp, state_->value, delta);
+  run(OpId::kAssignAddVariableOp, internal::writable_value(*this), delta);
 }
 
 void Variable::assign_sub(const Tensor& delta) {
-  checked(state_);
-  if (!exclusive(state_->value)) {
-    Tensor copy = fresh_buffer(state_->value);
-    run(OpId::kAssignVariableOp, copy, state_->value);
-    state_->value = std::move(copy);
-  }
-  run(OpId::kAssignSubVariableOp, state_->value, delta);
+  run(OpId::kAssignSubVariableOp, internal::writable_value(*this), delta);
 }
 
 DType Variable::dtype() const { return checked(state_).value.dtype(); }
@@ -94,4 +82,18 @@ const std::string& Variable::device() const { return checked(state_).value.devic
 const std::string& Variable::name() const { return checked(state_).name; }
 bool Variable::trainable() const { return checked(state_).trainable; }
 
+namespace internal {
+
+const Tensor& writable_value(const Variable& var) {
+  checked(var.state());
+  VariableState& state = *var.state();
+  if (!exclusive(state.value)) {
+    Tensor copy = fresh_buffer(state.value);
+    run(OpId::kAssignVariableOp, copy, state.value);
+    state.value = std::move(copy);
+  }
+  return state.value;
+}
+
+}  // namespace internal
 }  // namespace mt

@@ -71,5 +71,10 @@ struct VariableState {
   std::string name;
 };
 
+// Returns the variable's value after making its buffer the variable's alone (moving the
+// variable to a copy when a read value is held elsewhere: Note [Variables write in place]),
+// for an op that writes it in place: the assignments, ResourceApplyAdam.
+const Tensor& writable_value(const Variable& var);
+
 }  // namespace internal
 }  // namespace mt

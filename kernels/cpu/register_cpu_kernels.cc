@@ -89,6 +89,7 @@ absl::Status register_cpu_kernels(KernelRegistry& registry) {
   MT_RETURN_IF_ERROR(cpu::register_select_kernels(registry));
   MT_RETURN_IF_ERROR(cpu::register_arg_kernels(registry));
   MT_RETURN_IF_ERROR(cpu::register_segment_kernels(registry));
+  MT_RETURN_IF_ERROR(cpu::register_optimizer_kernels(registry));
   return cpu::check_loops(registry);
 }
 

@@ -82,5 +82,6 @@ absl::Status register_arg_kernels(KernelRegistry& registry);     // ArgMax, ArgM
 // SparseSoftmaxCrossEntropyWithLogits (BiasAdd is registered with the binary ops).
 absl::Status register_xent_kernels(KernelRegistry& registry);
 absl::Status register_segment_kernels(KernelRegistry& registry);  // UnsortedSegmentSum
+absl::Status register_optimizer_kernels(KernelRegistry& registry);  // ResourceApplyAdam
 
 }  // namespace mt::cuda

@@ -20,6 +20,7 @@ absl::Status register_cuda_kernels(KernelRegistry& registry) {
   MT_RETURN_IF_ERROR(cuda::register_arg_kernels(registry));
   MT_RETURN_IF_ERROR(cuda::register_xent_kernels(registry));
   MT_RETURN_IF_ERROR(cuda::register_segment_kernels(registry));
+  MT_RETURN_IF_ERROR(cuda::register_optimizer_kernels(registry));
   return absl::OkStatus();
 }
 

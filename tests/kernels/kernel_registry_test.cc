@@ -105,6 +105,7 @@ constexpr Row kTable[] = {
     {OpId::kAssignVariableOp, {1, 1, 1, 1, 1, 1, 1}},
     {OpId::kAssignAddVariableOp, {1, 1, 1, 1, 0, 1, 1}},
     {OpId::kAssignSubVariableOp, {1, 1, 1, 1, 0, 1, 1}},
+    {OpId::kResourceApplyAdam, {1, 1, 0, 0, 0, 1, 1}},
 };
 static_assert(std::size(kTable) == kNumOps);
 
@@ -155,6 +156,7 @@ bool infer_accepts(OpId op, DType dtype) {
                                 {vector ? &kVector : &kSquare, index ? DType::kInt32 : dtype}};
   if (op == OpId::kSelectV2) in = {{&kSquare, DType::kBool}, {&kSquare, dtype}, {&kSquare, dtype}};
   const size_t arity = op_info(op).arity == kVariadic ? 1 : op_info(op).arity;
+  while (in.size() < arity) in.push_back({&kSquare, dtype});  // ResourceApplyAdam's slots
   in.resize(arity);
   OutputMetas out;  // the assignments have no output
   return infer_outputs(op, in, well_formed_attrs(op), &out).ok();

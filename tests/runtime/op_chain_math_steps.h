@@ -132,14 +132,15 @@ inline Step OpChain::draw_segment_sum(int a) {
 }
 
 // A variable made of a, then one op of MT_RESOURCE_OPS on it (run_variable); the
-// assignments of a value of a's dtype and shape.
+// assignments of a value of a's dtype and shape, ResourceApplyAdam of a gradient so.
 inline Step OpChain::draw_variable(int a) {
   const std::initializer_list<OpId> ops = MT_OP_LIST(MT_RESOURCE_OPS);
   Step s;
   s.kind = StepKind::kVariable;
   s.op = ops.begin()[uniform(0, static_cast<int>(ops.size()) - 1)];
   s.inputs = {a};
-  if (s.op == OpId::kAssignAddVariableOp || s.op == OpId::kAssignSubVariableOp) {
+  if (s.op == OpId::kAssignAddVariableOp || s.op == OpId::kAssignSubVariableOp ||
+      s.op == OpId::kResourceApplyAdam) {
     const DType dtype = reference_[a].dtype;  // copies: operand() may grow reference_
     const std::vector<int64_t> shape = shape_of(a);
     s.inputs.push_back(operand(dtype, shape));
@@ -185,7 +186,7 @@ inline double OpChain::predicted_bound(const Step& s) const {
     }
     case StepKind::kNn:  // BiasAdd
       return s.inputs.size() == 2 ? bound(s.inputs[0]) + bound(s.inputs[1]) : 0;
-    case StepKind::kVariable:  // the assignments add or subtract
+    case StepKind::kVariable:  // the assignments add or subtract (Adam takes floats only)
       return s.inputs.size() == 2 ? bound(s.inputs[0]) + bound(s.inputs[1]) : bound(s.inputs[0]);
     case StepKind::kSegmentSum:
       return bound(s.inputs[0]) * std::max<double>(1, static_cast<double>(x.values.size()));

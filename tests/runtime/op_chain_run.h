@@ -120,7 +120,8 @@ inline Tensor run_nn(const Step& s, const std::vector<Tensor>& in) {
 }
 
 // Makes a variable of in[0] on the device (VarHandleOp, AssignVariableOp), runs the step's
-// op on it and returns its value (ReadVariableOp): in[0], or in[0] + in[1], in[0] - in[1].
+// op on it and returns its value (ReadVariableOp): in[0], or in[0] + in[1], in[0] - in[1],
+// or in[0] after two Adam steps with the gradient in[1] (ResourceApplyAdam).
 inline Tensor run_variable(const Step& s, const std::vector<Tensor>& in) {
   switch (s.op) {
     case OpId::kAssignVariableOp: {
@@ -136,6 +137,13 @@ inline Tensor run_variable(const Step& s, const std::vector<Tensor>& in) {
     case OpId::kAssignSubVariableOp: {
       Variable v(in[0]);
       v.assign_sub(in[1]);
+      return v.read_value();
+    }
+    case OpId::kResourceApplyAdam: {
+      Variable v(in[0]);
+      optimizers::Adam adam(0.25);
+      adam.apply_gradients({{in[1], v}});
+      adam.apply_gradients({{in[1], v}});
       return v.read_value();
     }
     default:  // VarHandleOp, ReadVariableOp

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <functional>
 
+#include "gmock/gmock.h"
+#include "runtime/execute.h"
 #include "tests/runtime/runtime_fixture.h"
 
 namespace mt::testing {
@@ -229,6 +231,84 @@ TEST_F(OptimizerTest, UpdatesAndSlotsStayOnTheVariablesDevice) {
   EXPECT_EQ(momentum.shape(), var.shape());
   EXPECT_FLOAT_EQ(values(momentum)[0], -0.05f);  // m = 0.9 * 0 - 0.1 * 0.5
   EXPECT_FLOAT_EQ(values(var)[0], 0.95f);
+}
+
+// Adam's step is one ResourceApplyAdam on the variable's device, the gradient copied there
+// (Note [Fused Adam]); its two slots sit beside the variable.
+TEST_F(OptimizerTest, AdamIsOneFusedOpOnTheVariablesDevice) {
+  split_cpu(2);
+  Variable var;
+  {
+    DeviceScope scope("/CPU:1");
+    var = Variable(constant(std::vector<float>(256, 1.f), {256}), true, "var");
+  }
+  const Tensor grad = constant(std::vector<float>(256, 0.5f), {256});  // on CPU:0
+  optimizers::Adam adam(0.1);
+  adam.apply_gradients({{grad, var}});  // creates the slots
+  debugging::set_log_device_placement(true);
+  adam.apply_gradients({{grad, var}});
+  debugging::set_log_device_placement(false);
+  EXPECT_EQ(log(), std::vector<std::string>{"Executing op ResourceApplyAdam in device " + cpu(1)});
+  EXPECT_EQ(config::get_memory_info("CPU:1").current, 3 * 1024);  // var, m and v
+  // A constant gradient: each bias-corrected step moves the variable by lr (up to epsilon).
+  EXPECT_NEAR(values(var)[0], 1 - 2 * 0.1, 1e-5);
+}
+
+// A value read before the step keeps what it held: the step moves the variable to a new
+// buffer instead of writing over the held one (Note [Variables write in place]).
+TEST_F(OptimizerTest, AdamLeavesAHeldValueAlone) {
+  Variable var(constant({1.f, 2.f}), true, "var");
+  optimizers::Adam adam(0.1);
+  const Tensor before = var.read_value();
+  adam.apply_gradients({{constant({1.f, -1.f}), var}});
+  EXPECT_EQ(before.to_vector<float>(), (std::vector<float>{1.f, 2.f}));
+  EXPECT_NEAR(values(var)[0], 0.9f, 1e-6);
+  EXPECT_NEAR(values(var)[1], 2.1f, 1e-6);
+}
+
+// bfloat16, float16 and float64 variables: the same steps, to each dtype's rounding.
+TEST_F(OptimizerTest, AdamUpdatesEveryFloatDtype) {
+  for (DType dtype : {DType::kFloat64, DType::kBFloat16, DType::kFloat16}) {
+    Variable var(cast(constant(kInitial, {4}), dtype), true, "var");
+    std::vector<double> expected(kInitial.begin(), kInitial.end());
+    std::vector<Slots> slots(kInitial.size());
+    optimizers::Adam opt(0.05);
+    const Rule rule = adam(0.05);
+    for (int t = 0; t < 10; ++t) {
+      const std::vector<float> g = gradient_at(t);
+      opt.apply_gradients({{cast(constant(g, {4}), dtype), var}});
+      for (size_t i = 0; i < expected.size(); ++i) {
+        expected[i] = rule(expected[i], g[i], t, slots[i]);
+      }
+    }
+    const std::vector<float> got = cast(var.read_value(), DType::kFloat32).to_vector<float>();
+    const double tolerance = dtype == DType::kFloat64 ? 1e-6 : dtype == DType::kFloat16 ? 1e-2 : 5e-2;
+    for (size_t i = 0; i < got.size(); ++i) {
+      EXPECT_NEAR(got[i], expected[i], tolerance * (1 + std::fabs(expected[i])))
+          << dtype_name(dtype) << " element " << i;
+    }
+  }
+}
+
+// The op checks its own inputs, for a caller that runs it without the optimizer.
+TEST_F(OptimizerTest, ResourceApplyAdamRejectsMismatchedInputs) {
+  const Tensor var = constant({1.f, 2.f, 3.f}), m = zeros({3}), v = zeros({2});
+  const Tensor g = constant({1.f, 1.f, 1.f});
+  const Tensor* inputs[] = {&var, &m, &v, &g};
+  expect(
+      [&] {
+        internal::value_or_throw(internal::execute_all(OpId::kResourceApplyAdam, inputs, {}));
+      },
+      absl::StatusCode::kInvalidArgument,
+         "[ResourceApplyAdam] var and v do not have the same shape: (3,) and (2,)");
+  const Tensor ints = constant({1, 2, 3});
+  const Tensor* int_inputs[] = {&ints, &ints, &ints, &ints};
+  const Error e = expect_error([&] {
+    internal::value_or_throw(internal::execute_all(OpId::kResourceApplyAdam, int_inputs, {}));
+  });
+  EXPECT_EQ(e.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(e.what(), ::testing::StartsWith("[ResourceApplyAdam] "));
+  EXPECT_EQ(var.to_vector<float>(), (std::vector<float>{1.f, 2.f, 3.f}));
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "gmock/gmock.h"
 #include "runtime/tensor_impl.h"
 #include "tests/runtime/runtime_fixture.h"
 
@@ -100,6 +101,33 @@ TEST_F(GpuTrainingTest, AdamStepsMatchTheCpu) {
     results[d] = host(v);
   }
   for (int i = 0; i < 3; ++i) EXPECT_NEAR(results[0][i], results[1][i], 1e-6);
+}
+
+// The fused step (ResourceApplyAdam) on each float dtype, over more elements than one block
+// of threads, against the CPU's: the same arithmetic, up to the GPU's fused multiply-adds.
+TEST_F(GpuTrainingTest, FusedAdamOnEveryFloatDtypeMatchesTheCpu) {
+  constexpr int64_t kN = 100003;
+  for (DType dtype : {DType::kFloat32, DType::kFloat64, DType::kBFloat16, DType::kFloat16}) {
+    std::vector<float> results[2];
+    for (int d = 0; d < 2; ++d) {
+      DeviceScope scope(d == 0 ? "/GPU:0" : "/CPU:0");
+      Variable v(cast(random::stateless_normal({kN}, {1, 2}), dtype));
+      const Tensor g = cast(random::stateless_normal({kN}, {3, 4}), dtype);
+      optimizers::Adam adam(0.01);
+      debugging::set_log_device_placement(d == 0);
+      for (int step = 0; step < 3; ++step) adam.apply_gradients({{g, v}});
+      debugging::set_log_device_placement(false);
+      results[d] = host(v);
+    }
+    EXPECT_THAT(log(), ::testing::Contains("Executing op ResourceApplyAdam in device "
+                                                    "/job:localhost/replica:0/task:0/device:GPU:0"));
+    const double tolerance = dtype == DType::kBFloat16 ? 1e-2 : dtype == DType::kFloat16 ? 2e-3 : 1e-5;
+    int64_t far = 0;
+    for (int64_t i = 0; i < kN; ++i) {
+      far += std::fabs(results[0][i] - results[1][i]) > tolerance * (1 + std::fabs(results[1][i]));
+    }
+    EXPECT_EQ(far, 0) << dtype_name(dtype);
+  }
 }
 
 }  // namespace
