@@ -66,11 +66,12 @@ case "${1:-bundle}" in
     tar -C .gpu -cf - bin lib | xz -T1 --lzma2=preset=6,dict=256MiB >.gpu/bin.tar.xz &&
       rm -rf .gpu/bin .gpu/lib
     cp scripts/gpu-run.sh .gpu/gpu-run.sh
-    # Sources the GPU machine compiles: the libtorch peers of the CPU and half-precision
-    # benchmarks.
+    # Sources the GPU machine compiles: the libtorch peers of the CPU, half-precision and
+    # training-step benchmarks.
     mkdir -p .gpu/src/bench/peer .gpu/src/scripts
     cp bench/cpu_bench_util.h .gpu/src/bench/
-    cp bench/peer/torch_cpu_peer.cc bench/peer/torch_gpu_peer.cc .gpu/src/bench/peer/
+    cp bench/peer/torch_cpu_peer.cc bench/peer/torch_gpu_peer.cc bench/peer/torch_train_peer.cc \
+      .gpu/src/bench/peer/
     cp scripts/cpu-bench-table.py .gpu/src/scripts/
     du -sh .gpu
     echo "now run on the GPU machine: bash .gpu/gpu-run.sh  (carry: [\".gpu\"])"

@@ -321,13 +321,34 @@ for step in $steps; do
       cat "$out/python-bench.log" ;;
     trainbench)
       # A training step beside PyTorch eager (issue 20), on the GPU and the CPU; after the
-      # python step, which installs the package into /tmp/mt-python.
+      # python step, which installs the package into /tmp/mt-python. Then the same step from
+      # C++ beside libtorch's (bench/peer/torch_train_peer.cc, built here against its CUDA).
       for device in GPU CPU; do
         PYTHONPATH=/tmp/mt-python python3 bench/python_train_step.py --device "$device" \
           >"$out/train-step-$device.log" 2>&1
         record "python train step $device" "rc=$?"
         cat "$out/train-step-$device.log"
-      done ;;
+      done
+      TORCH=$(python3 -c "import torch.utils.cpp_extension as c; print(' '.join('-I'+p for p in c.include_paths()))")
+      TLIB=$(python3 -c "import torch.utils.cpp_extension as c; print(c.library_paths()[0])")
+      ABI=$(python3 -c "import torch; print(int(torch._C._GLIBCXX_USE_CXX11_ABI))")
+      g++ -O2 -std=c++17 -D_GLIBCXX_USE_CXX11_ABI="$ABI" $TORCH .gpu/src/bench/peer/torch_train_peer.cc \
+        -L"$TLIB" -Wl,-rpath,"$TLIB" -Wl,--no-as-needed -ltorch_cuda -lc10_cuda -Wl,--as-needed \
+        -ltorch -ltorch_cpu -lc10 -lbenchmark -lpthread -o /tmp/torch_train_peer \
+        >"$out/train-peer-build.log" 2>&1
+      record "build torch_train_peer" "rc=$?"
+      .gpu/bin/train_step_benchmark --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
+        >"$out/train-step-cc.log" 2>&1
+      record "train_step_benchmark" "rc=$?"
+      /tmp/torch_train_peer --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
+        >"$out/train-step-torch.log" 2>&1
+      record "torch_train_peer" "rc=$?"
+      # ms per step, medians: minitensor, libtorch, and libtorch's time over ours.
+      while read -r name ours; do
+        theirs=$(awk -v n="$name" '$1 == n {print $2}' "$out/train-step-torch.log")
+        label=$(awk -v n="$name" '$1 == n {print $(NF-2), $(NF-1), $NF}' "$out/train-step-cc.log")
+        record "C++ $name ($label)" "minitensor ${ours} ms  libtorch ${theirs:-?} ms  speedup $(awk -v a="$ours" -v b="$theirs" 'BEGIN {if (a > 0 && b > 0) printf "%.2fx", b / a; else print "?"}')"
+      done < <(awk '/_median/ {print $1, $2}' "$out/train-step-cc.log") ;;
   esac
   record "step $step" "$((SECONDS - step_start)) s"
 done
