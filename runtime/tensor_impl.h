@@ -22,6 +22,13 @@ struct TensorImpl {
   size_t bytes() const { return static_cast<size_t>(shape.num_elements()) * dtype_size(dtype); }
 
   std::atomic<int32_t> refs{1};
+  // Note [Weak tensor references]: the strong references (refs, the Tensor handles) hold the
+  // buffer and, all together, one weak reference; a GradientTape holds weak ones to the
+  // tensors whose gradients need only their identity and meta (weak_ref). The buffer goes
+  // back to its pool with the last strong reference (data becomes nullptr); the impl, its
+  // address, dtype, shape and device, lives until the last weak one, so no later tensor
+  // can take its address while a tape keys gradients by it.
+  std::atomic<int32_t> weak{1};
   DType dtype;
   Shape shape;
   Device* device;
@@ -41,6 +48,14 @@ void attach_pending_use(TensorImpl* impl, PendingUse use);
 
 inline void ref(TensorImpl* impl) { impl->refs.fetch_add(1, std::memory_order_relaxed); }
 
+// Drops a weak reference (Note [Weak tensor references]); the last one frees the impl.
+inline void weak_unref(TensorImpl* impl) {
+  if (impl->weak.fetch_sub(1, std::memory_order_acq_rel) == 1) delete impl;
+}
+
+// Adds a weak reference to a tensor the caller holds a strong or weak reference to.
+inline void weak_ref(TensorImpl* impl) { impl->weak.fetch_add(1, std::memory_order_relaxed); }
+
 inline void unref(TensorImpl* impl) {
   if (impl->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
     // The last reference: no other thread can attach a use any more.
@@ -52,7 +67,13 @@ inline void unref(TensorImpl* impl) {
     } else {
       impl->device->allocator().deallocate(impl->data);
     }
-    delete impl;
+    impl->data = nullptr;
+    // Only the strong references' weak one left (the common case): no tape can add another.
+    if (impl->weak.load(std::memory_order_acquire) == 1) {
+      delete impl;
+    } else {
+      weak_unref(impl);
+    }
   }
 }
 

@@ -50,6 +50,49 @@ MT_OP_TABLE(MT_DECLARE_GRAD)
 // Returns the gradient function of `op`, or null when the op is not differentiable.
 GradFn grad_fn(OpId op);
 
+// Note [What a gradient reads]: the inputs and outputs of an op whose values its gradient
+// reads (bit i of each mask). Of the others the gradient uses at most the dtype, shape and
+// device, so the tape holds them weakly (TapeRef) and their buffers go back to the pool as
+// soon as the program drops them: the product a bias is then added to, the input of a
+// ReLU, the logits of the cross entropy. A row not listed reads everything; a gradient
+// that reads a value not in its mask gets a tensor without a buffer (the gradient checks
+// run every rule).
+struct GradReads {
+  uint32_t inputs = ~0u;
+  uint32_t outputs = ~0u;
+  bool input(size_t i) const { return i >= 32 || ((inputs >> i) & 1) != 0; }
+  bool output(size_t i) const { return i >= 32 || ((outputs >> i) & 1) != 0; }
+};
+constexpr GradReads grad_reads(OpId op) {
+  switch (op) {
+    case OpId::kMatMul:
+    case OpId::kBatchMatMulV2:
+    case OpId::kMul:
+      return {~0u, 0};
+    case OpId::kBiasAdd:
+    case OpId::kAddV2:
+    case OpId::kSub:
+    case OpId::kAddN:
+    case OpId::kNeg:
+    case OpId::kIdentity:
+    case OpId::kCast:
+    case OpId::kSum:
+    case OpId::kMean:
+      return {0, 0};
+    case OpId::kRelu:
+    case OpId::kExp:
+    case OpId::kSqrt:
+    case OpId::kRsqrt:
+    case OpId::kTanh:
+    case OpId::kSigmoid:
+      return {0, ~0u};
+    case OpId::kSparseSoftmaxCrossEntropyWithLogits:
+      return {0, 1u << 1};  // the second output, softmax - onehot
+    default:
+      return {};
+  }
+}
+
 // Returns `g` summed over the dimensions that broadcasting added to reach g's shape from
 // `shape`, reshaped to `shape` (the gradient of a broadcasting op's input).
 Tensor unbroadcast(const Tensor& g, const Shape& shape);

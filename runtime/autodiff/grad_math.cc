@@ -120,7 +120,7 @@ Grads Grad<OpId::kSquaredDifference>::run(const GradContext& c) {
 MT_UNARY_GRAD(Neg, neg(g))
 MT_UNARY_GRAD(Abs, mul(g, sign(x)))
 MT_UNARY_GRAD(Exp, mul(g, y))
-MT_UNARY_GRAD(Relu, where(greater(y, zeros_like(y)), g, zeros_like(g)))
+MT_UNARY_GRAD(Relu, where(greater(y, scalar_like(y, 0)), g, scalar_like(g, 0)))
 MT_UNARY_GRAD(Sqrt, div(mul(g, scalar_like(y, 0.5)), y))
 MT_UNARY_GRAD(Rsqrt, mul(mul(g, scalar_like(y, -0.5)), mul(y, square(y))))
 MT_UNARY_GRAD(Square, mul(g, mul(scalar_like(x, 2), x)))

@@ -32,6 +32,35 @@ void accumulate(absl::flat_hash_map<const TensorImpl*, Tensor>& grads, const Ten
 
 }  // namespace
 
+TapeRef::TapeRef(const Tensor& t, bool whole) {
+  TensorImpl* impl = t.impl();
+  if (whole || impl->device->remote() != nullptr) {  // a remote buffer is freed by an RPC
+    tensor_ = t;
+  } else {
+    weak_ref(impl);
+    weak_ = impl;
+  }
+}
+
+TapeRef& TapeRef::operator=(TapeRef&& other) noexcept {
+  if (this != &other) {
+    if (weak_ != nullptr) weak_unref(weak_);
+    tensor_ = std::move(other.tensor_);
+    weak_ = other.weak_;
+    other.weak_ = nullptr;
+  }
+  return *this;
+}
+
+TapeRef::~TapeRef() {
+  if (weak_ != nullptr) weak_unref(weak_);
+}
+
+Tensor TapeRef::tensor() const {
+  if (weak_ == nullptr) return tensor_;
+  return Tensor(new TensorImpl(weak_->dtype, weak_->shape, weak_->device, nullptr));
+}
+
 void record_on_tapes(OpId op, absl::Span<const Tensor* const> inputs, const OpAttrs& attrs,
                      absl::Span<const Tensor> outputs) {
   for (Tape* tape : thread_tapes()) {
@@ -98,13 +127,15 @@ void Tape::maybe_record(OpId op, absl::Span<const Tensor* const> inputs, const O
   bool reads_tracked = false;
   for (const Tensor* t : inputs) reads_tracked = reads_tracked || tracks(t->impl());
   if (!reads_tracked) return;
+  const GradReads reads = grad_reads(op);
   TapeEntry& e = entries_.emplace_back();
   e.op = op;
   e.attrs = attrs;
-  for (const Tensor* t : inputs) e.inputs.push_back(*t);
-  for (const Tensor& t : outputs) {
-    e.outputs.push_back(t);
-    if (is_floating(t.dtype())) tracked_.insert(t.impl());  // kept alive by the entry
+  for (size_t i = 0; i < inputs.size(); ++i) e.inputs.emplace_back(*inputs[i], reads.input(i));
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    e.outputs.emplace_back(outputs[i], reads.output(i));
+    // The entry keeps the impl (whole or weakly), so its address stays unique.
+    if (is_floating(outputs[i].dtype())) tracked_.insert(outputs[i].impl());
   }
 }
 
@@ -149,20 +180,24 @@ std::vector<Tensor> Tape::gradient(const Tensor& target, absl::Span<const Tensor
   }
   for (auto e = entries_.rbegin(); e != entries_.rend() && !grads.empty(); ++e) {
     bool any = false;
-    for (const Tensor& out : e->outputs) any = any || grads.contains(out.impl());
+    for (const TapeRef& out : e->outputs) any = any || grads.contains(out.impl());
     if (!any) continue;
-    DeviceScope scope(e->outputs[0].device());  // Note [Gradients on the forward device]
+    absl::InlinedVector<Tensor, 3> inputs;
+    absl::InlinedVector<Tensor, 2> outputs;
+    for (const TapeRef& in : e->inputs) inputs.push_back(in.tensor());
+    for (const TapeRef& out : e->outputs) outputs.push_back(out.tensor());
+    DeviceScope scope(outputs[0].device());  // Note [Gradients on the forward device]
     absl::InlinedVector<Tensor, 2> out_grads;
-    for (const Tensor& out : e->outputs) {
-      auto it = grads.find(out.impl());
-      out_grads.push_back(it != grads.end() ? it->second : zeros_like(out));
-      if (it != grads.end() && !wanted.contains(out.impl())) grads.erase(it);
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      auto it = grads.find(e->outputs[i].impl());
+      out_grads.push_back(it != grads.end() ? it->second : zeros_like(outputs[i]));
+      if (it != grads.end() && !wanted.contains(e->outputs[i].impl())) grads.erase(it);
     }
     uint64_t needed = 0;
     for (size_t i = 0; i < e->inputs.size(); ++i) {
       if (i < 64 && tracks(e->inputs[i].impl())) needed |= uint64_t{1} << i;
     }
-    const GradContext ctx{e->op, e->attrs, e->inputs, e->outputs, out_grads, needed};
+    const GradContext ctx{e->op, e->attrs, inputs, outputs, out_grads, needed};
     Grads in_grads = grad_fn(e->op)(ctx);
     for (size_t i = 0; i < e->inputs.size() && i < in_grads.size(); ++i) {
       if (in_grads[i].defined() && tracks(e->inputs[i].impl())) {

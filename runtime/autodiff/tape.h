@@ -40,12 +40,37 @@ void record_on_tapes(OpId op, absl::Span<const Tensor* const> inputs, const OpAt
 // variable is watched by tapes that watch accessed variables).
 void record_variable_read(const std::shared_ptr<VariableState>& var, const Tensor& value);
 
+// A tensor a TapeEntry holds: whole when the op's gradient reads its values, else weakly,
+// its identity and meta only (Note [What a gradient reads] in grad_fns.h, Note [Weak tensor
+// references] in tensor_impl.h), so that its buffer returns to the pool once the program
+// drops it.
+class TapeRef {
+ public:
+  TapeRef(const Tensor& t, bool whole);
+  TapeRef(TapeRef&& other) noexcept : tensor_(std::move(other.tensor_)), weak_(other.weak_) {
+    other.weak_ = nullptr;
+  }
+  TapeRef& operator=(TapeRef&& other) noexcept;
+  TapeRef(const TapeRef&) = delete;
+  TapeRef& operator=(const TapeRef&) = delete;
+  ~TapeRef();
+
+  const TensorImpl* impl() const { return weak_ != nullptr ? weak_ : tensor_.impl(); }
+  // The tensor for the gradient function: itself, or, held weakly, a tensor of its dtype,
+  // shape and device without a buffer.
+  Tensor tensor() const;
+
+ private:
+  Tensor tensor_;               // held whole
+  TensorImpl* weak_ = nullptr;  // held weakly
+};
+
 // One recorded op: what its gradient function needs.
 struct TapeEntry {
   OpId op;
   OpAttrs attrs;
-  absl::InlinedVector<Tensor, 3> inputs;
-  absl::InlinedVector<Tensor, 2> outputs;
+  absl::InlinedVector<TapeRef, 3> inputs;
+  absl::InlinedVector<TapeRef, 2> outputs;
 };
 
 class Tape {

@@ -235,7 +235,8 @@ TEST_F(GradientTapeTest, GradientRunsOnTheForwardOpsDevice) {
 }
 
 // Without a tape (or with one that watches nothing) an op's result is freed with its handle;
-// a tape that watches the input keeps the intermediate results until it goes.
+// a tape that watches the input keeps the intermediate results its gradients read until it
+// goes (exp's output; x * x, which no gradient reads, leaves with its handle).
 TEST_F(GradientTapeTest, OnlyARecordingTapeRetainsResults) {
   const Tensor x = constant(std::vector<float>(1024, 0.5f), {1024});
   const int64_t base = cpu_bytes();
@@ -247,7 +248,7 @@ TEST_F(GradientTapeTest, OnlyARecordingTapeRetainsResults) {
     EXPECT_EQ(cpu_bytes(), base);  // x is not watched: nothing recorded
     tape.watch(x);
     { const Tensor y = exp(x * x); }
-    EXPECT_EQ(cpu_bytes(), base + 2 * 4096);  // x * x and exp's output
+    EXPECT_EQ(cpu_bytes(), base + 4096);  // exp's output
   }
   EXPECT_EQ(cpu_bytes(), base);
 }
@@ -278,6 +279,38 @@ TEST_F(GradientTapeTest, MatMulComputesOnlyTheGradientsItsSourcesNeed) {
   for (const std::string& line : log()) matmuls += line.rfind("Executing op MatMul ", 0) == 0;
   EXPECT_EQ(matmuls, 1);
   EXPECT_EQ(g[0].to_vector<float>(), std::vector<float>(8, 3.f));
+}
+
+// The tape holds whole only what gradients read (Note [What a gradient reads]): the product
+// a bias is added to and the input of a ReLU leave the pool once the program drops them,
+// and the gradients come out the same as with every tensor held.
+TEST_F(GradientTapeTest, TapeKeepsOnlyTheValuesGradientsRead) {
+  const Tensor x = constant(std::vector<float>(64 * 64, 0.25f), {64, 64});
+  std::vector<float> columns(64 * 64);
+  for (int i = 0; i < 64 * 64; ++i) columns[i] = static_cast<float>(i % 64 - 32);
+  Variable w(constant(columns, {64, 64}));  // product[r][j] = 16 (j - 32)
+  Variable b(constant(std::vector<float>(64, 0.f), {64}));
+  const int64_t base = cpu_bytes();
+  GradientTape tape;
+  Tensor h;
+  {
+    const Tensor product = matmul(x, w);           // 16 KiB, read by no gradient
+    const Tensor biased = nn::bias_add(product, b);  // 16 KiB, the ReLU's input
+    h = relu(biased);                                // 16 KiB, read by the ReLU's gradient
+    EXPECT_EQ(cpu_bytes(), base + 3 * 16384);
+  }
+  EXPECT_EQ(cpu_bytes(), base + 16384);  // only h: the tape held the other two weakly
+  const Tensor loss = reduce_sum(h);
+  const std::vector<const Variable*> sources = {&w, &b};
+  const std::vector<Tensor> g = tape.gradient(loss, sources);
+  // Column j passes the ReLU for j > 32: d loss / d b[j] = 64 rows, d loss / d w[i][j] =
+  // 64 * 0.25 there; 0 elsewhere.
+  const std::vector<float> gw = g[0].to_vector<float>(), gb = g[1].to_vector<float>();
+  for (int j = 0; j < 64; ++j) {
+    const float passed = j > 32 ? 1.f : 0.f;
+    EXPECT_EQ(gb[j], 64 * passed) << j;
+    EXPECT_EQ(gw[j], 16 * passed) << j;
+  }
 }
 
 }  // namespace
