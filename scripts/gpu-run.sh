@@ -216,14 +216,17 @@ for step in $steps; do
       record "build torch_cpu_peer" "rc=$?"
       # MT_CPUBENCH_ROUNDS rounds (3), each program in turn, so that both sides meet the same noise of a
       # shared machine; the table compares each side's best round and lists every round's ratio.
+      # MT_CPUBENCH_FILTER (a --benchmark_filter regex) runs only some benchmarks on both sides.
       rounds=$(seq 1 "${MT_CPUBENCH_ROUNDS:-3}")
+      bench_filter=()
+      [ -n "${MT_CPUBENCH_FILTER:-}" ] && bench_filter=(--benchmark_filter="$MT_CPUBENCH_FILTER")
       for round in $rounds; do
         for t in 1 "$cores"; do
-          .gpu/bin/cpu_kernels_benchmark --threads="$t" --benchmark_min_time=0.3 \
+          .gpu/bin/cpu_kernels_benchmark --threads="$t" --benchmark_min_time=0.3 "${bench_filter[@]}" \
             --benchmark_out="$out/cpu-mt-$t-$round.json" --benchmark_out_format=json \
             >"$out/cpu-mt-$t-$round.log" 2>&1
           record "cpu_kernels_benchmark threads=$t round $round" "rc=$?"
-          /tmp/torch_cpu_peer --threads="$t" --benchmark_min_time=0.3 \
+          /tmp/torch_cpu_peer --threads="$t" --benchmark_min_time=0.3 "${bench_filter[@]}" \
             --benchmark_out="$out/cpu-torch-$t-$round.json" --benchmark_out_format=json \
             >"$out/cpu-torch-$t-$round.log" 2>&1
           record "torch_cpu_peer threads=$t round $round" "rc=$?"
