@@ -164,9 +164,9 @@ grpc::Status WorkerService::Delete(grpc::ServerContext* context,
 }
 
 // Note [Asynchronous remote ops] in distributed/task_client.h.
-grpc::Status WorkerService::Enqueue(
+grpc::Status WorkerService::serve_enqueue(
     grpc::ServerContext* context,
-    grpc::ServerReaderWriter<proto::EnqueueResponse, proto::EnqueueRequest>* stream) {
+    grpc::ServerReaderWriterInterface<proto::EnqueueResponse, proto::EnqueueRequest>* stream) {
   if (grpc::Status s = auth_.check(*context, "Enqueue"); !s.ok()) return s;
   std::string client = client_of(*context);
   proto::EnqueueRequest request;
@@ -228,7 +228,7 @@ absl::StatusOr<Tensor> WorkerService::start_upload(const grpc::ByteBuffer& first
 }
 
 grpc::Status WorkerService::receive_upload(grpc::ServerContext* context,
-                                           grpc::ServerReader<grpc::ByteBuffer>* reader) {
+                                           grpc::ServerReaderInterface<grpc::ByteBuffer>* reader) {
   if (grpc::Status s = auth_.check(*context, "Upload"); !s.ok()) return s;
   std::string client = client_of(*context);
   grpc::ByteBuffer piece;
@@ -263,7 +263,7 @@ grpc::Status WorkerService::receive_upload(grpc::ServerContext* context,
 
 grpc::Status WorkerService::send_pieces(grpc::ServerContext* context,
                                         const proto::FetchRequest& request,
-                                        grpc::ServerWriter<grpc::ByteBuffer>* writer) {
+                                        grpc::ServerWriterInterface<grpc::ByteBuffer>* writer) {
   if (grpc::Status s = auth_.check(*context, "Fetch"); !s.ok()) return s;
   absl::StatusOr<Tensor> t = find_to_send(request.handle(), client_of(*context));
   if (!t.ok()) return to_grpc(t.status());
