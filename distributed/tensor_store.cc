@@ -60,7 +60,7 @@ absl::StatusOr<uint64_t> TensorStore::keep(Tensor t, uint64_t handle, const std:
   if (!tensors_.emplace(handle, Held{std::move(t), client}).second) {
     return absl::AlreadyExistsError(absl::StrCat("tensor handle ", handle, " is in use"));
   }
-  client_bytes_[client] += n;
+  if (n > 0) client_bytes_[client] += n;  // a client has an entry while it holds a byte
   return handle;
 }
 
@@ -70,9 +70,11 @@ void TensorStore::drop(absl::Span<const uint64_t> handles, const std::string& cl
   for (uint64_t handle : handles) {
     auto it = tensors_.find(handle);
     if (it == tensors_.end() || it->second.client != client) continue;  // deleting twice is fine
-    auto held = client_bytes_.find(client);
-    held->second -= bytes(it->second.tensor);
-    if (held->second == 0) client_bytes_.erase(held);
+    if (const int64_t n = bytes(it->second.tensor); n > 0) {
+      auto held = client_bytes_.find(client);
+      held->second -= n;
+      if (held->second == 0) client_bytes_.erase(held);
+    }
     dropped.push_back(std::move(it->second.tensor));
     tensors_.erase(it);
   }

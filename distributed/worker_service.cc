@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/status.h"
 #include "distributed/tensor_codec.h"
+#include "kernels/op_def.h"
 #include "runtime/context.h"
 #include "runtime/device_scope.h"
 #include "runtime/execute.h"
@@ -29,6 +30,22 @@ absl::StatusOr<Device*> local_device(const Runtime& rt, int index, const char* o
 
 // _EagerConst, Fill and the random ops: the request carries the output's dtype and shape.
 bool is_source(OpId op) { return op_has_flag(op, kSource); }
+
+// Note [One output on the wire]
+// A task runs only ops of one output, the only ones a client sends (run_remote in
+// runtime/execute.cc). The ops of none (the assignments, ResourceApplyAdam) write input 0
+// in place, and a task's tensors are immutable and may be shared by several handles
+// (Identity, ReadVariableOp); VarHandleOp's buffer is uninitialised, and Fetch would send
+// its bytes (another client's freed tensor, perhaps). Variables are not on tasks yet.
+absl::Status check_one_output(OpId op, const std::vector<Tensor>& inputs, const OpAttrs& attrs) {
+  absl::InlinedVector<TensorMeta, 4> metas;
+  for (const Tensor& t : inputs) metas.push_back(TensorMeta{&t.shape(), t.dtype()});
+  OutputMetas out;
+  MT_RETURN_IF_ERROR(infer_outputs(op, metas, attrs, &out));
+  if (out.size() == 1) return absl::OkStatus();
+  return absl::UnimplementedError(absl::StrCat(
+      "[", op_name(op), "] a task runs ops of one output; this call has ", out.size()));
+}
 
 }  // namespace
 
@@ -96,6 +113,9 @@ absl::StatusOr<Tensor> WorkerService::run_op(const proto::RunOpRequest& request,
   MT_RETURN_IF_ERROR(local_device(*rt, request.device(), op_name(op)).status());
   MT_ASSIGN_OR_RETURN(OpAttrs attrs, decode_attrs(request.attrs()));
   DeviceScope scope(rt->placer().device_spec(request.device()));
+  if (op == OpId::kVarHandleOp) {  // Note [One output on the wire]
+    return absl::UnimplementedError("[VarHandleOp] variables do not live on remote tasks yet");
+  }
   if (is_source(op)) {
     std::string what = absl::StrCat("[", op_name(op), "] the source value");
     bool with_bytes = op == OpId::kEagerConst;  // Fill's value is an attribute
@@ -128,6 +148,7 @@ absl::StatusOr<Tensor> WorkerService::run_op(const proto::RunOpRequest& request,
       inputs.push_back(std::move(t));
     }
   }
+  MT_RETURN_IF_ERROR(check_one_output(op, inputs, attrs));
   std::vector<const Tensor*> pointers;
   for (const Tensor& t : inputs) pointers.push_back(&t);
   return mt::internal::execute(op, pointers, attrs);
@@ -164,9 +185,9 @@ grpc::Status WorkerService::Delete(grpc::ServerContext* context,
 }
 
 // Note [Asynchronous remote ops] in distributed/task_client.h.
-grpc::Status WorkerService::Enqueue(
+grpc::Status WorkerService::serve_enqueue(
     grpc::ServerContext* context,
-    grpc::ServerReaderWriter<proto::EnqueueResponse, proto::EnqueueRequest>* stream) {
+    grpc::ServerReaderWriterInterface<proto::EnqueueResponse, proto::EnqueueRequest>* stream) {
   if (grpc::Status s = auth_.check(*context, "Enqueue"); !s.ok()) return s;
   std::string client = client_of(*context);
   proto::EnqueueRequest request;
@@ -228,7 +249,7 @@ absl::StatusOr<Tensor> WorkerService::start_upload(const grpc::ByteBuffer& first
 }
 
 grpc::Status WorkerService::receive_upload(grpc::ServerContext* context,
-                                           grpc::ServerReader<grpc::ByteBuffer>* reader) {
+                                           grpc::ServerReaderInterface<grpc::ByteBuffer>* reader) {
   if (grpc::Status s = auth_.check(*context, "Upload"); !s.ok()) return s;
   std::string client = client_of(*context);
   grpc::ByteBuffer piece;
@@ -241,6 +262,7 @@ grpc::Status WorkerService::receive_upload(grpc::ServerContext* context,
   size_t received = 0;
   std::vector<grpc::Slice> slices;
   while (reader->Read(&piece)) {
+    if (piece.Length() == 0) continue;  // carries nothing (an empty tensor has no buffer)
     if (piece.Length() > impl.bytes() - received) {
       return to_grpc(absl::InvalidArgumentError(absl::StrCat(
           "[Upload] the value declares shape ", impl.shape.to_string(), " of ",
@@ -263,7 +285,7 @@ grpc::Status WorkerService::receive_upload(grpc::ServerContext* context,
 
 grpc::Status WorkerService::send_pieces(grpc::ServerContext* context,
                                         const proto::FetchRequest& request,
-                                        grpc::ServerWriter<grpc::ByteBuffer>* writer) {
+                                        grpc::ServerWriterInterface<grpc::ByteBuffer>* writer) {
   if (grpc::Status s = auth_.check(*context, "Fetch"); !s.ok()) return s;
   absl::StatusOr<Tensor> t = find_to_send(request.handle(), client_of(*context));
   if (!t.ok()) return to_grpc(t.status());

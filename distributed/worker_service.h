@@ -36,18 +36,27 @@ class WorkerService final : public proto::Worker::Service {
   grpc::Status Fetch(grpc::ServerContext*, const proto::FetchRequest* request,
                      proto::FetchResponse* response) override;
   grpc::Status Enqueue(
-      grpc::ServerContext*,
-      grpc::ServerReaderWriter<proto::EnqueueResponse, proto::EnqueueRequest>* stream) override;
+      grpc::ServerContext* context,
+      grpc::ServerReaderWriter<proto::EnqueueResponse, proto::EnqueueRequest>* stream) override {
+    return serve_enqueue(context, stream);
+  }
   grpc::Status Delete(grpc::ServerContext*, const proto::DeleteRequest* request,
                       proto::DeleteResponse*) override;
   grpc::Status GetMemoryInfo(grpc::ServerContext*, const proto::MemoryInfoRequest* request,
                              proto::MemoryInfoResponse* response) override;
 
-  // The Bulk service's methods (Note [Tensor bytes on the wire] in bulk_service.h).
+  // Handles Enqueue's messages in order. Takes the stream's interface, so that a stream
+  // that is not gRPC's (the wire fuzz targets in fuzz/) drives the same code.
+  grpc::Status serve_enqueue(
+      grpc::ServerContext* context,
+      grpc::ServerReaderWriterInterface<proto::EnqueueResponse, proto::EnqueueRequest>* stream);
+
+  // The Bulk service's methods (Note [Tensor bytes on the wire] in bulk_service.h), over
+  // the streams' interfaces as serve_enqueue.
   grpc::Status receive_upload(grpc::ServerContext* context,
-                              grpc::ServerReader<grpc::ByteBuffer>* reader);
+                              grpc::ServerReaderInterface<grpc::ByteBuffer>* reader);
   grpc::Status send_pieces(grpc::ServerContext* context, const proto::FetchRequest& request,
-                           grpc::ServerWriter<grpc::ByteBuffer>* writer);
+                           grpc::ServerWriterInterface<grpc::ByteBuffer>* writer);
 
   // Replaces the token calls must carry (Server::update_credentials).
   void set_auth_token(std::string token) { auth_.set_token(std::move(token)); }

@@ -109,6 +109,13 @@ absl::Status make_copy_plan(OpId op, const Shape& in, const OpAttrs& attrs, Copy
 ConcatLayout make_concat_layout(const Shape& whole, absl::Span<const Shape* const> pieces,
                                 int64_t axis, size_t elem_size) {
   ConcatLayout layout;
+  if (whole.num_elements() == 0) {
+    // Nothing to copy; the rows' byte sizes may overflow with huge dimensions beside a 0.
+    layout.outer = 0;
+    layout.piece_row.assign(pieces.size(), 0);
+    layout.offset.assign(pieces.size(), 0);
+    return layout;
+  }
   for (int64_t i = 0; i < axis; ++i) layout.outer *= whole.dim(i);
   int64_t row = static_cast<int64_t>(elem_size);
   for (int i = static_cast<int>(axis); i < whole.rank(); ++i) row *= whole.dim(i);

@@ -94,6 +94,9 @@ absl::Status gather_rows(const KernelContext& ctx) {
   const int64_t n = params.dim(static_cast<int>(axis));
   const I* idx = static_cast<const I*>(ctx.inputs[1].data);
   MT_RETURN_IF_ERROR(check_gather_indices(indices, idx, n));
+  // No element: nothing to copy (the GPU kernel returns here too), and a row's byte size
+  // may pass int64 with huge dimensions beside a zero.
+  if (ctx.output.shape->num_elements() == 0) return absl::OkStatus();
   int64_t outer = 1, row = dtype_size(ctx.inputs[0].dtype);
   for (int64_t d = 0; d < axis; ++d) outer *= params.dim(d);
   for (int d = axis + 1; d < params.rank(); ++d) row *= params.dim(d);

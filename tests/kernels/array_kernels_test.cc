@@ -297,5 +297,26 @@ TEST(ArrayKernelEdgeTest, HugeDimensionsBesideAZeroAndHugeSplitSizes) {
               ::testing::EndsWith("Got: 9223372036854775807"));
 }
 
+// Found by the wire fuzzer (fuzz/worker_request_fuzzer.cc): a concat, split or gather of
+// nothing whose dimensions after a zero are huge overflowed its rows' byte sizes.
+TEST(ArrayKernelEdgeTest, ConcatSplitAndGatherOfNothingWithHugeDimensions) {
+  constexpr int64_t kHuge = int64_t{1} << 40;
+  OpAttrs axis;
+  axis.axis = 1;
+  const HostTensor piece = iota<float>(S({0, kHuge, kHuge}));
+  absl::StatusOr<HostTensor> joined = run_cpu(OpId::kConcatV2, {piece, piece}, axis);
+  ASSERT_TRUE(joined.ok()) << joined.status();
+  EXPECT_EQ(joined->shape(), S({0, 2 * kHuge, kHuge}));
+  axis.num_split = 2;
+  absl::StatusOr<std::vector<HostTensor>> parts = run_cpu_all(OpId::kSplitV, {*joined}, axis);
+  ASSERT_TRUE(parts.ok()) << parts.status();
+  ASSERT_EQ(parts->size(), 2u);
+  EXPECT_EQ((*parts)[1].shape(), S({0, kHuge, kHuge}));
+  absl::StatusOr<HostTensor> gathered =
+      run_cpu(OpId::kGatherV2, {piece, HostTensor::make<int32_t>({0}, {})}, OpAttrs());
+  ASSERT_TRUE(gathered.ok()) << gathered.status();
+  EXPECT_EQ(gathered->shape(), S({0, kHuge, kHuge}));
+}
+
 }  // namespace
 }  // namespace mt
