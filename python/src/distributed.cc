@@ -2,13 +2,14 @@
 // (built with gRPC; no_distributed.cc stands in when it is not). The Python package turns
 // ClusterSpec and resolvers into the plain dict of address lists these take. Connecting,
 // starting, joining and stopping release the GIL: they wait on the network.
+#include "distributed/distributed.h"
+
 #include <nanobind/stl/map.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
 #include <string>
 
-#include "distributed/distributed.h"
 #include "python/src/bindings.h"
 
 namespace mt::python {
@@ -54,15 +55,14 @@ void bind_distributed(nb::module_& m) {
   m.def("connect_to_cluster", &connect, nb::arg("cluster"), nb::arg("job_name"),
         nb::arg("task_index"), nb::arg("rpc_timeout_ms"), nb::arg("connect_timeout_ms"),
         nb::arg("max_message_bytes"), nb::arg("root_cert_pem"), nb::arg("client_cert_pem"),
-        nb::arg("client_key_pem"), nb::arg("auth_token"),
-        nb::call_guard<nb::gil_scoped_release>());
+        nb::arg("client_key_pem"), nb::arg("auth_token"), nb::call_guard<nb::gil_scoped_release>());
   nb::class_<Server>(m, "Server")
       .def(
           "__init__",
-          [](Server* self, const ClusterSpec& cluster, const std::string& job_name,
-             int task_index, int64_t max_message_bytes, std::string server_cert_pem,
-             std::string server_key_pem, std::string client_ca_pem, std::string auth_token,
-             int64_t max_client_bytes, bool insecure) {
+          [](Server* self, const ClusterSpec& cluster, const std::string& job_name, int task_index,
+             int64_t max_message_bytes, std::string server_cert_pem, std::string server_key_pem,
+             std::string client_ca_pem, std::string auth_token, int64_t max_client_bytes,
+             bool insecure) {
             new (self) Server(cluster, job_name, task_index,
                               server_options(max_message_bytes, std::move(server_cert_pem),
                                              std::move(server_key_pem), std::move(client_ca_pem),
@@ -79,10 +79,9 @@ void bind_distributed(nb::module_& m) {
           "update_credentials",
           [](Server& self, std::string server_cert_pem, std::string server_key_pem,
              std::string client_ca_pem, std::string auth_token) {
-            self.update_credentials(server_options(0, std::move(server_cert_pem),
-                                                   std::move(server_key_pem),
-                                                   std::move(client_ca_pem),
-                                                   std::move(auth_token), 0, false));
+            self.update_credentials(
+                server_options(0, std::move(server_cert_pem), std::move(server_key_pem),
+                               std::move(client_ca_pem), std::move(auth_token), 0, false));
           },
           nb::arg("server_cert_pem"), nb::arg("server_key_pem"), nb::arg("client_ca_pem"),
           nb::arg("auth_token"), nb::call_guard<nb::gil_scoped_release>());
