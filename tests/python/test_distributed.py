@@ -324,8 +324,8 @@ def test_bad_arguments_are_refused_as_tensorflow_refuses_them():
         mt.config.experimental_connect_to_cluster(spec, protocol="grpc+verbs")
     with pytest.raises(mt.errors.UnimplementedError, match="cluster_device_filters"):
         mt.config.experimental_connect_to_cluster(spec, cluster_device_filters=object())
-    with pytest.raises(mt.errors.InvalidArgumentError, match="task index 3 is outside job 'worker', "
-                       "which has 1 tasks"):
+    with pytest.raises(mt.errors.InvalidArgumentError,
+                       match="task index 3 is outside job 'worker', which has 1 tasks"):
         mt.config.experimental_connect_to_cluster(spec, job_name="worker", task_index=3)
     with pytest.raises(mt.errors.InvalidArgumentError, match="timeouts must be positive"):
         mt.config.experimental_connect_to_cluster(spec, rpc_timeout_ms=0)
