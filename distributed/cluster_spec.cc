@@ -9,9 +9,9 @@
 namespace mt::distributed::internal {
 namespace {
 
-absl::Status invalid(std::string_view what) {
+absl::Status invalid(std::string_view caller, std::string_view what) {
   return absl::InvalidArgumentError(
-      absl::StrCat("[experimental_connect_to_cluster] invalid cluster spec: ", std::string(what)));
+      absl::StrCat("[", std::string(caller), "] invalid cluster spec: ", std::string(what)));
 }
 
 bool is_job_name(std::string_view s) {
@@ -32,23 +32,23 @@ bool has_port(const std::string& address) {
 
 }  // namespace
 
-absl::Status validate_cluster(const ClusterSpec& spec) {
-  if (spec.empty()) return invalid("it has no job");
+absl::Status validate_cluster(const ClusterSpec& spec, std::string_view caller) {
+  if (spec.empty()) return invalid(caller, "it has no job");
   std::set<std::string> seen;
   for (const auto& [job, tasks] : spec) {
     if (!is_job_name(job)) {
-      return invalid(absl::StrCat("job name '", job, "' is not [A-Za-z][A-Za-z0-9_]*"));
+      return invalid(caller, absl::StrCat("job name '", job, "' is not [A-Za-z][A-Za-z0-9_]*"));
     }
-    if (tasks.empty()) return invalid(absl::StrCat("job '", job, "' has no task"));
+    if (tasks.empty()) return invalid(caller, absl::StrCat("job '", job, "' has no task"));
     for (size_t i = 0; i < tasks.size(); ++i) {
       const std::string& address = tasks[i];
       std::string who = absl::StrCat("task ", i, " of job '", job, "'");
-      if (address.empty()) return invalid(absl::StrCat(who, " has an empty address"));
+      if (address.empty()) return invalid(caller, absl::StrCat(who, " has an empty address"));
       if (!has_port(address)) {
-        return invalid(absl::StrCat(who, " has address '", address, "', not host:port"));
+        return invalid(caller, absl::StrCat(who, " has address '", address, "', not host:port"));
       }
       if (!seen.insert(address).second) {
-        return invalid(absl::StrCat(who, " repeats address '", address, "'"));
+        return invalid(caller, absl::StrCat(who, " repeats address '", address, "'"));
       }
     }
   }

@@ -98,7 +98,7 @@ absl::Status check_options(const config::ConnectOptions& o) {
 
 absl::Status connect(const ClusterSpec& spec, std::string_view job_name, int task_index,
                      const config::ConnectOptions& options) {
-  MT_RETURN_IF_ERROR(validate_cluster(spec));
+  MT_RETURN_IF_ERROR(validate_cluster(spec, "experimental_connect_to_cluster"));
   MT_RETURN_IF_ERROR(check_options(options));
   bool member = spec.count(std::string(job_name)) > 0;
   if (member || task_index != 0) {

@@ -58,7 +58,7 @@ absl::Status check_options(const ServerOptions& options, const std::string& addr
 Server::Server(const ClusterSpec& cluster, std::string_view job_name, int task_index,
                const ServerOptions& options)
     : state_(std::make_unique<State>()) {
-  mt::internal::throw_if_error(internal::validate_cluster(cluster));
+  mt::internal::throw_if_error(internal::validate_cluster(cluster, "Server"));
   absl::StatusOr<std::string> address = internal::task_address(cluster, job_name, task_index);
   if (!address.ok()) {
     mt::internal::throw_error(

@@ -161,6 +161,23 @@ class OpTrace {
     trace_record(e_, details_);
   }
 
+  // Records an op issued to a remote device (Note [Asynchronous remote ops] in
+  // distributed/task_client.h): its time is the issue's, and it has no pool counter, which
+  // would be a call to the task.
+  void finish_remote(absl::Span<const Tensor> outputs) {
+    e_.dur_ns = trace_ticks() - e_.ts_ns;
+    for (const Tensor& t : outputs) {
+      e_.bytes += static_cast<int64_t>(t.impl()->bytes());
+      details_.add_shape(t.impl()->shape);
+      ++e_.num_shapes;
+    }
+    if (outputs.empty()) {
+      details_.add_shape(Shape());  // no output
+      ++e_.num_shapes;
+    }
+    trace_record(e_, details_);
+  }
+
  private:
   TraceEvent e_;
   TraceDetails details_;
@@ -230,7 +247,7 @@ absl::Status input_metas(OpId op, absl::Span<const Tensor* const> inputs,
   return absl::OkStatus();
 }
 
-// Runs a remote op (untraced: docs/trace.md).
+// Runs a remote op; its inputs from other devices travel inside it (no copy events).
 absl::Status run_remote(RemoteOps& remote, OpId op, absl::Span<const Tensor* const> inputs,
                         const SourceCall* source, const OpAttrs& attrs, const OutputMetas& out,
                         Tensors* outs) {
@@ -264,10 +281,15 @@ absl::Status run_op(OpId op, absl::Span<const Tensor* const> inputs, const Sourc
   MT_ASSIGN_OR_RETURN(Placement p, place_op(ctx, *rt, op, key, inputs));
   Device& device = rt->device(p.device);
   if (ctx.log_placement()) log_op(op, key, p, device, inputs);
-  if (RemoteOps* remote = device.remote()) {
-    return run_remote(*remote, op, inputs, source, attrs, out, outs);
-  }
   if (__builtin_expect(traced, 0)) trace.emplace(op, key, p);
+  if (RemoteOps* remote = device.remote()) {
+    if (trace) {
+      for (const Tensor* t : inputs) trace->add_input(*t->impl());
+    }
+    absl::Status status = run_remote(*remote, op, inputs, source, attrs, out, outs);
+    if (trace) trace->finish_remote(*outs);
+    return status;
+  }
   absl::InlinedVector<Tensor, 4> copies;  // inputs moved to `device` for this op
   absl::InlinedVector<TensorArg, 4> args;
   if (source != nullptr) args.push_back(TensorArg{source->host_data, source->shape, key});

@@ -50,8 +50,10 @@ void append_op(std::string* out, const TraceEvent& e, const TraceState& s)
   const DeviceSpec none;
   const DeviceSpec& requested = e.requested >= 0 ? s.specs[e.requested] : none;
   append_json_string(out, placement_detail(e.op, e.dtype, &requested, p));
-  absl::StrAppend(out, ",\"bytes_allocated\":", e.bytes, ",\"timing\":\"",
-                  e.device_time ? "device" : "host", "\"}}");
+  // A remote op's time is its issue's (the task runs it later).
+  const char* timing =
+      e.device_time ? "device" : (rt.device(e.device).remote() != nullptr ? "issue" : "host");
+  absl::StrAppend(out, ",\"bytes_allocated\":", e.bytes, ",\"timing\":\"", timing, "\"}}");
 }
 
 void append_copy(std::string* out, const TraceEvent& e, Runtime& rt, int64_t start_ns) {

@@ -16,7 +16,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Builds the cp312 wheel of the Python package into .gpu/wheels from build folder $1 (only
-# the extension compiles), with pytest's wheels beside it; its absl libraries go to .gpu/lib.
+# the extension compiles), with pytest's wheels beside it; its absl libraries, and gRPC's
+# when the build has the distributed layer, go to .gpu/lib (its OpenSSL and zlib are
+# mt-server's, in .gpu/lib-fallback).
 python_wheel() {
   local python="${MT_GPU_PYTHON:-$(pyenv prefix 3.12 2>/dev/null || echo /usr)/bin/python3.12}"
   local venv=build/venv312
@@ -28,7 +30,8 @@ python_wheel() {
     -C cmake.define.MT_BUILD_EXAMPLES=ON .
   "$venv/bin/python" -m pip download -q --only-binary=:all: -d .gpu/wheels pytest
   ldd "$1"/python/_minitensor*.so \
-    | awk '/=> \/lib\/x86_64-linux-gnu\/lib(absl|dnnl)/{print $3}' | xargs -r -I{} cp -L {} .gpu/lib/
+    | awk '/=> \/lib\/x86_64-linux-gnu\/lib(absl|dnnl|grpc|gpr|protobuf|upb|address_sorting|re2|cares)/{print $3}' \
+    | xargs -r -I{} cp -L {} .gpu/lib/
 }
 
 case "${1:-bundle}" in

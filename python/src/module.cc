@@ -74,4 +74,5 @@ NB_MODULE(_minitensor, m) {
   bind_trace(m);
   bind_random(m);
   bind_training(m);
+  bind_distributed(m);
 }

@@ -17,6 +17,7 @@ namespace {
 using ::testing::AnyOf;
 using testing::expect_error;
 using ::testing::HasSubstr;
+using ::testing::StartsWith;
 using testing::WorkerProcess;
 
 class FailuresTest : public testing::RuntimeTest {
@@ -253,6 +254,8 @@ TEST_F(FailuresTest, BadClusterSpecsAreInvalidArgument) {
     EXPECT_THAT(e.what(), HasSubstr(c.message));
     Error s = expect_error([&] { distributed::Server(c.spec, c.job, c.task); });
     EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(s.what(), StartsWith("[Server] "));
+    EXPECT_THAT(s.what(), HasSubstr(c.message));
   }
 }
 

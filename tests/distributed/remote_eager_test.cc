@@ -1,9 +1,12 @@
 // Ops on devices of other processes: placement, remote results, copies, freeing.
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 #include "gmock/gmock.h"
+#include "runtime/trace.h"
 #include "tests/distributed/distributed_fixture.h"
+#include "tests/runtime/json_test_util.h"
 
 namespace mt {
 namespace {
@@ -37,6 +40,29 @@ TEST_F(RemoteEagerTest, RunsTheGuidesFirstExampleOnTask1) {
   std::ostringstream printed;
   printed << c;
   EXPECT_EQ(printed.str(), "Tensor(\n[[22. 28.]\n [49. 64.]], shape=(2, 2), dtype=float32)");
+}
+
+TEST_F(RemoteEagerTest, TraceRecordsRemoteOpsOnTheirDevice) {
+  Tensor a = constant({1.f, 2.f, 3.f});
+  {
+    trace::Recording recording;
+    DeviceScope scope("/job:worker/task:1");
+    Tensor b = add(a, a);
+    EXPECT_THAT(b.to_vector<float>(), ElementsAre(2.f, 4.f, 6.f));
+  }
+  std::optional<testing::Json> trace = testing::parse_json(trace::to_json());
+  ASSERT_TRUE(trace.has_value()) << trace::to_json();
+  std::vector<const testing::Json*> ops;
+  for (const testing::Json& e : (*trace)["traceEvents"].array) {
+    if (e["cat"].string == "op") ops.push_back(&e);
+  }
+  ASSERT_EQ(ops.size(), 1u) << trace::to_json();
+  const testing::Json& args = (*ops[0])["args"];
+  EXPECT_EQ((*ops[0])["name"].string, "AddV2");
+  EXPECT_EQ(args["device"].string, worker_cpu(1));
+  EXPECT_EQ(args["shapes"].string, "(3,), (3,) -> (3,)");
+  EXPECT_EQ(args["timing"].string, "issue");
+  EXPECT_EQ(args["bytes_allocated"].number, 12);
 }
 
 TEST_F(RemoteEagerTest, CopiesFromLocalToRemoteAndBack) {

@@ -1,8 +1,9 @@
 """Runs every script of examples/python/ and compares its standard output, exactly, with
 examples/expected/<case>.gpus<N>.txt, the files the C++ programs are checked against
-(tests/examples/examples_test.cc), N being the number of GPUs of this machine. A case
-without an expected file for N skips itself. MT_SOURCE_DIR overrides where examples/ is
-found (default: this file's repository)."""
+(tests/examples/examples_test.cc), N being the number of GPUs of this machine, or 0 for a
+case that hides them (CUDA_VISIBLE_DEVICES=""). A case without an expected file for N skips
+itself, as does remote_guide_example in a package built without the distributed layer.
+MT_SOURCE_DIR overrides where examples/ is found (default: this file's repository)."""
 
 import os
 import pathlib
@@ -39,7 +40,10 @@ CASES = [
     ("two_gib_per_gpu", "two_gib_per_gpu.py", {}, ""),
     ("per_gpu_limits", "per_gpu_limits.py", {}, ""),
     ("per_gpu_growth", "per_gpu_growth.py", {}, ""),
+    # CPU-only workers, as tests/distributed/example_test.cc runs the C++ program.
+    ("remote_guide_example", "remote_guide_example.py", {"CUDA_VISIBLE_DEVICES": ""}, ""),
 ]
+NEEDS_DISTRIBUTED = {"remote_guide_example"}
 
 
 def script_bin_dir(tmp_path):
@@ -55,7 +59,11 @@ def script_bin_dir(tmp_path):
 
 @pytest.mark.parametrize("case,program,env,stderr_line", CASES, ids=[c[0] for c in CASES])
 def test_example_prints_the_expected_output(case, program, env, stderr_line, tmp_path):
+    if case in NEEDS_DISTRIBUTED and not mt.distribute.is_available():
+        pytest.skip("the package was built without the distributed layer")
     num_gpus = len(mt.config.list_physical_devices("GPU"))
+    if env.get("CUDA_VISIBLE_DEVICES") == "":
+        num_gpus = 0
     expected = EXAMPLES / "expected" / f"{case}.gpus{num_gpus}.txt"
     if not expected.exists():
         pytest.skip(f"no expected output for {num_gpus} GPUs: {expected}")

@@ -10,12 +10,20 @@
 Configuration may change until the runtime initialises (the first op, the first tensor or
 the first list_logical_devices); after that a change raises RuntimeError with
 TensorFlow's wording, as TensorFlow does. Memory limits are in MB.
+
+``experimental_connect_to_cluster`` adds the devices of other processes (docs/distributed.md):
+
+    mt.config.experimental_connect_to_cluster(
+        mt.train.ClusterSpec({"worker": ["127.0.0.1:2222", "127.0.0.1:2223"]}))
+    mt.config.list_logical_devices()   # ..., /job:worker/replica:0/task:1/device:CPU:0
 """
 
 import functools
 
 from .. import _minitensor as _mt
+from .. import distribute as _distribute
 from .. import errors
+from ..train import ClusterSpec as _ClusterSpec
 from .._minitensor import LogicalDevice, LogicalDeviceConfiguration, PhysicalDevice
 
 __all__ = [
@@ -24,8 +32,12 @@ __all__ = [
     "get_visible_devices", "set_logical_device_configuration",
     "get_logical_device_configuration", "set_soft_device_placement",
     "get_soft_device_placement", "enable_tensor_float_32_execution",
-    "tensor_float_32_execution_enabled",
+    "tensor_float_32_execution_enabled", "experimental_connect_to_cluster",
+    "experimental_connect_to_host",
 ]
+
+_MiB = 1 << 20
+_LOCAL_MASTERS = ("", "local")
 
 
 def _runtime_error_after_init(fn):
@@ -88,6 +100,70 @@ def enable_tensor_float_32_execution(enabled):
 
 def tensor_float_32_execution_enabled():
     return _mt.tensor_float_32_execution_enabled()
+
+
+def experimental_connect_to_cluster(cluster_spec_or_resolver, job_name="localhost", task_index=0,
+                                    protocol=None, make_master_device_default=True,
+                                    cluster_device_filters=None, *, rpc_timeout_ms=30_000,
+                                    connect_timeout_ms=30_000, max_message_bytes=256 * _MiB,
+                                    root_cert_pem=None, client_cert_pem=None,
+                                    client_key_pem=None, auth_token=None):
+    """Connects to the tasks of a cluster (a ``mt.train.ClusterSpec`` or a
+    ``mt.distribute.cluster_resolver.ClusterResolver``): their devices then appear in
+    ``list_logical_devices`` under their full names, and ``mt.device("/job:worker/task:1")``
+    places ops on them. This process is task ``task_index`` of ``job_name`` (a job absent
+    from the spec, "localhost" by default, means it is none of the tasks); its own devices
+    keep their local names, so ops without a scope stay here (``make_master_device_default``
+    changes nothing). As TensorFlow, a resolver whose ``master()`` is "" or "local" means
+    this process alone: nothing is connected.
+
+    Must come before the runtime initialises (the first op or tensor): after it,
+    FailedPreconditionError. Waits up to ``connect_timeout_ms`` for each task
+    (UnavailableError after that); every later call to a task has ``rpc_timeout_ms``.
+
+    TLS and authentication, as the C++ ``ConnectOptions`` (PEM text, str or bytes):
+    ``root_cert_pem`` switches on TLS and is the authority the tasks' certificates must come
+    from; ``client_cert_pem`` and ``client_key_pem`` are this client's, for tasks that require
+    one (mutual TLS); ``auth_token`` is sent with every call (a wrong or missing one is
+    UnauthenticatedError). Raises InvalidArgumentError for a bad spec or option, ValueError
+    for a ``cluster_spec_or_resolver`` of another kind or a protocol other than "grpc",
+    UnimplementedError for ``cluster_device_filters``, and for every call when the package
+    was built without the distributed layer.
+    """
+    if isinstance(cluster_spec_or_resolver, _ClusterSpec):
+        cluster_spec = cluster_spec_or_resolver
+    elif isinstance(cluster_spec_or_resolver, _distribute.cluster_resolver.ClusterResolver):
+        if cluster_spec_or_resolver.master() in _LOCAL_MASTERS:
+            return  # as TensorFlow: a local master needs no cluster
+        cluster_spec = cluster_spec_or_resolver.cluster_spec()
+    else:
+        raise ValueError("`cluster_spec_or_resolver` must be a `ClusterSpec` or a "
+                         "`ClusterResolver`.")
+    if protocol not in (None, "grpc"):
+        raise ValueError(f"[experimental_connect_to_cluster] protocol must be 'grpc', got "
+                         f"{protocol!r}")
+    if cluster_device_filters is not None:
+        raise errors.UnimplementedError(
+            None, None, "[experimental_connect_to_cluster] cluster_device_filters are not "
+            "supported")
+    cluster = _distribute._cluster_dict(cluster_spec, "experimental_connect_to_cluster")
+    pem = _distribute._pem
+    _mt.connect_to_cluster(
+        cluster, job_name, int(task_index), int(rpc_timeout_ms), int(connect_timeout_ms),
+        int(max_message_bytes), pem(root_cert_pem, "root_cert_pem"),
+        pem(client_cert_pem, "client_cert_pem"), pem(client_key_pem, "client_key_pem"),
+        pem(auth_token, "auth_token"))
+
+
+def experimental_connect_to_host(remote_host=None, job_name="worker", **options):
+    """Connects to the tasks at ``remote_host`` (one "host:port" or a list; a "grpc://"
+    prefix, as Server.target has, is dropped), as tasks 0 to n-1 of ``job_name``;
+    ``options`` are experimental_connect_to_cluster's."""
+    if not remote_host:
+        raise ValueError("Must provide at least one remote_host")
+    hosts = [remote_host] if isinstance(remote_host, str) else list(remote_host)
+    hosts = [h[len("grpc://"):] if h.startswith("grpc://") else h for h in hosts]
+    experimental_connect_to_cluster(_ClusterSpec({job_name: hosts}), **options)
 
 
 from . import experimental  # noqa: E402  (last: it uses the names above)
