@@ -11,14 +11,22 @@
 //   BM_RoundTripNew64MiB the same with a new local tensor each time (a local fill):
 //                        both runtimes send it and read it back
 //   BM_Read64MiB         a 64 MiB tensor on the task read back
+// With --mutual_tls the task requires a client certificate (certificates made with openssl
+// in a temporary folder, as the authentication tests make them) and the client shows one:
+// bench/distributed/tls_compare.sh runs both ways in alternating rounds and prints what TLS
+// costs on each figure.
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <cstdio>
+#include <string_view>
 
 #include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
 #include "distributed/distributed.h"
 #include "runtime/minitensor.h"
+#include "tests/distributed/certs.h"
 
 namespace {
 
@@ -78,19 +86,52 @@ void BM_Read64MiB(benchmark::State& state) {
 }
 BENCHMARK(BM_Read64MiB)->UseRealTime()->Unit(benchmark::kMillisecond);
 
+// Removes --mutual_tls from argv; returns whether it was there.
+bool take_mutual_tls_flag(int* argc, char** argv) {
+  bool found = false;
+  int out = 1;
+  for (int i = 1; i < *argc; ++i) {
+    if (std::string_view(argv[i]) == "--mutual_tls") {
+      found = true;
+    } else {
+      argv[out++] = argv[i];
+    }
+  }
+  *argc = out;
+  return found;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  const bool mutual_tls = take_mutual_tls_flag(&argc, argv);
   mt::distributed::ClusterSpec cluster{
       {"worker", {absl::StrCat("127.0.0.1:", mt::distributed::pick_unused_loopback_port())}}};
+  mt::testing::TempDir dir;
+  mt::distributed::ServerOptions server_options;
+  mt::config::ConnectOptions connect_options;
+  if (mutual_tls) {
+    if (!mt::testing::make_certs(dir.path())) {
+      std::fprintf(stderr, "remote_benchmark: openssl could not make the certificates\n");
+      return 1;
+    }
+    const auto pem = [&](const char* name) { return mt::testing::read_text(dir / name); };
+    server_options.tls.server_cert_pem = pem("server1.pem");
+    server_options.tls.server_key_pem = pem("server1.key");
+    server_options.tls.client_ca_pem = pem("ca1.pem");
+    connect_options.tls.root_cert_pem = pem("ca1.pem");
+    connect_options.tls.client_cert_pem = pem("client1.pem");
+    connect_options.tls.client_key_pem = pem("client1.key");
+  }
   pid_t worker = fork();
   if (worker == 0) {
-    mt::distributed::Server server(cluster, "worker", 0);
+    mt::distributed::Server server(cluster, "worker", 0, server_options);
     server.join();
     _exit(0);
   }
-  mt::config::experimental_connect_to_cluster(cluster);
+  mt::config::experimental_connect_to_cluster(cluster, "localhost", 0, connect_options);
   benchmark::Initialize(&argc, argv);
+  benchmark::AddCustomContext("transport", mutual_tls ? "mutual TLS" : "plaintext");
   benchmark::RunSpecifiedBenchmarks();
   kill(worker, SIGKILL);
   waitpid(worker, nullptr, 0);
