@@ -57,9 +57,12 @@ absl::StatusOr<uint64_t> TensorStore::keep(Tensor t, uint64_t handle, const std:
     return room;
   }
   if (handle == 0) handle = next_handle_++;
-  if (!tensors_.emplace(handle, Held{std::move(t), client}).second) {
-    return absl::AlreadyExistsError(absl::StrCat("tensor handle ", handle, " is in use"));
+  if (tensors_.contains(handle)) {
+    refused = std::move(t);
+    return absl::AlreadyExistsError(
+        absl::StrCat("[", op, "] tensor handle ", handle, " is in use"));
   }
+  tensors_.emplace(handle, Held{std::move(t), client});
   if (n > 0) client_bytes_[client] += n;  // a client has an entry while it holds a byte
   return handle;
 }

@@ -141,5 +141,33 @@ TEST_F(WorkerServiceWireTest, UploadsAnEmptyTensorInAnEmptyPiece) {
   EXPECT_TRUE(data.empty());
 }
 
+// A handle already in use is AlreadyExists naming the call; the tensor held under it stays.
+TEST_F(WorkerServiceWireTest, UploadToAHandleInUseKeepsTheFirstTensor) {
+  const auto upload = [&](float value) {
+    proto::UploadRequest header;
+    header.set_handle(79);
+    header.mutable_value()->set_dtype(static_cast<int>(DType::kFloat32));
+    header.mutable_value()->add_dims(2);
+    const float data[2] = {value, value};
+    const std::vector<std::string_view> pieces = {
+        std::string_view(reinterpret_cast<const char*>(data), sizeof(data))};
+    grpc::ClientContext ctx;
+    set_deadline(ctx);
+    return distributed::internal::upload_pieces(channel_.get(), &ctx, header, pieces);
+  };
+  ASSERT_TRUE(upload(1.f).ok());
+  const grpc::Status again = upload(2.f);
+  EXPECT_EQ(again.error_code(), grpc::StatusCode::ALREADY_EXISTS);
+  EXPECT_THAT(again.error_message(),
+              ::testing::MatchesRegex(R"(\[[A-Za-z]+\] tensor handle 79 is in use)"));
+  std::string data;
+  ASSERT_TRUE(fetch(79, &data).ok());
+  ASSERT_EQ(data.size(), 2 * sizeof(float));
+  float first[2];
+  std::memcpy(first, data.data(), sizeof(first));
+  EXPECT_EQ(first[0], 1.f);
+  EXPECT_EQ(first[1], 1.f);
+}
+
 }  // namespace
 }  // namespace mt
