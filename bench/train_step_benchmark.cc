@@ -28,10 +28,10 @@ Model make_model(const std::vector<int64_t>& sizes, int64_t batch, mt::DType dty
   model.y = mt::random::stateless_uniform_int({batch}, {3, 4}, 0, sizes.back());
   for (size_t i = 0; i + 1 < sizes.size(); ++i) {
     const double scale = std::sqrt(2.0 / static_cast<double>(sizes[i]));
-    model.params.emplace_back(mt::cast(
-        mt::random::stateless_normal({sizes[i], sizes[i + 1]}, {5, static_cast<int64_t>(i)}, 0,
-                                     scale),
-        dtype));
+    model.params.emplace_back(
+        mt::cast(mt::random::stateless_normal({sizes[i], sizes[i + 1]},
+                                              {5, static_cast<int64_t>(i)}, 0, scale),
+                 dtype));
     model.params.emplace_back(mt::zeros({sizes[i + 1]}, dtype));
   }
   return model;

@@ -26,8 +26,9 @@ absl::Status infer_apply_adam(OpId op, absl::Span<const TensorMeta> inputs, cons
   for (int i = 1; i < 4; ++i) {
     MT_RETURN_IF_ERROR(check_same_dtype(op, inputs[0].dtype, inputs[i].dtype));
     if (*inputs[i].shape != *inputs[0].shape) {
-      return op_error(op, "var and ", kNames[i], " do not have the same shape: ",
-                      inputs[0].shape->to_string(), " and ", inputs[i].shape->to_string());
+      return op_error(op, "var and ", kNames[i],
+                      " do not have the same shape: ", inputs[0].shape->to_string(), " and ",
+                      inputs[i].shape->to_string());
     }
   }
   return absl::OkStatus();

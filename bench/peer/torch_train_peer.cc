@@ -28,9 +28,8 @@ Model make_model(const std::vector<int64_t>& sizes, int64_t batch, torch::Scalar
   model.y = torch::randint(0, sizes.back(), {batch}, opts.dtype(torch::kInt64));
   for (size_t i = 0; i + 1 < sizes.size(); ++i) {
     const double scale = std::sqrt(2.0 / static_cast<double>(sizes[i]));
-    model.params.push_back((torch::randn({sizes[i], sizes[i + 1]}, opts) * scale)
-                               .to(dtype)
-                               .requires_grad_());
+    model.params.push_back(
+        (torch::randn({sizes[i], sizes[i + 1]}, opts) * scale).to(dtype).requires_grad_());
     model.params.push_back(torch::zeros({sizes[i + 1]}, opts.dtype(dtype)).requires_grad_());
   }
   return model;

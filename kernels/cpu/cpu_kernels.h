@@ -61,9 +61,9 @@ absl::Status register_array_kernels(KernelRegistry& registry);
 absl::Status register_combine_kernels(KernelRegistry& registry);
 absl::Status register_random_kernels(KernelRegistry& registry);
 absl::Status register_nn_kernels(KernelRegistry& registry);
-absl::Status register_select_kernels(KernelRegistry& registry);   // SelectV2
-absl::Status register_arg_kernels(KernelRegistry& registry);      // ArgMax, ArgMin
-absl::Status register_segment_kernels(KernelRegistry& registry);  // UnsortedSegmentSum
+absl::Status register_select_kernels(KernelRegistry& registry);     // SelectV2
+absl::Status register_arg_kernels(KernelRegistry& registry);        // ArgMax, ArgMin
+absl::Status register_segment_kernels(KernelRegistry& registry);    // UnsortedSegmentSum
 absl::Status register_optimizer_kernels(KernelRegistry& registry);  // ResourceApplyAdam
 
 }  // namespace mt::cpu

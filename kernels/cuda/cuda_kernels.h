@@ -81,7 +81,7 @@ absl::Status register_select_kernels(KernelRegistry& registry);  // SelectV2
 absl::Status register_arg_kernels(KernelRegistry& registry);     // ArgMax, ArgMin
 // SparseSoftmaxCrossEntropyWithLogits (BiasAdd is registered with the binary ops).
 absl::Status register_xent_kernels(KernelRegistry& registry);
-absl::Status register_segment_kernels(KernelRegistry& registry);  // UnsortedSegmentSum
+absl::Status register_segment_kernels(KernelRegistry& registry);    // UnsortedSegmentSum
 absl::Status register_optimizer_kernels(KernelRegistry& registry);  // ResourceApplyAdam
 
 }  // namespace mt::cuda

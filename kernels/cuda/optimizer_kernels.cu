@@ -54,9 +54,9 @@ absl::Status run_apply_adam(const KernelContext& ctx) {
 }  // namespace
 
 absl::Status register_optimizer_kernels(KernelRegistry& registry) {
-  return add_gpu_kernels(registry, OpId::kResourceApplyAdam, FloatTypes{}, [](auto tag) -> KernelFn {
-    return &run_apply_adam<typename decltype(tag)::type>;
-  });
+  return add_gpu_kernels(
+      registry, OpId::kResourceApplyAdam, FloatTypes{},
+      [](auto tag) -> KernelFn { return &run_apply_adam<typename decltype(tag)::type>; });
 }
 
 }  // namespace mt::cuda

@@ -30,8 +30,8 @@ std::vector<float> run_pow(const std::vector<float>& x, const std::vector<float>
   const auto shape_of = [](const std::vector<float>& v) {
     return v.size() == 1 ? Shape() : Shape::make({static_cast<int64_t>(v.size())}).value();
   };
-  absl::StatusOr<HostTensor> out = run_cpu(
-      OpId::kPow, {HostTensor::make<float>(shape_of(x), x), HostTensor::make<float>(shape_of(y), y)});
+  absl::StatusOr<HostTensor> out = run_cpu(OpId::kPow, {HostTensor::make<float>(shape_of(x), x),
+                                                        HostTensor::make<float>(shape_of(y), y)});
   EXPECT_TRUE(out.ok()) << out.status();
   return out.ok() ? out->values<float>() : std::vector<float>();
 }
@@ -96,9 +96,10 @@ TEST(PowFloatTest, SpecialValuesAreTheCLibrarys) {
   const float inf = std::numeric_limits<float>::infinity();
   const float nan = std::numeric_limits<float>::quiet_NaN();
   const float denorm = std::numeric_limits<float>::denorm_min();
-  const std::vector<float> values = {0.f,  -0.f, 1.f,   -1.f,  0.5f, -0.5f, 2.f,  -2.f, 3.f,
-                                     -3.f, inf,  -inf,  nan,   denorm, -denorm, 1e38f, -1e38f,
-                                     0x1p24f + 2, -(0x1p24f + 2), 0x1p23f + 1, -(0x1p23f + 1)};
+  const std::vector<float> values = {
+      0.f,     -0.f,  1.f,    -1.f,        0.5f,           -0.5f,       2.f,
+      -2.f,    3.f,   -3.f,   inf,         -inf,           nan,         denorm,
+      -denorm, 1e38f, -1e38f, 0x1p24f + 2, -(0x1p24f + 2), 0x1p23f + 1, -(0x1p23f + 1)};
   std::vector<float> x, y;
   for (float a : values) {
     for (float b : values) {

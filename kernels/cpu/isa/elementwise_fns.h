@@ -215,7 +215,7 @@ struct BinaryFn<OpId::kPow> {
   }
   // float32 (and the 2-byte floats, which widen to it): Note [Vectorised pow].
   template <typename T>
-    requires std::is_same_v<T, float>
+  requires std::is_same_v<T, float>
   static void loop(const T* a, int64_t sa, const T* b, int64_t sb, T* out, int64_t n) {
     pow_float::pow_loop(a, sa, b, sb, out, n);
   }

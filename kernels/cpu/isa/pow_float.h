@@ -104,18 +104,17 @@ template <int... kIs>
 [[gnu::always_inline]] inline Floats pow_lanes(Floats x, Floats y, Ints& special) {
   const Ints bx = reinterpret_cast<Ints>(x), by = reinterpret_cast<Ints>(y);
   const Ints abs_bits = bx & 0x7fffffff;
-  special |= (abs_bits == 0) | ((bx & 0x7f800000) == 0x7f800000) |
-             ((by & 0x7f800000) == 0x7f800000);
+  special |=
+      (abs_bits == 0) | ((bx & 0x7f800000) == 0x7f800000) | ((by & 0x7f800000) == 0x7f800000);
   const Ints subnormal = abs_bits < 0x00800000;  // scaled by 2^23 first
   const Floats ax = reinterpret_cast<Floats>(abs_bits);
   const Ints ix = reinterpret_cast<Ints>(subnormal ? ax * 0x1p23f : ax);
   const Ints e = (ix - 0x3f3504f3) >> 23;  // 0x3f3504f3: sqrt(1/2)
   const Floats m = reinterpret_cast<Floats>(ix - (e << 23));
   const Ints exponent = e - (subnormal & 23);
-  const Floats magnitude =
-      join(pow_half(low_half(m), low_half(exponent), low_half(y)),
-           pow_half(high_half(m), high_half(exponent), high_half(y)),
-           std::make_integer_sequence<int, kLanes>{});
+  const Floats magnitude = join(pow_half(low_half(m), low_half(exponent), low_half(y)),
+                                pow_half(high_half(m), high_half(exponent), high_half(y)),
+                                std::make_integer_sequence<int, kLanes>{});
   // A negative base: an integer power keeps the sign or flips it, any other gives NaN.
   const Ints big = (by & 0x7fffffff) >= 0x4b800000;  // |y| >= 2^24: an even integer
   const Ints y_int = __builtin_convertvector(big ? Floats{} : y, Ints);

@@ -120,8 +120,10 @@ TEST_F(GpuTrainingTest, FusedAdamOnEveryFloatDtypeMatchesTheCpu) {
       results[d] = host(v);
     }
     EXPECT_THAT(log(), ::testing::Contains("Executing op ResourceApplyAdam in device "
-                                                    "/job:localhost/replica:0/task:0/device:GPU:0"));
-    const double tolerance = dtype == DType::kBFloat16 ? 1e-2 : dtype == DType::kFloat16 ? 2e-3 : 1e-5;
+                                           "/job:localhost/replica:0/task:0/device:GPU:0"));
+    const double tolerance = dtype == DType::kBFloat16  ? 1e-2
+                             : dtype == DType::kFloat16 ? 2e-3
+                                                        : 1e-5;
     int64_t far = 0;
     for (int64_t i = 0; i < kN; ++i) {
       far += std::fabs(results[0][i] - results[1][i]) > tolerance * (1 + std::fabs(results[1][i]));
