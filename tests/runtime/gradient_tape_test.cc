@@ -294,7 +294,7 @@ TEST_F(GradientTapeTest, TapeKeepsOnlyTheValuesGradientsRead) {
   GradientTape tape;
   Tensor h;
   {
-    const Tensor product = matmul(x, w);           // 16 KiB, read by no gradient
+    const Tensor product = matmul(x, w);             // 16 KiB, read by no gradient
     const Tensor biased = nn::bias_add(product, b);  // 16 KiB, the ReLU's input
     h = relu(biased);                                // 16 KiB, read by the ReLU's gradient
     EXPECT_EQ(cpu_bytes(), base + 3 * 16384);

@@ -282,7 +282,9 @@ TEST_F(OptimizerTest, AdamUpdatesEveryFloatDtype) {
       }
     }
     const std::vector<float> got = cast(var.read_value(), DType::kFloat32).to_vector<float>();
-    const double tolerance = dtype == DType::kFloat64 ? 1e-6 : dtype == DType::kFloat16 ? 1e-2 : 5e-2;
+    const double tolerance = dtype == DType::kFloat64   ? 1e-6
+                             : dtype == DType::kFloat16 ? 1e-2
+                                                        : 5e-2;
     for (size_t i = 0; i < got.size(); ++i) {
       EXPECT_NEAR(got[i], expected[i], tolerance * (1 + std::fabs(expected[i])))
           << dtype_name(dtype) << " element " << i;
@@ -300,7 +302,7 @@ TEST_F(OptimizerTest, ResourceApplyAdamRejectsMismatchedInputs) {
         internal::value_or_throw(internal::execute_all(OpId::kResourceApplyAdam, inputs, {}));
       },
       absl::StatusCode::kInvalidArgument,
-         "[ResourceApplyAdam] var and v do not have the same shape: (3,) and (2,)");
+      "[ResourceApplyAdam] var and v do not have the same shape: (3,) and (2,)");
   const Tensor ints = constant({1, 2, 3});
   const Tensor* int_inputs[] = {&ints, &ints, &ints, &ints};
   const Error e = expect_error([&] {
