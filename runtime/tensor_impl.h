@@ -67,11 +67,11 @@ inline void unref(TensorImpl* impl) {
     } else {
       impl->device->allocator().deallocate(impl->data);
     }
-    impl->data = nullptr;
     // Only the strong references' weak one left (the common case): no tape can add another.
     if (impl->weak.load(std::memory_order_acquire) == 1) {
       delete impl;
     } else {
+      impl->data = nullptr;  // the impl outlives its buffer
       weak_unref(impl);
     }
   }
