@@ -36,7 +36,8 @@ from ._variables import Variable
 from ._minitensor import (  # noqa: A004
     broadcast_to, concat, expand_dims, gather, one_hot, ones_like, reshape, slice, split, squeeze,
     stack, strided_slice, tile, transpose, zeros_like)
-from . import config, debugging, distribute, errors, keras, linalg, math, nn, random, trace, train
+from . import (config, data, debugging, distribute, errors, keras, linalg, math, nn, random, trace,
+               train)
 optimizers = keras.optimizers  # tf.optimizers
 
 __version__ = "0.1.0"

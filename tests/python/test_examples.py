@@ -40,6 +40,8 @@ CASES = [
     ("two_gib_per_gpu", "two_gib_per_gpu.py", {}, ""),
     ("per_gpu_limits", "per_gpu_limits.py", {}, ""),
     ("per_gpu_growth", "per_gpu_growth.py", {}, ""),
+    # Seeded training on the CPU, whose float32 results repeat exactly.
+    ("keras_classifier", "keras_classifier.py", {"CUDA_VISIBLE_DEVICES": ""}, ""),
     # CPU-only workers, as tests/distributed/example_test.cc runs the C++ program.
     ("remote_guide_example", "remote_guide_example.py", {"CUDA_VISIBLE_DEVICES": ""}, ""),
 ]

@@ -1,5 +1,19 @@
-"""The Keras subset minitensor has (tf.keras): the optimizers."""
+"""The Keras subset minitensor has (tf.keras): what TensorFlow's GPU guide and a small
+classifier need, with Keras's names; not a Keras clone (docs/keras.md).
 
-from . import optimizers
+    inputs = mt.keras.layers.Input(shape=(2,))
+    hidden = mt.keras.layers.Dense(16, activation="relu")(inputs)
+    outputs = mt.keras.layers.Dense(3, activation="softmax")(hidden)
+    model = mt.keras.models.Model(inputs=inputs, outputs=outputs)
+    model.compile(loss="sparse_categorical_crossentropy", optimizer="adam",
+                  metrics=["accuracy"])
+    history = model.fit(x, y, epochs=5, validation_split=0.2)
+"""
 
-__all__ = ["optimizers"]
+from . import activations, initializers, losses, metrics, optimizers, random_seed
+from . import callbacks, layers, models, utils
+from .layers import Input
+from .models import Model, Sequential
+
+__all__ = ["Input", "Model", "Sequential", "activations", "callbacks", "initializers",
+           "layers", "losses", "metrics", "models", "optimizers", "utils"]

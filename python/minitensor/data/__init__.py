@@ -1,0 +1,13 @@
+"""Input pipelines (tf.data): ``mt.data.Dataset`` over NumPy arrays, lists or tensors.
+
+    ds = mt.data.Dataset.from_tensor_slices((x, y)).shuffle(1000).batch(32)
+    for xb, yb in ds:
+        ...
+"""
+
+from .dataset import Dataset, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY
+from .tensor_spec import TensorSpec
+
+AUTOTUNE = -1  # tf.data.AUTOTUNE: accepted by prefetch and map, which ignore it
+
+__all__ = ["AUTOTUNE", "Dataset", "INFINITE_CARDINALITY", "TensorSpec", "UNKNOWN_CARDINALITY"]

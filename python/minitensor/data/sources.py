@@ -1,0 +1,83 @@
+"""The datasets that start a pipeline: slices of arrays (Dataset.from_tensor_slices) and a
+range of integers (Dataset.range)."""
+
+import numpy as _np
+
+from .._minitensor import Tensor as _Tensor, _Variable
+from . import structure as _structure
+from .dataset import Dataset
+from .tensor_spec import TensorSpec
+
+__all__ = ["RangeDataset", "TensorSliceDataset", "to_numpy"]
+
+
+def to_numpy(value):
+    """Returns ``value`` (an mt tensor or variable, a NumPy array, a list or a scalar) as a
+    NumPy array of minitensor's element types (Python floats become float32, as mt.constant
+    makes them). Raises ValueError for a ragged list."""
+    from .. import _to_array  # the package has finished importing by now
+    if isinstance(value, _Variable):
+        value = value.read_value()
+    if isinstance(value, _Tensor):
+        return value.numpy()
+    try:
+        return _to_array(value, None)
+    except ValueError:
+        if isinstance(value, (list, tuple)):
+            raise ValueError("Can't convert non-rectangular Python sequence to Tensor.") \
+                from None
+        raise
+
+
+class TensorSliceDataset(Dataset):
+    """The slices of one structure of arrays along their first dimension."""
+
+    def __init__(self, tensors):
+        if _structure.is_structure(tensors) and not _structure.flatten(tensors):
+            raise ValueError("Invalid `element`. `element` should not be empty.")
+        self._tensors = _structure.map_structure(to_numpy, tensors)
+        flat = _structure.flatten(self._tensors)
+        for array in flat:
+            if array.ndim == 0:
+                raise ValueError("Unbatching a tensor is only supported for rank >= 1")
+        sizes = [array.shape[0] for array in flat]
+        for size in sizes[1:]:
+            if size != sizes[0]:
+                raise ValueError(
+                    f"Dimensions {sizes[0]} and {size} are not compatible: the components "
+                    "of from_tensor_slices must have the same size in dimension 0, got "
+                    f"{sizes}")
+        self._size = sizes[0]
+
+    def _elements(self):
+        for i in range(self._size):
+            yield _structure.map_structure(lambda array: array[i], self._tensors)
+
+    def _cardinality(self):
+        return self._size
+
+    def _element_spec(self):
+        from .. import as_dtype
+        return _structure.map_structure(
+            lambda a: TensorSpec(a.shape[1:], as_dtype(a.dtype)), self._tensors)
+
+
+class RangeDataset(Dataset):
+    """The int64 values of ``range(start, stop, step)``."""
+
+    def __init__(self, *args):
+        if not 1 <= len(args) <= 3:
+            raise ValueError(f"Dataset.range takes 1 to 3 arguments, got {len(args)}")
+        self._range = range(*(int(a) for a in args))
+
+    def _elements(self):
+        for i in self._range:
+            yield _np.int64(i)
+
+    def _cardinality(self):
+        return len(self._range)
+
+    def _element_spec(self):
+        from .. import int64
+        return TensorSpec((), int64)
+

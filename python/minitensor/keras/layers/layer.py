@@ -1,0 +1,167 @@
+"""The Layer base class (tf.keras.layers.Layer): a callable that owns variables, made on
+its first call (``build``) from the shape of what it is called on.
+
+Called on tensors or arrays, a layer computes (``call``); called on KerasTensors, it
+builds, records a Node and returns a KerasTensor of its output shape, which is how a
+functional Model is defined. Names are unique per class: dense, dense_1, ...
+"""
+
+import collections as _collections
+import re as _re
+
+import numpy as _np
+
+from ..keras_tensor import KerasTensor, Node, is_symbolic
+
+__all__ = ["Layer"]
+
+_NAME_COUNTS = _collections.Counter()
+
+
+def unique_name(prefix):
+    """Returns ``prefix`` the first time, then prefix_1, prefix_2, ..."""
+    count = _NAME_COUNTS[prefix]
+    _NAME_COUNTS[prefix] += 1
+    return prefix if count == 0 else f"{prefix}_{count}"
+
+
+def snake_case(name):
+    return _re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+class Layer:
+    """A computation with variables. Subclasses define ``build(input_shape)`` (creating
+    their variables with ``add_weight``), ``call(inputs)`` and
+    ``compute_output_shape(input_shape)``."""
+
+    def __init__(self, name=None, trainable=True, dtype=None, input_shape=None, **kwargs):
+        if kwargs:
+            raise TypeError(f"Unrecognized keyword arguments passed to {type(self).__name__}: "
+                            f"{kwargs}")
+        self.name = name or unique_name(snake_case(type(self).__name__))
+        self.trainable = trainable
+        self.dtype = _dtype_name(dtype)
+        self.built = False
+        self._weights = []
+        self._build_shapes_arg = None if input_shape is None else \
+            (None,) + tuple(input_shape)
+
+    def build(self, input_shape):
+        self.built = True
+
+    def call(self, inputs):
+        raise NotImplementedError(f"Layer {type(self).__name__} does not define call()")
+
+    def compute_output_shape(self, input_shape):
+        raise NotImplementedError(
+            f"Layer {type(self).__name__} does not define compute_output_shape()")
+
+    def add_weight(self, name, shape, initializer="glorot_uniform", trainable=True,
+                   dtype=None):
+        """Creates and tracks a Variable ``<layer name>/<name>`` of ``shape``, filled by
+        ``initializer`` (a name or an initializer)."""
+        from ... import Variable
+        from .. import initializers
+        value = initializers.get(initializer)(tuple(shape), dtype or self.dtype)
+        variable = Variable(value, trainable=trainable, name=f"{self.name}/{name}")
+        self._weights.append(variable)
+        return variable
+
+    def __call__(self, inputs, training=None, **kwargs):
+        """Computes on tensors or arrays; records a Node on KerasTensors."""
+        if is_symbolic(inputs):
+            shape = _shapes(inputs)
+            self._check_input(shape)
+            self._build_once(shape)
+            output = KerasTensor(self.compute_output_shape(shape), self.dtype)
+            output.node = Node(self, inputs, output)
+            self._output_shape = output.shape
+            return output
+        inputs = self._converted(inputs)
+        shape = _shapes(inputs)
+        self._check_input(shape)
+        self._build_once(shape)
+        return self.call(inputs, **kwargs)
+
+    def _build_once(self, input_shape):
+        if not self.built:
+            self.build(input_shape)
+            self.built = True
+
+    def _converted(self, inputs):
+        """Returns arrays, lists and tensors as tensors of the layer's dtype (numbers of
+        another type are cast, as Keras casts its inputs); a list of tensors or arrays is
+        several inputs."""
+        from ... import Tensor, _mt, as_dtype, cast, constant
+        if isinstance(inputs, (list, tuple)) and inputs and all(
+                isinstance(i, (Tensor, _mt._Variable, _np.ndarray)) for i in inputs):
+            return [self._converted(i) for i in inputs]
+        if isinstance(inputs, _mt._Variable):
+            inputs = inputs.read_value()
+        if isinstance(inputs, Tensor):
+            if inputs.dtype.name != self.dtype:
+                inputs = cast(inputs, as_dtype(self.dtype))
+            return inputs
+        return constant(_np.asarray(inputs, dtype=self.dtype))
+
+    def _check_input(self, shape):
+        """Raises ValueError when the layer cannot take inputs of ``shape`` (subclasses)."""
+
+    @property
+    def weights(self):
+        return list(self._weights)
+
+    @property
+    def trainable_weights(self):
+        return [w for w in self._weights if w.trainable] if self.trainable else []
+
+    @property
+    def non_trainable_weights(self):
+        if not self.trainable:
+            return list(self._weights)
+        return [w for w in self._weights if not w.trainable]
+
+    trainable_variables = trainable_weights
+    variables = weights
+
+    def get_weights(self):
+        """Returns the values of the weights as NumPy arrays, in creation order."""
+        return [w.numpy() for w in self.weights]
+
+    def set_weights(self, weights):
+        """Assigns NumPy arrays to the weights, in the order of ``get_weights``; ValueError,
+        with Keras's message, for a wrong count or shape."""
+        mine = self.weights
+        if len(weights) != len(mine):
+            raise ValueError(
+                f"You called `set_weights(weights)` on layer '{self.name}' with a weight list "
+                f"of length {len(weights)}, but the layer was expecting {len(mine)} weights.")
+        for variable, value in zip(mine, weights):
+            value = _np.asarray(value)
+            if tuple(variable.shape) != value.shape:
+                raise ValueError(
+                    f"Layer {self.name} weight shape {tuple(variable.shape)} is not compatible "
+                    f"with provided weight shape {value.shape}.")
+        for variable, value in zip(mine, weights):
+            variable.assign(_np.asarray(value, dtype=variable.dtype.as_numpy_dtype))
+
+    def count_params(self):
+        return int(sum(_np.prod(w.shape) for w in self.weights))
+
+    def __repr__(self):
+        return f"<{type(self).__name__} name={self.name}, built={self.built}>"
+
+
+def _dtype_name(dtype):
+    """Returns a dtype given as a DType, NumPy type or name as its name (float32 for None)."""
+    if dtype is None:
+        return "float32"
+    from ... import as_dtype
+    return as_dtype(dtype).name
+
+
+def _shapes(inputs):
+    """Returns the shape of ``inputs`` as a tuple, or a list of them."""
+    if isinstance(inputs, (list, tuple)):
+        return [tuple(i.shape) for i in inputs]
+    return tuple(inputs.shape)

@@ -1,0 +1,44 @@
+"""The table ``Model.summary()`` prints, in Keras 3's layout: each layer's name and type,
+output shape (known from a symbolic call, else "?") and parameter count, then the
+totals with their size as float32."""
+
+__all__ = ["summary_lines"]
+
+_WIDTHS = (33, 24, 15)
+
+
+def _rule(left, fill, middle, right):
+    return left + middle.join(fill * w for w in _WIDTHS) + right
+
+
+def _row(edge, name, shape, params):
+    return (f"{edge} {name:<{_WIDTHS[0] - 2}} {edge} {shape:<{_WIDTHS[1] - 2}} {edge} "
+            f"{params:>{_WIDTHS[2] - 2}} {edge}")
+
+
+def _size(params):
+    size, units = params * 4.0, ["B", "KB", "MB", "GB"]
+    while size >= 1024 and len(units) > 1:
+        size, units = size / 1024, units[1:]
+    return f"{size:.2f} {units[0]}"
+
+
+def summary_lines(model):
+    """Returns the lines of ``model``'s summary."""
+    lines = [f'Model: "{model.name}"', _rule("┏", "━", "┳", "┓"),
+             _row("┃", "Layer (type)", "Output Shape", "Param #"), _rule("┡", "━", "╇", "┩")]
+    layers = model.layers
+    for i, layer in enumerate(layers):
+        shape = getattr(layer, "_output_shape", None)
+        params = str(layer.count_params()) if layer.built else "0 (unbuilt)"
+        lines.append(_row("│", f"{layer.name} ({type(layer).__name__})",
+                          "?" if shape is None else str(shape), params))
+        if i + 1 < len(layers):
+            lines.append(_rule("├", "─", "┼", "┤"))
+    lines.append(_rule("└", "─", "┴", "┘"))
+    total = sum(w.numpy().size for w in model.weights)
+    trainable = sum(w.numpy().size for w in model.trainable_weights)
+    for label, count in [("Total", total), ("Trainable", trainable),
+                         ("Non-trainable", total - trainable)]:
+        lines.append(f" {label} params: {count} ({_size(count)})")
+    return lines

@@ -1,0 +1,99 @@
+"""One optimizer step of ``Model.fit``: the one place of the Keras subset that knows about
+distribution strategies.
+
+The hook (for ``mt.distribute``; docs/keras.md, "The distribution hook"):
+
+* A model captures ``mt.distribute.get_strategy()`` when it is constructed inside a
+  strategy's scope (``mt.distribute.has_strategy()`` is True) into
+  ``model._distribute_strategy``; outside a scope, or while ``mt.distribute`` has no
+  ``get_strategy``, it captures None. A model that builds its variables later (a
+  Sequential without an Input) builds them inside that strategy's scope.
+* ``train_step(model, x, y)`` takes a global batch as NumPy arrays. With no strategy it
+  runs ``replica_step`` once on tensors made with ``mt.constant``. With a strategy of N
+  replicas (N >= 1) it splits the batch along axis 0 into N slices (``numpy.array_split``:
+  sizes differ by at most one; a batch smaller than N leaves some slices empty), makes
+  slice i a tensor on ``strategy.extended.worker_devices[i]``, and calls
+  ``strategy.run(replica_step_fn, args=(mt.distribute.PerReplica(xs),
+  mt.distribute.PerReplica(ys)))``; replica i gets xs[i] and ys[i].
+* ``replica_step`` computes the loss as the sum of its per-example losses over the GLOBAL
+  batch size, so that the SUM of the replicas' gradients is the one-device mean gradient,
+  and calls ``model.optimizer.apply_gradients(zip(grads, model.trainable_variables))``
+  inside the replica: the strategy makes that call all-reduce (SUM) the gradients across
+  replicas before one update of the mirrored variables. It returns (loss, predictions).
+* ``strategy.run`` returns that pair with each part a PerReplica (its ``values``, or what
+  ``strategy.experimental_local_results`` gives). The step's loss is
+  ``strategy.reduce(mt.distribute.ReduceOp.SUM, loss, axis=None)``; the predictions are
+  concatenated on the host for the metrics.
+
+``evaluate`` and ``predict`` do not distribute: they call the model on the default device.
+"""
+
+import numpy as _np
+
+__all__ = ["captured_strategy", "replica_step", "train_step"]
+
+
+def captured_strategy():
+    """Returns the strategy whose scope is open, or None (no scope, or mt.distribute has
+    no strategies yet)."""
+    from .. import distribute
+    has_strategy = getattr(distribute, "has_strategy", None)
+    get_strategy = getattr(distribute, "get_strategy", None)
+    if has_strategy is None or get_strategy is None or not has_strategy():
+        return None
+    return get_strategy()
+
+
+def replica_step(model, x, y, global_batch_size):
+    """Runs the forward pass, the scaled loss, its gradients and the optimizer update for
+    one replica's slice (tensors); returns (loss tensor, predictions)."""
+    from .. import GradientTape
+    with GradientTape() as tape:
+        y_pred = model(x, training=True)
+        loss = model._compiled_loss.replica_loss(y, y_pred, global_batch_size)
+    variables = model.trainable_variables
+    grads = tape.gradient(loss, variables)
+    model.optimizer.apply_gradients(zip(grads, variables))
+    return loss, y_pred
+
+
+def train_step(model, x, y):
+    """Trains ``model`` on the global batch (x, y) of NumPy arrays; returns the batch's
+    loss as a float and the predictions as a NumPy array."""
+    from .. import constant
+    strategy = model._distribute_strategy
+    batch = len(x)
+    if strategy is None:
+        loss, y_pred = replica_step(model, constant(x), constant(y), batch)
+        return float(loss), _np.asarray(y_pred)
+    return _distributed_step(strategy, model, x, y, batch)
+
+
+def _distributed_step(strategy, model, x, y, batch):
+    from .. import constant, device, distribute
+    if not model._variables_made:  # build under the scope, not inside a replica
+        model(constant(x[:1]))
+    devices = list(strategy.extended.worker_devices)
+    xs, ys = [], []
+    for name, x_slice, y_slice in zip(devices, _np.array_split(x, len(devices)),
+                                      _np.array_split(y, len(devices))):
+        with device(name):
+            xs.append(constant(x_slice))
+            ys.append(constant(y_slice))
+
+    def step_fn(x_replica, y_replica):
+        return replica_step(model, x_replica, y_replica, batch)
+
+    loss, y_pred = strategy.run(step_fn, args=(distribute.PerReplica(xs),
+                                               distribute.PerReplica(ys)))
+    total = strategy.reduce(distribute.ReduceOp.SUM, loss, axis=None)
+    predictions = [_np.asarray(p) for p in _local_values(strategy, y_pred)]
+    return float(total), _np.concatenate(predictions, axis=0)
+
+
+def _local_values(strategy, value):
+    """Returns the per-replica parts of ``value`` as a tuple."""
+    local_results = getattr(strategy, "experimental_local_results", None)
+    if local_results is not None:
+        return tuple(local_results(value))
+    return tuple(getattr(value, "values", (value,)))
