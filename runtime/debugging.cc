@@ -77,6 +77,10 @@ void log_placement(OpId op, const std::string& device) {
   if (in_sink) return;  // an op run by the sink (Note [Re-entrant sinks])
   std::string line = "Executing op ";
   line.append(op_name(op)).append(" in device ").append(device);
+  log_line(std::move(line));
+}
+
+void log_line(std::string line) {
   std::shared_ptr<const Sink> fn;
   {
     internal::MutexLock lock(&sink_mutex());

@@ -20,6 +20,7 @@
 #include "runtime/constant.h"                // IWYU pragma: export
 #include "runtime/debugging.h"               // IWYU pragma: export
 #include "runtime/device_scope.h"            // IWYU pragma: export
+#include "runtime/distribute/mirrored_strategy.h"  // IWYU pragma: export
 #include "runtime/error.h"                   // IWYU pragma: export
 #include "runtime/memory_snapshot.h"         // IWYU pragma: export
 #include "runtime/nn_ops.h"                  // IWYU pragma: export

@@ -7,6 +7,7 @@
 #include "runtime/autodiff/gradient_tape.h"
 #include "runtime/constant.h"
 #include "runtime/device_scope.h"
+#include "runtime/distribute/replica_hooks.h"
 #include "runtime/error.h"
 #include "runtime/execute.h"
 #include "runtime/ops.h"
@@ -14,7 +15,22 @@
 namespace mt::optimizers {
 
 void Optimizer::apply_gradients(absl::Span<const GradAndVar> grads_and_vars) {
-  const double lr = learning_rate_.at(iterations_);
+  if (internal::current_replica_id() >= 0) {
+    // Inside MirroredStrategy::run (Note [Mirrored variables]): one step for all replicas.
+    internal::merge_apply_gradients(grads_and_vars,
+                                    [this](const internal::PerReplicaGradients& replicas) {
+                                      for (const auto& pairs : replicas) check(pairs);
+                                      for (const auto& pairs : replicas) apply(pairs);
+                                      ++iterations_;
+                                    });
+    return;
+  }
+  check(grads_and_vars);
+  apply(grads_and_vars);
+  ++iterations_;
+}
+
+void Optimizer::check(absl::Span<const GradAndVar> grads_and_vars) {
   for (const auto& [grad, var] : grads_and_vars) {
     if (!grad.defined()) continue;
     if (!var.defined()) {
@@ -27,13 +43,16 @@ void Optimizer::apply_gradients(absl::Span<const GradAndVar> grads_and_vars) {
           var.shape().to_string(), " and ", dtype_name(var.dtype()))));
     }
   }
+}
+
+void Optimizer::apply(absl::Span<const GradAndVar> grads_and_vars) {
+  const double lr = learning_rate_.at(iterations_);
   for (const auto& [grad, var] : grads_and_vars) {
     if (!grad.defined()) continue;
     DeviceScope scope(var.device());
     Variable target = var;
     update(grad, target, lr, iterations_);
   }
-  ++iterations_;
 }
 
 Variable& Optimizer::slot(const Variable& var, int index) {

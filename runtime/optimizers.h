@@ -46,6 +46,8 @@ class Optimizer {
 
   // Applies one step to every pair whose gradient is defined (an empty gradient, a source
   // the loss does not depend on, leaves its variable alone) and counts it in iterations().
+  // Inside MirroredStrategy::run, the replicas' gradients are summed first and every copy
+  // of each (mirrored) variable is updated, in one step.
   void apply_gradients(absl::Span<const GradAndVar> grads_and_vars);
   void apply_gradients(std::initializer_list<GradAndVar> grads_and_vars) {
     apply_gradients(absl::MakeConstSpan(grads_and_vars.begin(), grads_and_vars.size()));
@@ -66,6 +68,11 @@ class Optimizer {
   static Tensor scalar(const Variable& var, double value);
 
  private:
+  // Throws InvalidArgument for a pair whose gradient does not fit its variable.
+  static void check(absl::Span<const GradAndVar> grads_and_vars);
+  // Updates each variable with a defined gradient, at step iterations_.
+  void apply(absl::Span<const GradAndVar> grads_and_vars);
+
   LearningRate learning_rate_;
   int64_t iterations_ = 0;
   struct Slots {

@@ -1,7 +1,10 @@
 #include "runtime/variable.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "runtime/autodiff/tape.h"
+#include "runtime/distribute/replica_hooks.h"
 #include "runtime/error.h"
 #include "runtime/execute.h"
 #include "runtime/tensor_impl.h"
@@ -44,45 +47,81 @@ Variable::Variable(const Tensor& initial, bool trainable, std::string name) {
     internal::throw_if_error(
         absl::InvalidArgumentError("[VarHandleOp] the initial value is an empty tensor"));
   }
-  Tensor handle = internal::value_or_throw(
-      internal::execute_source(OpId::kVarHandleOp, initial.dtype(), initial.shape(), nullptr, {}));
-  run(OpId::kAssignVariableOp, handle, initial);
-  state_ = std::make_shared<VariableState>();
-  state_->value = std::move(handle);
-  state_->trainable = trainable;
-  state_->name = std::move(name);
+  state_ = internal::in_strategy_scope()
+               ? internal::make_mirrored_variable(initial, trainable, std::move(name))
+               : internal::make_variable_state(initial, trainable, std::move(name));
+}
+
+const std::shared_ptr<VariableState>& Variable::replica_state() const {
+  const int replica = std::max(internal::current_replica_id(), 0);
+  if (replica >= static_cast<int>(state_->mirrors.size())) {
+    internal::throw_if_error(absl::InvalidArgumentError(absl::StrCat(
+        "[ReadVariableOp] variable '", state_->name, "' is mirrored on ", state_->mirrors.size(),
+        " devices; replica ", replica, " of another MirroredStrategy cannot use it")));
+  }
+  return state_->mirrors[replica];
 }
 
 Tensor Variable::read_value() const {
-  const Tensor* input = &checked(state_).value;
+  const std::shared_ptr<VariableState>& state = this->state();
+  const Tensor* input = &checked(state).value;
   Tensor value = internal::value_or_throw(
       internal::execute(OpId::kReadVariableOp, absl::MakeConstSpan(&input, 1), {}));
-  if (internal::any_tape_recording()) internal::record_variable_read(state_, value);
+  if (internal::any_tape_recording()) internal::record_variable_read(state, value);
   return value;
 }
 
+// Outside run(), an assignment to a mirrored variable writes every copy (Note [Mirrored
+// variables]); each copy's op runs on its device and copies `value` there.
 void Variable::assign(const Tensor& value) {
-  checked(state_);
-  Tensor target = exclusive(state_->value) ? state_->value : fresh_buffer(state_->value);
-  run(OpId::kAssignVariableOp, target, value);
-  state_->value = std::move(target);
+  for (const Variable& copy : copies_to_write()) {
+    VariableState& state = *copy.state();
+    Tensor target = exclusive(state.value) ? state.value : fresh_buffer(state.value);
+    run(OpId::kAssignVariableOp, target, value);
+    state.value = std::move(target);
+  }
 }
 
 void Variable::assign_add(const Tensor& delta) {
-  run(OpId::kAssignAddVariableOp, internal::writable_value(*this), delta);
+  for (const Variable& copy : copies_to_write()) {
+    run(OpId::kAssignAddVariableOp, internal::writable_value(copy), delta);
+  }
 }
 
 void Variable::assign_sub(const Tensor& delta) {
-  run(OpId::kAssignSubVariableOp, internal::writable_value(*this), delta);
+  for (const Variable& copy : copies_to_write()) {
+    run(OpId::kAssignSubVariableOp, internal::writable_value(copy), delta);
+  }
 }
 
-DType Variable::dtype() const { return checked(state_).value.dtype(); }
-const Shape& Variable::shape() const { return checked(state_).value.shape(); }
-const std::string& Variable::device() const { return checked(state_).value.device(); }
+absl::InlinedVector<Variable, 1> Variable::copies_to_write() const {
+  checked(state_);
+  if (state_->mirrors.empty()) return {*this};
+  if (internal::current_replica_id() >= 0) return {from_state(state())};
+  absl::InlinedVector<Variable, 1> copies;
+  for (const auto& copy : state_->mirrors) copies.push_back(from_state(copy));
+  return copies;
+}
+
+DType Variable::dtype() const { return checked(state()).value.dtype(); }
+const Shape& Variable::shape() const { return checked(state()).value.shape(); }
+const std::string& Variable::device() const { return checked(state()).value.device(); }
 const std::string& Variable::name() const { return checked(state_).name; }
 bool Variable::trainable() const { return checked(state_).trainable; }
 
 namespace internal {
+
+std::shared_ptr<VariableState> make_variable_state(const Tensor& initial, bool trainable,
+                                                   std::string name) {
+  Tensor handle = value_or_throw(
+      execute_source(OpId::kVarHandleOp, initial.dtype(), initial.shape(), nullptr, {}));
+  run(OpId::kAssignVariableOp, handle, initial);
+  auto state = std::make_shared<VariableState>();
+  state->value = std::move(handle);
+  state->trainable = trainable;
+  state->name = std::move(name);
+  return state;
+}
 
 const Tensor& writable_value(const Variable& var) {
   checked(var.state());

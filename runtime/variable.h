@@ -21,13 +21,29 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "runtime/tensor.h"
 
 namespace mt {
 namespace internal {
-struct VariableState;
-}
+
+struct VariableState {
+  Tensor value;
+  bool trainable = true;
+  std::string name;
+  // A mirrored variable's copies, one per replica; its own value is then empty (Note
+  // [Mirrored variables]).
+  std::vector<std::shared_ptr<VariableState>> mirrors;
+};
+
+// Creates the state of a plain variable on the device the thread's scope picks:
+// VarHandleOp, then AssignVariableOp of `initial`.
+std::shared_ptr<VariableState> make_variable_state(const Tensor& initial, bool trainable,
+                                                   std::string name);
+
+}  // namespace internal
 
 class Variable {
  public:
@@ -51,8 +67,15 @@ class Variable {
   bool trainable() const;
   bool defined() const { return state_ != nullptr; }
 
-  // Internal: the shared state, for GradientTape and the optimizers.
-  const std::shared_ptr<internal::VariableState>& state() const { return state_; }
+  // Internal: the shared state, for GradientTape and the optimizers; for a mirrored
+  // variable, the calling replica's copy (Note [Mirrored variables] in
+  // runtime/distribute/replica_hooks.h).
+  const std::shared_ptr<internal::VariableState>& state() const {
+    if (state_ != nullptr && !state_->mirrors.empty()) return replica_state();
+    return state_;
+  }
+  // Internal: the state this handle holds (a mirrored variable's, holding its copies).
+  const std::shared_ptr<internal::VariableState>& handle_state() const { return state_; }
   static Variable from_state(std::shared_ptr<internal::VariableState> state) {
     Variable v;
     v.state_ = std::move(state);
@@ -60,16 +83,15 @@ class Variable {
   }
 
  private:
+  const std::shared_ptr<internal::VariableState>& replica_state() const;
+  // Returns what an assignment writes: this handle, or every copy of a mirrored variable
+  // outside run() (each a handle whose state() is that copy's).
+  absl::InlinedVector<Variable, 1> copies_to_write() const;
+
   std::shared_ptr<internal::VariableState> state_;
 };
 
 namespace internal {
-
-struct VariableState {
-  Tensor value;
-  bool trainable = true;
-  std::string name;
-};
 
 // Returns the variable's value after making its buffer the variable's alone (moving the
 // variable to a copy when a read value is held elsewhere: Note [Variables write in place]),

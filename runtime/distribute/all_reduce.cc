@@ -1,0 +1,72 @@
+// All-reduce from inside run() (ReplicaContext::all_reduce) and the checks every
+// collective makes before its cross-device ops run (StrategyState::all_reduce).
+#include "absl/strings/str_cat.h"
+#include "runtime/device_scope.h"
+#include "runtime/distribute/strategy_state.h"
+#include "runtime/error.h"
+#include "runtime/ops.h"
+
+namespace mt::distribute {
+namespace internal {
+namespace {
+
+absl::Status differs(const char* caller, size_t r, size_t k, const Tensor& value,
+                     const Tensor& first) {
+  return absl::InvalidArgumentError(absl::StrCat(
+      "[", caller, "] replica ", r, "'s value ", k, " is ", dtype_name(value.dtype()), " ",
+      value.shape().to_string(), ", replica 0's ", dtype_name(first.dtype()), " ",
+      first.shape().to_string(), ": every replica must reduce values of one shape and dtype"));
+}
+
+}  // namespace
+
+absl::StatusOr<mt::internal::PerReplicaValues> StrategyState::all_reduce(
+    const char* caller, ReduceOp op, const mt::internal::PerReplicaValues& in) {
+  mt::internal::PerReplicaValues local = in;
+  for (size_t r = 0; r < in.size(); ++r) {
+    if (in[r].size() != in[0].size()) {
+      return absl::InvalidArgumentError(absl::StrCat("[", caller, "] replica ", r, " reduces ",
+                                                     in[r].size(), " values, replica 0 ",
+                                                     in[0].size()));
+    }
+    for (size_t k = 0; k < in[r].size(); ++k) {
+      const Tensor& value = in[r][k];
+      if (!value.defined()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("[", caller, "] replica ", r, "'s value ", k, " is an empty tensor"));
+      }
+      if (value.dtype() != in[0][k].dtype() || value.shape() != in[0][k].shape()) {
+        return differs(caller, r, k, value, in[0][k]);
+      }
+      if (value.device() == names[r]) continue;
+      try {  // a value computed elsewhere (a CPU op in the replica) goes to its replica first
+        DeviceScope scope(names[r]);
+        local[r][k] = identity(value);
+      } catch (const Error& e) {
+        return absl::Status(e.code(), e.what());
+      }
+    }
+  }
+  if (in[0].empty()) return local;
+  return ops->batch_all_reduce(op, local);
+}
+
+}  // namespace internal
+
+std::vector<Tensor> ReplicaContext::all_reduce(ReduceOp op, absl::Span<const Tensor> values) {
+  auto merge = [&](absl::Span<const void* const> parts) -> absl::Status {
+    mt::internal::PerReplicaValues in(parts.size());
+    for (size_t r = 0; r < parts.size(); ++r) {
+      const auto& part = *static_cast<const absl::Span<const Tensor>*>(parts[r]);
+      in[r].assign(part.begin(), part.end());
+    }
+    absl::StatusOr<mt::internal::PerReplicaValues> out = state_->all_reduce("all_reduce", op, in);
+    if (!out.ok()) return out.status();
+    state_->reduced = *std::move(out);
+    return absl::OkStatus();
+  };
+  mt::internal::throw_if_error(state_->merge.arrive(id_, &values, merge));
+  return std::move(state_->reduced[id_]);
+}
+
+}  // namespace mt::distribute
