@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine from the repository root (see scripts/gpu-check.sh). Optional
 # arguments: the steps to run (tests faults sanitizer racecheck examples distributed
-# benchmarks cpubench halfbench python fuzz, and soak soak-start soak-collect cardfill);
+# benchmarks cpubench halfbench python fuzz, and soak soak-start soak-collect cardfill
+# trainbench strategybench);
 # default all but the soak steps and cardfill. `fuzz` runs the differential fuzzer against
 # the CPU for MT_DIFF_FUZZ_SECONDS (default 90) on every GPU, then as long on two logical
 # GPUs of GPU 0. `soak` runs 16 threads of mixed ops on two logical GPUs for MT_SOAK_SECONDS
 # (default 60). `cardfill` fills GPU 0 from a second process and tries the default pool,
-# growth mode and a fixed limit on what is left. `ddpbench` (not in the default either) times
-# PyTorch DDP over NCCL on the wide MLP training step, on 1 GPU and, where there are two, 2.
+# growth mode and a fixed limit on what is left.
 #
 # A soak longer than one device call (10 minutes, unpacking included) runs in two calls:
 #   call 1: bash .gpu/gpu-run.sh soak-start tests examples   (MT_SOAK_SECONDS, default 600)
@@ -34,6 +34,10 @@ for lib in libssl.so.3 libcrypto.so.3 libz.so.1 libgomp.so.1; do
   fi
 done
 [ -x .gpu/bin/mt-server ] && ldd .gpu/bin/mt-server | grep -F "not found"
+# MirroredStrategy opens libnccl.so.2 with dlopen: the machine's CUDA toolkit has none, its
+# PyTorch bundles one (docs/distribute.md).
+nccl_lib=$(python3 -c "import nvidia.nccl as n; print(list(n.__path__)[0] + '/lib')" 2>/dev/null)
+[ -n "$nccl_lib" ] && export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$nccl_lib"
 # Logs go to one folder, packed into $OUT/gpu-logs.tgz at the end (the device tool
 # brings back at most 8 files).
 out=/tmp/mt-gpu-logs
@@ -300,8 +304,10 @@ for step in $steps; do
     benchmarks)
       for b in .gpu/bin/*_benchmark; do
         name=$(basename "$b")
-        # the cpubench and halfbench steps run these
-        case "$name" in cpu_kernels_benchmark|half_precision_benchmark) continue ;; esac
+        # the cpubench, halfbench and strategybench steps run these
+        case "$name" in
+          cpu_kernels_benchmark|half_precision_benchmark|mirrored_strategy_benchmark) continue ;;
+        esac
         "$b" --benchmark_min_time=0.2 >"$out/$name.log" 2>&1
         record "$name" "rc=$?"
         grep -E '^(BM_|Benchmark)' "$out/$name.log"
@@ -353,35 +359,25 @@ for step in $steps; do
         label=$(awk -v n="$name" '$1 == n {print $(NF-2), $(NF-1), $NF}' "$out/train-step-cc.log")
         record "C++ $name ($label)" "minitensor ${ours} ms  libtorch ${theirs:-?} ms  speedup $(awk -v a="$ours" -v b="$theirs" 'BEGIN {if (a > 0 && b > 0) printf "%.2fx", b / a; else print "?"}')"
       done < <(awk '/_median/ {print $1, $2}' "$out/train-step-cc.log") ;;
-    ddpbench)
-      # PyTorch DDP (NCCL, its defaults, TF32 off) on train_step_benchmark's wide MLP step,
-      # the peer of MirroredStrategy (bench/peer/ddp_train_peer.py): global batch 4096 on 1
-      # GPU (plain model and DDP) and split over 2 GPUs; ms per step, medians of 3 x 20 steps.
-      gpus=$(nvidia-smi -L | wc -l)
-      for n in 1 2; do
-        if [ "$gpus" -lt "$n" ]; then
-          record "ddp torchrun gpus=$n" "skipped: $gpus GPU here"
-          continue
-        fi
-        # torchrun as a module of the python3 that has torch.
-        MT_TEST_TIMEOUT=150 limit python3 -m torch.distributed.run --standalone \
-          --nproc_per_node="$n" bench/peer/ddp_train_peer.py --dtype float32 bfloat16 \
-          --steps 20 --warmup 5 --repeats 3 >"$out/ddp-$n.log" 2>&1
-        record "ddp torchrun gpus=$n" "rc=$? $(grep -m1 '^# torch' "$out/ddp-$n.log" | cut -d, -f1-3)"
-        grep -E '^(# )?(plain|ddp) ' "$out/ddp-$n.log"
+    strategybench)
+      # MirroredStrategy (issue 21): all-reduce beside raw ncclAllReduce in the same run
+      # (busbw = bytes/time * 2(n-1)/n), and the wide MLP data-parallel on 1 and 2 GPUs.
+      n=$(nvidia-smi -L | wc -l)
+      .gpu/bin/mirrored_strategy_benchmark --benchmark_repetitions=3 \
+        --benchmark_report_aggregates_only=true >"$out/strategy-bench.log" 2>&1
+      record "mirrored_strategy_benchmark" "rc=$? gpus=$n"
+      grep -E '_median|ERROR' "$out/strategy-bench.log"
+      for bytes in 1048576 4194304 16777216 67108864 268435456 1073741824; do
+        raw=$(awk -v b="$bytes" '$1 == "BM_AllReduce/bytes:" b "/impl:0/manual_time_median" {print $2}' "$out/strategy-bench.log")
+        ours=$(awk -v b="$bytes" '$1 == "BM_AllReduce/bytes:" b "/impl:1/manual_time_median" {print $2}' "$out/strategy-bench.log")
+        record "all-reduce $((bytes >> 20)) MiB busbw" "$(awk -v b="$bytes" -v r="$raw" -v o="$ours" -v n="$n" 'BEGIN {
+          if (r > 0 && o > 0) printf "raw %.1f GB/s  strategy %.1f GB/s  ratio %.2fx", b/(r*1e-6)*2*(n-1)/n/1e9, b/(o*1e-6)*2*(n-1)/n/1e9, r/o; else print "?" }')"
       done
-      # The ms_per_step of mode $1, dtype $2 on $3 GPUs, from the lines the script prints.
-      ddp_ms() {
-        awk -v m="$1" -v d="$2" -v g="gpus=$3" '$1 == m && $2 == "wide" && $3 == d && $4 == g {
-          for (i = 5; i <= NF; i++) if (sub(/^ms_per_step=/, "", $i)) print $i }' "$out"/ddp-*.log
-      }
-      for dtype in float32 bfloat16; do
-        plain=$(ddp_ms plain "$dtype" 1) one=$(ddp_ms ddp "$dtype" 1) two=$(ddp_ms ddp "$dtype" 2)
-        record "ddp wide $dtype ms/step" "plain 1 GPU ${plain:-?}  DDP 1 GPU ${one:-?}  DDP 2 GPUs ${two:-?}"
-        # The same global batch on each side: examples/s of 2 GPUs over 1 GPU's is the ratio of times.
-        record "ddp wide $dtype 2-vs-1 scaling" "$(awk -v p="$plain" -v a="$one" -v b="$two" 'BEGIN {
-          if (b > 0 && p > 0 && a > 0) printf "%.2fx over plain, %.2fx over DDP on 1 GPU (ideal 2x)", p / b, a / b
-          else print "? (no 2-GPU figure)" }')"
+      for dtype in 0 1; do
+        one=$(awk -v d="$dtype" '$1 == "BM_WideStep/gpus:1/bf16:" d "/manual_time_median" {print $2}' "$out/strategy-bench.log")
+        two=$(awk -v d="$dtype" '$1 == "BM_WideStep/gpus:2/bf16:" d "/manual_time_median" {print $2}' "$out/strategy-bench.log")
+        record "wide step bf16=$dtype 1 vs 2 GPUs" "$(awk -v a="$one" -v b="$two" 'BEGIN {
+          if (a > 0 && b > 0) printf "%.2f ms  %.2f ms  scaling %.2fx", a, b, a/b; else print "?" }')"
       done ;;
   esac
   record "step $step" "$((SECONDS - step_start)) s"

@@ -74,5 +74,6 @@ NB_MODULE(_minitensor, m) {
   bind_trace(m);
   bind_random(m);
   bind_training(m);
+  bind_strategy(m);
   bind_distributed(m);
 }

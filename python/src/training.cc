@@ -100,6 +100,8 @@ void bind_optimizers(nb::module_& m) {
               const std::vector<std::pair<std::optional<Tensor>, Variable>>& pairs) {
              std::vector<GradAndVar> grads;
              for (const auto& [g, v] : pairs) grads.emplace_back(g.value_or(Tensor()), v);
+             // Inside MirroredStrategy.run this waits for the other replicas' threads.
+             nb::gil_scoped_release release;
              o.apply_gradients(grads);
            })
       .def_prop_ro("iterations", &optimizers::Optimizer::iterations)

@@ -53,6 +53,7 @@ const ExampleCase kCases[] = {
     {"guide_soft_placement", "guide_soft_placement", "", ""},
     {"guide_virtual_gpus", "guide_virtual_gpus", "", ""},
     {"guide_manual_replication", "guide_manual_replication", "", ""},
+    {"guide_mirrored_strategy", "guide_mirrored_strategy", "", ""},
     {"run_three_processes", "run_three_processes.sh", "", ""},
     {"run_reordered_programs", "run_reordered_programs.sh", "", ""},
     {"two_gib_per_gpu", "two_gib_per_gpu", "", ""},

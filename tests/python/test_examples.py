@@ -42,6 +42,7 @@ CASES = [
     ("per_gpu_growth", "per_gpu_growth.py", {}, ""),
     # Seeded training on the CPU, whose float32 results repeat exactly.
     ("keras_classifier", "keras_classifier.py", {"CUDA_VISIBLE_DEVICES": ""}, ""),
+    ("guide_mirrored_strategy_keras", "guide_mirrored_strategy.py", {}, ""),
     # CPU-only workers, as tests/distributed/example_test.cc runs the C++ program.
     ("remote_guide_example", "remote_guide_example.py", {"CUDA_VISIBLE_DEVICES": ""}, ""),
 ]

@@ -1,5 +1,7 @@
-"""Remote tasks (tf.distribute): ``Server`` runs one task of a cluster in this process, and
-``cluster_resolver`` says where the tasks are (docs/distributed.md, "From Python").
+"""tf.distribute: ``MirroredStrategy``, data parallelism on this machine's GPUs
+(mirrored_strategy.py, docs/distribute.md); and remote tasks: ``Server`` runs one task of a
+cluster in this process, and ``cluster_resolver`` says where the tasks are
+(docs/distributed.md, "From Python").
 
     # a worker process
     cluster = mt.train.ClusterSpec({"worker": ["127.0.0.1:2222", "127.0.0.1:2223"]})
@@ -20,8 +22,15 @@ from .. import _minitensor as _mt
 from .. import errors as _errors
 from ..train import ClusterSpec
 from . import cluster_resolver
+from .mirrored_strategy import (
+    MirroredStrategy, NcclAllReduce, PerReplica, ReduceOp, ReductionToOneDevice, ReplicaContext,
+    get_replica_context, get_strategy, has_strategy, in_cross_replica_context)
+from .input_distribution import InputContext
 
-__all__ = ["Server", "cluster_resolver", "is_available", "pick_unused_loopback_port"]
+__all__ = ["InputContext", "MirroredStrategy", "NcclAllReduce", "PerReplica", "ReduceOp",
+           "ReductionToOneDevice", "ReplicaContext", "Server", "cluster_resolver",
+           "get_replica_context", "get_strategy", "has_strategy", "in_cross_replica_context",
+           "is_available", "pick_unused_loopback_port"]
 
 _MiB = 1 << 20
 

@@ -1,0 +1,215 @@
+// MirroredStrategy on the GPUs of this machine (issue 21's figures), each beside its
+// baseline in the same run:
+//   BM_AllReduce/bytes/impl  impl 0: raw ncclAllReduce on cudaMalloc buffers, one group per
+//                            call (the floor); impl 1: ReplicaContext::all_reduce inside
+//                            strategy.run. Counter busbw (GB/s), nccl-tests' formula:
+//                            algbw * 2(n-1)/n.
+//   BM_WideStep/gpus/dtype   the wide MLP of train_step_benchmark.cc (4096-4096-4096-4096,
+//                            Adam, global batch 4096) data-parallel on the first `gpus`
+//                            GPUs, each replica a batch of 4096/gpus. Counter examples/s.
+// Needs two GPUs (all-reduce) or as many as asked (step); skips itself otherwise.
+#include <benchmark/benchmark.h>
+#include <cuda_runtime.h>
+
+#include <chrono>
+#include <cmath>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/context.h"
+#include "runtime/cuda/nccl_library.h"
+#include "runtime/minitensor.h"
+
+namespace {
+
+using mt::distribute::MirroredStrategy;
+using mt::distribute::ReduceOp;
+using mt::distribute::ReplicaContext;
+
+int num_gpus() { return static_cast<int>(mt::config::list_physical_devices("GPU").size()); }
+
+// Waits for every device of the runtime.
+void synchronize_all() {
+  mt::internal::Runtime* rt = *mt::internal::Context::get().runtime();
+  for (int i = 0; i < rt->num_devices(); ++i) (void)rt->device(i).synchronize();
+}
+
+double busbw(int64_t bytes, double seconds, int n) {
+  return static_cast<double>(bytes) / seconds * 2.0 * (n - 1) / n / 1e9;
+}
+
+// The floor: ncclAllReduce on every GPU, out of place, one group per call.
+void all_reduce_raw(benchmark::State& state, int n, int64_t bytes) {
+  auto nccl = mt::cuda::nccl_library();
+  if (!nccl.ok()) return state.SkipWithError(std::string(nccl.status().message()).c_str());
+  std::vector<int> ordinals(n);
+  for (int i = 0; i < n; ++i) ordinals[i] = i;
+  std::vector<mt::cuda::NcclCommHandle> comms(n);
+  if ((*nccl)->comm_init_all(comms.data(), n, ordinals.data()) != 0) {
+    return state.SkipWithError("ncclCommInitAll failed");
+  }
+  std::vector<void*> send(n), recv(n);
+  std::vector<cudaStream_t> streams(n);
+  for (int i = 0; i < n; ++i) {
+    cudaSetDevice(i);
+    cudaMalloc(&send[i], bytes);
+    cudaMalloc(&recv[i], bytes);
+    cudaMemset(send[i], 0, bytes);
+    cudaStreamCreateWithFlags(&streams[i], cudaStreamNonBlocking);
+  }
+  auto once = [&] {
+    (*nccl)->group_start();
+    for (int i = 0; i < n; ++i) {
+      (*nccl)->all_reduce(send[i], recv[i], bytes / 4, mt::cuda::kNcclFloat32, mt::cuda::kNcclSum,
+                          comms[i], streams[i]);
+    }
+    (*nccl)->group_end();
+  };
+  auto sync = [&] {
+    for (int i = 0; i < n; ++i) cudaStreamSynchronize(streams[i]);
+  };
+  once();
+  sync();
+  const int reps = bytes >= (int64_t{256} << 20) ? 5 : 20;
+  for (auto _ : state) {
+    const auto start = std::chrono::steady_clock::now();
+    for (int r = 0; r < reps; ++r) once();
+    sync();
+    const std::chrono::duration<double> s = std::chrono::steady_clock::now() - start;
+    state.SetIterationTime(s.count() / reps);
+    state.counters["busbw"] = busbw(bytes, s.count() / reps, n);
+  }
+  for (int i = 0; i < n; ++i) {
+    cudaSetDevice(i);
+    cudaStreamDestroy(streams[i]);
+    cudaFree(send[i]);
+    cudaFree(recv[i]);
+    (*nccl)->comm_destroy(comms[i]);
+  }
+}
+
+// ReplicaContext::all_reduce of one float32 tensor per replica, inside strategy.run.
+void all_reduce_strategy(benchmark::State& state, int64_t bytes) {
+  MirroredStrategy strategy;
+  const int n = strategy.num_replicas_in_sync();
+  std::vector<mt::Tensor> inputs =
+      strategy.run([&](ReplicaContext&) { return mt::zeros({bytes / 4}); });
+  auto once = [&] {
+    strategy.run([&](ReplicaContext& ctx) {
+      benchmark::DoNotOptimize(
+          ctx.all_reduce(ReduceOp::kSum, inputs[ctx.replica_id_in_sync_group()]));
+    });
+  };
+  once();
+  synchronize_all();
+  const int reps = bytes >= (int64_t{256} << 20) ? 5 : 20;
+  for (auto _ : state) {
+    const auto start = std::chrono::steady_clock::now();
+    for (int r = 0; r < reps; ++r) once();
+    synchronize_all();
+    const std::chrono::duration<double> s = std::chrono::steady_clock::now() - start;
+    state.SetIterationTime(s.count() / reps);
+    state.counters["busbw"] = busbw(bytes, s.count() / reps, n);
+  }
+  state.SetLabel(strategy.cross_device_ops_name());
+}
+
+void BM_AllReduce(benchmark::State& state) {
+  const int n = num_gpus();
+  if (n < 2) return state.SkipWithError("needs two GPUs");
+  const int64_t bytes = state.range(0);
+  if (state.range(1) == 0) return all_reduce_raw(state, n, bytes);
+  all_reduce_strategy(state, bytes);
+}
+BENCHMARK(BM_AllReduce)
+    ->ArgNames({"bytes", "impl"})
+    ->ArgsProduct({{1 << 20, 4 << 20, 16 << 20, 64 << 20, 256 << 20, 1 << 30}, {0, 1}})
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+
+struct Replica {
+  mt::Tensor x, y;
+};
+
+// One replica's step: forward, loss over the global batch, gradients, Adam (all-reduced).
+void replica_step(const Replica& data, std::vector<mt::Variable>& params,
+                  mt::optimizers::Adam& adam, int64_t global_batch) {
+  mt::GradientTape tape;
+  mt::Tensor h = data.x;
+  for (size_t i = 0; i < params.size(); i += 2) {
+    h = mt::nn::bias_add(mt::matmul(h, params[i]), params[i + 1]);
+    if (i + 2 < params.size()) h = mt::relu(h);
+  }
+  mt::Tensor losses = mt::nn::sparse_softmax_cross_entropy_with_logits(data.y, h);
+  mt::Tensor loss = mt::div(mt::reduce_sum(losses),
+                            mt::fill({}, static_cast<double>(global_batch), losses.dtype()));
+  std::vector<const mt::Variable*> sources;
+  for (const mt::Variable& p : params) sources.push_back(&p);
+  const std::vector<mt::Tensor> grads = tape.gradient(loss, sources);
+  std::vector<mt::optimizers::GradAndVar> pairs;
+  for (size_t i = 0; i < grads.size(); ++i) pairs.push_back({grads[i], params[i]});
+  adam.apply_gradients(pairs);
+}
+
+// range(0): GPUs; range(1): 0 float32, 1 bfloat16.
+void BM_WideStep(benchmark::State& state) {
+  const int n = static_cast<int>(state.range(0));
+  if (num_gpus() < n) return state.SkipWithError("not enough GPUs");
+  const mt::DType dtype = state.range(1) == 1 ? mt::DType::kBFloat16 : mt::DType::kFloat32;
+  std::vector<std::string> devices;
+  for (int i = 0; i < n; ++i) devices.push_back("/GPU:" + std::to_string(i));
+  MirroredStrategy strategy(devices);
+  const int64_t width = 4096, batch = 4096;
+  std::vector<mt::Variable> params;
+  {
+    auto scope = strategy.scope();
+    for (int i = 0; i < 3; ++i) {
+      params.emplace_back(mt::cast(
+          mt::random::stateless_normal({width, width}, {5, i}, 0, std::sqrt(2.0 / width)), dtype));
+      params.emplace_back(mt::zeros({width}, dtype));
+    }
+  }
+  const int64_t local = batch / n;
+  std::vector<Replica> data = strategy.run([&](ReplicaContext& ctx) {
+    const int r = ctx.replica_id_in_sync_group();
+    return Replica{mt::cast(mt::random::stateless_normal({local, width}, {1, r}), dtype),
+                   mt::random::stateless_uniform_int({local}, {3, r}, 0, width)};
+  });
+  mt::optimizers::Adam adam(1e-3);
+  auto step = [&] {
+    strategy.run([&](ReplicaContext& ctx) {
+      replica_step(data[ctx.replica_id_in_sync_group()], params, adam, batch);
+    });
+  };
+  for (int i = 0; i < 3; ++i) step();  // warm up: slots, pools, cuBLAS, NCCL
+  synchronize_all();
+  const int reps = 5;
+  for (auto _ : state) {
+    const auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < reps; ++i) step();
+    synchronize_all();
+    const std::chrono::duration<double> s = std::chrono::steady_clock::now() - start;
+    state.SetIterationTime(s.count() / reps);
+    state.counters["examples_per_s"] = static_cast<double>(batch) * reps / s.count();
+  }
+  state.SetLabel(std::string(strategy.cross_device_ops_name()) + " " + mt::dtype_name(dtype));
+}
+BENCHMARK(BM_WideStep)
+    ->ArgNames({"gpus", "bf16"})
+    ->ArgsProduct({{1, 2}, {0, 1}})
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  for (const mt::PhysicalDevice& gpu : mt::config::list_physical_devices("GPU")) {
+    mt::config::set_memory_growth(gpu, true);
+  }
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
