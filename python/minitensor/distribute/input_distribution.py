@@ -1,0 +1,104 @@
+"""A MirroredStrategy's input (tf.distribute's distributed datasets): each global batch of
+a dataset split across the replicas, each part made on its replica's device."""
+
+import numpy as _np
+
+__all__ = ["DatasetsFromFunction", "DistributedDataset", "InputContext", "ValueContext"]
+
+
+class ValueContext:
+    """What ``experimental_distribute_values_from_function`` tells its function."""
+
+    def __init__(self, replica_id_in_sync_group, num_replicas_in_sync):
+        self.replica_id_in_sync_group = replica_id_in_sync_group
+        self.num_replicas_in_sync = num_replicas_in_sync
+
+
+class InputContext:
+    """What ``distribute_datasets_from_function`` tells its function (one input pipeline:
+    this process's)."""
+
+    def __init__(self, num_replicas_in_sync):
+        self.num_input_pipelines = 1
+        self.input_pipeline_id = 0
+        self.num_replicas_in_sync = num_replicas_in_sync
+
+    def get_per_replica_batch_size(self, global_batch_size):
+        if global_batch_size % self.num_replicas_in_sync:
+            raise ValueError(f"The `global_batch_size` {global_batch_size} is not divisible by "
+                             f"`num_replicas_in_sync` {self.num_replicas_in_sync} ")
+        return global_batch_size // self.num_replicas_in_sync
+
+
+def _map_structure(fn, element):
+    if isinstance(element, tuple) and not hasattr(element, "_fields"):
+        return tuple(_map_structure(fn, e) for e in element)
+    if isinstance(element, list):
+        return [_map_structure(fn, e) for e in element]
+    if isinstance(element, dict):
+        return {k: _map_structure(fn, v) for k, v in element.items()}
+    return fn(element)
+
+
+def _host_elements(dataset):
+    """Iterates over the dataset's elements as NumPy arrays where it can give them so."""
+    numpy_iterator = getattr(dataset, "as_numpy_iterator", None)
+    return numpy_iterator() if numpy_iterator is not None else iter(dataset)
+
+
+def _on_device(value, device):
+    from .. import constant
+    from .. import device as device_scope
+    with device_scope(device):
+        return constant(_np.asarray(value))
+
+
+class DistributedDataset:
+    """Iterates over a dataset's global batches, each split along axis 0 into one part per
+    replica (sizes differing by at most one), as PerReplica values."""
+
+    def __init__(self, strategy, dataset):
+        self._strategy = strategy
+        self._dataset = dataset
+
+    def __iter__(self):
+        from .mirrored_strategy import PerReplica
+        devices = self._strategy.extended.worker_devices
+        for element in _host_elements(self._dataset):
+            def split(value):
+                parts = _np.array_split(_np.asarray(value), len(devices))
+                return PerReplica(_on_device(p, d) for p, d in zip(parts, devices))
+            yield _map_structure(split, element)
+
+
+class DatasetsFromFunction:
+    """Iterates over ``dataset_fn(InputContext)``'s batches, replica i of each step taking
+    the i-th of num_replicas_in_sync consecutive batches (a last incomplete group ends
+    the iteration)."""
+
+    def __init__(self, strategy, dataset_fn):
+        self._strategy = strategy
+        self._dataset = dataset_fn(InputContext(strategy.num_replicas_in_sync))
+
+    def __iter__(self):
+        from .mirrored_strategy import PerReplica
+        devices = self._strategy.extended.worker_devices
+        group = []
+        for element in _host_elements(self._dataset):
+            group.append(element)
+            if len(group) < len(devices):
+                continue
+            placed = [_map_structure(lambda v, d=d: _on_device(v, d), e)
+                      for e, d in zip(group, devices)]
+            group = []
+            yield _regroup_elements(placed, PerReplica)
+
+
+def _regroup_elements(elements, per_replica):
+    first = elements[0]
+    if isinstance(first, tuple) and not hasattr(first, "_fields"):
+        return tuple(_regroup_elements([e[i] for e in elements], per_replica)
+                     for i in range(len(first)))
+    if isinstance(first, dict):
+        return {k: _regroup_elements([e[k] for e in elements], per_replica) for k in first}
+    return per_replica(elements)
