@@ -305,7 +305,7 @@ for step in $steps; do
         record "tlsbench" "rc=$? cores=$(nproc) rounds=${MT_TLSBENCH_ROUNDS:-3}"
         cat "$out/tlsbench.log"
         while read -r name conns plain pu tls tu ratio; do
-          record "tls $name conns=$conns" "plaintext $plain $pu  mutual TLS $tls $tu  TLS/plain $ratio"
+          record "tls ${name%%/*} conns=$conns" "plaintext $plain $pu  mutual TLS $tls $tu  TLS/plain $ratio"
         done < <(grep -E '^BM_' "$out/tlsbench.log")
       else
         record "tlsbench" "no .gpu/bin/remote_benchmark (built without gRPC, or an older bundle)"
