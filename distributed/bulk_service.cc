@@ -4,11 +4,15 @@
 #include <malloc.h>
 #endif
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <thread>
 #include <vector>
 
+#include "core/check.h"
+#include "distributed/tensor_codec.h"
 #include "distributed/worker_service.h"
 
 namespace mt::distributed::internal {
@@ -57,6 +61,18 @@ BulkService::BulkService(WorkerService* worker) {
           worker)));
 }
 
+int part_count(size_t bytes, int connections) {
+  size_t most = std::min<size_t>(std::max(connections, 1), kMaxParts);
+  return static_cast<int>(std::clamp<size_t>(bytes / kChunkBytes, 1, most));
+}
+
+std::pair<size_t, size_t> part_range(size_t bytes, int parts, int part) {
+  // bytes * part / parts without overflow: bytes = q * parts + r, r < parts <= kMaxParts.
+  const size_t q = bytes / parts, r = bytes % parts;
+  const auto start = [&](size_t i) { return q * i + r * i / parts; };
+  return {start(part), start(part + 1)};
+}
+
 grpc::Status upload_pieces(grpc::Channel* channel, grpc::ClientContext* context,
                            const proto::UploadRequest& header,
                            absl::Span<const std::string_view> pieces) {
@@ -71,10 +87,9 @@ grpc::Status upload_pieces(grpc::Channel* channel, grpc::ClientContext* context,
   return writer->Finish();  // when a write failed, the task's reason
 }
 
-grpc::Status fetch_pieces(grpc::Channel* channel, grpc::ClientContext* context, uint64_t handle,
-                          char* dst, size_t bytes, size_t* received) {
-  proto::FetchRequest request;
-  request.set_handle(handle);
+grpc::Status fetch_pieces(grpc::Channel* channel, grpc::ClientContext* context,
+                          const proto::FetchRequest& request, char* dst, size_t bytes,
+                          size_t* received) {
   std::unique_ptr<grpc::ClientReader<grpc::ByteBuffer>> reader(
       grpc::internal::ClientReaderFactory<grpc::ByteBuffer>::Create(
           channel, RpcMethod(kFetch, RpcMethod::SERVER_STREAMING), context, request));
@@ -91,6 +106,32 @@ grpc::Status fetch_pieces(grpc::Channel* channel, grpc::ClientContext* context, 
     }
   }
   return reader->Finish();
+}
+
+grpc::Status run_parts(absl::Span<const std::shared_ptr<grpc::Channel>> channels, int parts,
+                       const std::function<std::unique_ptr<grpc::ClientContext>()>& make_context,
+                       const PartCall& call) {
+  MT_CHECK(parts >= 1 && parts <= static_cast<int>(channels.size()));
+  std::vector<std::unique_ptr<grpc::ClientContext>> contexts;
+  for (int i = 0; i < parts; ++i) contexts.push_back(make_context());
+  std::mutex mu;
+  grpc::Status first;  // guarded by mu
+  const auto run = [&](int i) {
+    grpc::Status s = call(i, channels[i].get(), contexts[i].get());
+    if (s.ok()) return;
+    std::lock_guard<std::mutex> lock(mu);
+    if (!first.ok()) return;  // cancelled by the first failure, or failed beside it
+    first = s;
+    // A context whose call has not started yet cancels it when it starts.
+    for (int j = 0; j < parts; ++j) {
+      if (j != i) contexts[j]->TryCancel();
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int i = 1; i < parts; ++i) threads.emplace_back(run, i);
+  run(0);
+  for (std::thread& t : threads) t.join();
+  return first;
 }
 
 }  // namespace mt::distributed::internal

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/status.h"
+#include "distributed/bulk_service.h"
 #include "distributed/cluster_spec.h"
 #include "distributed/distributed.h"
 #include "distributed/remote_device.h"
@@ -92,6 +93,10 @@ absl::Status check_options(const config::ConnectOptions& o) {
   if (o.max_message_bytes <= 0 || o.max_message_bytes > INT32_MAX) {
     return absl::InvalidArgumentError(absl::StrCat(
         kConnect, "max_message_bytes must be in [1, 2^31), got ", o.max_message_bytes));
+  }
+  if (o.bulk_connections < 0 || o.bulk_connections > kMaxParts) {
+    return absl::InvalidArgumentError(absl::StrCat(kConnect, "bulk_connections must be in [0, ",
+                                                   kMaxParts, "], got ", o.bulk_connections));
   }
   return absl::OkStatus();
 }

@@ -101,6 +101,10 @@ struct ConnectOptions {
   int64_t max_message_bytes = int64_t{256} << 20;  // larger tensors are refused
   distributed::TlsOptions tls;                     // root_cert_pem set: connect with TLS
   std::string auth_token;                          // sent with every call when set
+  // Connections to each task that a large tensor is split over, each encrypting its part
+  // on a core of its own (docs/distributed.md, "What TLS costs"); in [0, 64], 0: one per
+  // hardware thread, at most 8.
+  int bulk_connections = 0;
 };
 
 // Connects this process to `cluster` as task `task_index` of `job_name` (a job absent from

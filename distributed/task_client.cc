@@ -5,6 +5,7 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "core/status.h"
@@ -32,9 +33,13 @@ int unacknowledged_limit_ms(int64_t rpc_timeout_ms) {
   return static_cast<int>(std::min<int64_t>(rpc_timeout_ms, kNoKeepalivePingsMs / 2) * 2);
 }
 
+// `own_connection`: a connection of its own rather than one shared with other channels
+// to the same address (Note [Transfers over several connections] in bulk_service.h).
 std::shared_ptr<grpc::Channel> make_channel(const std::string& address,
-                                            const config::ConnectOptions& options) {
+                                            const config::ConnectOptions& options,
+                                            bool own_connection) {
   grpc::ChannelArguments args;
+  if (own_connection) args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
   // Tensors are checked against options.max_message_bytes by check_size and the task.
   args.SetMaxReceiveMessageSize(grpc_message_limit(options.max_message_bytes));
   args.SetMaxSendMessageSize(grpc_message_limit(options.max_message_bytes));
@@ -57,6 +62,12 @@ std::shared_ptr<grpc::Channel> make_channel(const std::string& address,
   return grpc::CreateCustomChannel(address, credentials, args);
 }
 
+// Returns ConnectOptions::bulk_connections, 0 replaced by its default.
+int bulk_connections(const config::ConnectOptions& options) {
+  if (options.bulk_connections > 0) return options.bulk_connections;
+  return static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 8u));
+}
+
 }  // namespace
 
 TaskClient::TaskClient(std::string job, int task, std::string address,
@@ -66,7 +77,7 @@ TaskClient::TaskClient(std::string job, int task, std::string address,
       address_(std::move(address)),
       name_(task_name(job_, task_)),
       options_(options),
-      channel_(make_channel(address_, options_)),
+      channel_(make_channel(address_, options_, /*own_connection=*/false)),
       metadata_(client_metadata(options_.auth_token)),
       stub_(proto::Worker::NewStub(channel_)),
       // Handles start at a random point, away from other clients' and the task's own.
@@ -78,6 +89,11 @@ TaskClient::TaskClient(std::string job, int task, std::string address,
           },
           options_.rpc_timeout_ms, metadata_)) {
   keep_transfer_buffers();  // Note [Tensor bytes on the wire]
+  // Note [Transfers over several connections]; gRPC connects each at its first call.
+  bulk_channels_.push_back(channel_);
+  for (int i = 1; i < bulk_connections(options_); ++i) {
+    bulk_channels_.push_back(make_channel(address_, options_, /*own_connection=*/true));
+  }
 }
 
 TaskClient::~TaskClient() = default;
@@ -159,32 +175,73 @@ absl::Status TaskClient::upload(uint64_t handle, int device, DType dtype, const 
   header.set_handle(handle);
   header.mutable_value()->set_dtype(static_cast<int>(dtype));
   for (int64_t d : shape.dims()) header.mutable_value()->add_dims(d);
-  std::vector<std::string_view> pieces;
   const char* src = static_cast<const char*>(data);
-  for (size_t offset = 0; offset < bytes; offset += kChunkBytes) {
-    pieces.emplace_back(src + offset, std::min(kChunkBytes, bytes - offset));
+  const int parts = part_count(bytes, static_cast<int>(bulk_channels_.size()));
+  if (parts > 1) return to_status(upload_in_parts(header, src, bytes, parts), op, timeout_ms());
+  wait_for_connection(*channel_, timeout_ms());
+  auto ctx = context(timeout_ms(), false);
+  grpc::Status status = upload_pieces(channel_.get(), ctx.get(), header, pieces(src, bytes));
+  return to_status(status, op, timeout_ms());
+}
+
+// Note [Transfers over several connections] in bulk_service.h.
+grpc::Status TaskClient::upload_in_parts(proto::UploadRequest header, const char* src, size_t bytes,
+                                         int parts) {
+  header.set_parts(parts);  // allocates the tensor
+  wait_for_connection(*channel_, timeout_ms());
+  grpc::Status status =
+      upload_pieces(channel_.get(), context(timeout_ms(), false).get(), header, {});
+  if (!status.ok()) {
+    // The task's own refusal allocated nothing; a call that failed on the way may have.
+    const grpc::StatusCode code = status.error_code();
+    if (code == grpc::StatusCode::DEADLINE_EXCEEDED || code == grpc::StatusCode::UNAVAILABLE ||
+        code == grpc::StatusCode::CANCELLED) {
+      release(header.handle());
+    }
+    return status;
   }
-  wait_for_connection(*channel_, options_.rpc_timeout_ms);
-  auto ctx = context(options_.rpc_timeout_ms, false);
-  grpc::Status status = upload_pieces(channel_.get(), ctx.get(), header, pieces);
-  return to_status(status, op, options_.rpc_timeout_ms);
+  status = run_parts(
+      bulk_channels_, parts, [this] { return context(timeout_ms(), false); },
+      [&](int i, grpc::Channel* channel, grpc::ClientContext* ctx) {
+        proto::UploadRequest part;
+        part.set_handle(header.handle());
+        part.set_part(i + 1);
+        auto [begin, end] = part_range(bytes, parts, i);
+        wait_for_connection(*channel, timeout_ms());
+        return upload_pieces(channel, ctx, part, pieces(src + begin, end - begin));
+      });
+  if (!status.ok()) release(header.handle());  // what arrived is freed after the next op
+  return status;
 }
 
 absl::Status TaskClient::fetch(uint64_t handle, void* dst, size_t bytes) {
   MT_RETURN_IF_ERROR(check_size(bytes, "Fetch"));
   if (bytes <= kInlineBytes) return ops_->fetch(handle, dst, bytes);  // one round trip
   MT_RETURN_IF_ERROR(ops_->sync());
-  wait_for_connection(*channel_, options_.rpc_timeout_ms);
-  auto ctx = context(options_.rpc_timeout_ms, false);
-  size_t received = 0;
-  grpc::Status status =
-      fetch_pieces(channel_.get(), ctx.get(), handle, static_cast<char*>(dst), bytes, &received);
-  if (!status.ok()) return to_status(status, "Fetch", options_.rpc_timeout_ms);
-  if (received != bytes) {
-    return absl::DataLossError(absl::StrCat("[Fetch] task ", name_, " sent ", received,
-                                            " bytes for a tensor of ", bytes, " bytes"));
-  }
-  return absl::OkStatus();
+  // In parts over several connections when large (Note [Transfers over several connections]).
+  const int parts = part_count(bytes, static_cast<int>(bulk_channels_.size()));
+  grpc::Status status = run_parts(
+      bulk_channels_, parts, [this] { return context(timeout_ms(), false); },
+      [&](int i, grpc::Channel* channel, grpc::ClientContext* ctx) {
+        auto [begin, end] = part_range(bytes, parts, i);
+        proto::FetchRequest request;
+        request.set_handle(handle);
+        if (parts > 1) {
+          request.set_offset(begin);
+          request.set_length(end - begin);
+        }
+        wait_for_connection(*channel, timeout_ms());
+        size_t received = 0;
+        grpc::Status s = fetch_pieces(channel, ctx, request, static_cast<char*>(dst) + begin,
+                                      end - begin, &received);
+        if (!s.ok() || received == end - begin) return s;
+        std::string asked =
+            parts == 1 ? "" : absl::StrCat(end - begin, " bytes from byte ", begin, " of ");
+        return grpc::Status(grpc::StatusCode::DATA_LOSS,
+                            absl::StrCat("[Fetch] task ", name_, " sent ", received, " bytes for ",
+                                         asked, "a tensor of ", bytes, " bytes"));
+      });
+  return to_status(status, "Fetch", timeout_ms());
 }
 
 void TaskClient::release(uint64_t handle) { ops_->release(handle); }
@@ -199,6 +256,14 @@ absl::StatusOr<MemoryStats> TaskClient::memory_info(int device) {
   if (!status.ok()) return to_status(status, "get_memory_info", options_.rpc_timeout_ms);
   return MemoryStats{r.bytes_in_use(), r.peak_bytes_in_use(),  r.bytes_reserved(), r.bytes_limit(),
                      r.num_allocs(),   r.largest_free_block(), r.fragmentation()};
+}
+
+std::vector<std::string_view> TaskClient::pieces(const char* src, size_t bytes) {
+  std::vector<std::string_view> out;
+  for (size_t offset = 0; offset < bytes; offset += kChunkBytes) {
+    out.emplace_back(src + offset, std::min(kChunkBytes, bytes - offset));
+  }
+  return out;
 }
 
 absl::Status TaskClient::check_size(size_t bytes, const char* op) const {

@@ -15,7 +15,8 @@
 // one did not run, and their
 // tensors are NotFound. Frees ride on the next message; a read waits for the ops before
 // it, not for the frees. Tensors over kInlineBytes are sent and read in pieces on the
-// Bulk service (distributed/bulk_service.h), each call synchronous with a deadline.
+// Bulk service (distributed/bulk_service.h), each call synchronous with a deadline; large
+// ones in parts, over several connections at once.
 //
 // Thread safety: every method may be called from any thread.
 
@@ -25,6 +26,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -79,6 +81,11 @@ class TaskClient {
 
  private:
   std::unique_ptr<grpc::ClientContext> context(int64_t timeout_ms, bool wait_for_ready) const;
+  int64_t timeout_ms() const { return options_.rpc_timeout_ms; }
+  // Returns `bytes` bytes at `src` as pieces of at most kChunkBytes.
+  static std::vector<std::string_view> pieces(const char* src, size_t bytes);
+  grpc::Status upload_in_parts(proto::UploadRequest header, const char* src, size_t bytes,
+                               int parts);
   absl::Status to_status(const grpc::Status& status, const char* op, int64_t timeout_ms) const;
 
   std::string job_;
@@ -87,6 +94,9 @@ class TaskClient {
   std::string name_;
   config::ConnectOptions options_;
   std::shared_ptr<grpc::Channel> channel_;
+  // channel_, then the connections of its own that large tensors are split over (Note
+  // [Transfers over several connections] in bulk_service.h).
+  std::vector<std::shared_ptr<grpc::Channel>> bulk_channels_;
   CallMetadata metadata_;  // the token and session id every call carries
   std::unique_ptr<proto::Worker::Stub> stub_;
   std::atomic<uint64_t> next_handle_;

@@ -4,6 +4,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "core/check.h"
+#include "core/status.h"
 #include "runtime/tensor_impl.h"
 
 namespace mt::distributed::internal {
@@ -26,6 +28,10 @@ absl::StatusOr<Tensor> TensorStore::find(uint64_t handle, const std::string& cli
   if (it == tensors_.end() || it->second.client != client) {
     return absl::NotFoundError(absl::StrCat("[", op, "] tensor handle ", handle,
                                             " is not on this task (freed, or the task restarted)"));
+  }
+  if (in_parts_.contains(handle)) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "[", op, "] tensor handle ", handle, " is still being uploaded (parts are missing)"));
   }
   return it->second.tensor;
 }
@@ -51,14 +57,20 @@ absl::StatusOr<uint64_t> TensorStore::keep(Tensor t, uint64_t handle, const std:
                                            const char* op) {
   Tensor refused;  // freed outside the lock
   mt::internal::MutexLock lock(&mu_);
+  return keep_locked(std::move(t), handle, client, op, &refused);
+}
+
+absl::StatusOr<uint64_t> TensorStore::keep_locked(Tensor t, uint64_t handle,
+                                                  const std::string& client, const char* op,
+                                                  Tensor* refused) {
   int64_t n = bytes(t);
   if (absl::Status room = check_room_locked(client, n, op); !room.ok()) {
-    refused = std::move(t);
+    *refused = std::move(t);
     return room;
   }
   if (handle == 0) handle = next_handle_++;
   if (tensors_.contains(handle)) {
-    refused = std::move(t);
+    *refused = std::move(t);
     return absl::AlreadyExistsError(
         absl::StrCat("[", op, "] tensor handle ", handle, " is in use"));
   }
@@ -67,20 +79,70 @@ absl::StatusOr<uint64_t> TensorStore::keep(Tensor t, uint64_t handle, const std:
   return handle;
 }
 
+absl::Status TensorStore::keep_in_parts(Tensor t, uint64_t handle, const std::string& client,
+                                        int parts, const char* op) {
+  MT_CHECK(handle != 0 && parts > 1);
+  Tensor refused;  // freed outside the lock
+  mt::internal::MutexLock lock(&mu_);
+  MT_RETURN_IF_ERROR(keep_locked(std::move(t), handle, client, op, &refused).status());
+  in_parts_[handle] = Parts{std::vector<bool>(parts, false), parts};  // before the lock goes
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Tensor> TensorStore::start_part(uint64_t handle, const std::string& client, int part,
+                                               int* parts) {
+  mt::internal::MutexLock lock(&mu_);
+  auto held = tensors_.find(handle);
+  auto waiting = in_parts_.find(handle);
+  if (held == tensors_.end() || held->second.client != client || waiting == in_parts_.end()) {
+    return absl::NotFoundError(
+        absl::StrCat("[Upload] tensor handle ", handle, " is not on this task waiting for parts"));
+  }
+  std::vector<bool>& started = waiting->second.started;
+  if (part < 0 || part >= static_cast<int>(started.size()) || started[part]) {
+    return absl::InvalidArgumentError(absl::StrCat("[Upload] part ", part + 1, " of tensor handle ",
+                                                   handle, " (of ", started.size(),
+                                                   " parts) is out of range or was sent before"));
+  }
+  started[part] = true;
+  *parts = static_cast<int>(started.size());
+  return held->second.tensor;
+}
+
+void TensorStore::finish_part(uint64_t handle, const std::string& client) {
+  mt::internal::MutexLock lock(&mu_);
+  auto held = tensors_.find(handle);
+  auto waiting = in_parts_.find(handle);
+  if (held == tensors_.end() || held->second.client != client || waiting == in_parts_.end()) {
+    return;  // freed meanwhile
+  }
+  if (--waiting->second.left == 0) in_parts_.erase(waiting);
+}
+
+void TensorStore::abandon(uint64_t handle, const std::string& client) {
+  std::vector<Tensor> dropped;  // freed outside the lock
+  mt::internal::MutexLock lock(&mu_);
+  if (in_parts_.contains(handle)) drop_locked(handle, client, &dropped);
+}
+
 void TensorStore::drop(absl::Span<const uint64_t> handles, const std::string& client) {
   std::vector<Tensor> dropped;  // freed outside the lock
   mt::internal::MutexLock lock(&mu_);
-  for (uint64_t handle : handles) {
-    auto it = tensors_.find(handle);
-    if (it == tensors_.end() || it->second.client != client) continue;  // deleting twice is fine
-    if (const int64_t n = bytes(it->second.tensor); n > 0) {
-      auto held = client_bytes_.find(client);
-      held->second -= n;
-      if (held->second == 0) client_bytes_.erase(held);
-    }
-    dropped.push_back(std::move(it->second.tensor));
-    tensors_.erase(it);
+  for (uint64_t handle : handles) drop_locked(handle, client, &dropped);
+}
+
+void TensorStore::drop_locked(uint64_t handle, const std::string& client,
+                              std::vector<Tensor>* dropped) {
+  auto it = tensors_.find(handle);
+  if (it == tensors_.end() || it->second.client != client) return;  // deleting twice is fine
+  if (const int64_t n = bytes(it->second.tensor); n > 0) {
+    auto held = client_bytes_.find(client);
+    held->second -= n;
+    if (held->second == 0) client_bytes_.erase(held);
   }
+  dropped->push_back(std::move(it->second.tensor));
+  tensors_.erase(it);
+  in_parts_.erase(handle);
 }
 
 int64_t TensorStore::bytes_of(const std::string& client) {
@@ -94,6 +156,7 @@ void TensorStore::clear() {
   mt::internal::MutexLock lock(&mu_);
   dropped.swap(tensors_);
   client_bytes_.clear();
+  in_parts_.clear();
 }
 
 }  // namespace mt::distributed::internal

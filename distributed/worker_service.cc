@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/status.h"
+#include "distributed/bulk_service.h"
 #include "distributed/tensor_codec.h"
 #include "kernels/op_def.h"
 #include "runtime/context.h"
@@ -172,6 +173,10 @@ grpc::Status WorkerService::RunOp(grpc::ServerContext* context, const proto::Run
 grpc::Status WorkerService::Fetch(grpc::ServerContext* context, const proto::FetchRequest* request,
                                   proto::FetchResponse* response) {
   if (grpc::Status s = auth_.check(*context, "Fetch"); !s.ok()) return s;
+  if (request->offset() != 0 || request->length() != 0) {
+    return to_grpc(
+        absl::InvalidArgumentError("[Fetch] a part of a tensor is read on Bulk's Fetch"));
+  }
   absl::StatusOr<Tensor> t = find_to_send(request->handle(), client_of(*context));
   if (!t.ok()) return to_grpc(t.status());
   return to_grpc(encode_tensor(*t->impl(), response->mutable_value()));
@@ -219,19 +224,9 @@ grpc::Status WorkerService::serve_enqueue(
   return grpc::Status::OK;
 }
 
-absl::StatusOr<Tensor> WorkerService::start_upload(const grpc::ByteBuffer& first,
-                                                   const std::string& client, uint64_t* handle) {
+absl::StatusOr<Tensor> WorkerService::start_upload(const proto::UploadRequest& header,
+                                                   const std::string& client) {
   MT_ASSIGN_OR_RETURN(Runtime * rt, Context::get().runtime());
-  std::vector<grpc::Slice> slices;
-  std::string bytes;
-  if (first.Dump(&slices).ok()) {
-    for (const grpc::Slice& s : slices)
-      bytes.append(reinterpret_cast<const char*>(s.begin()), s.size());
-  }
-  proto::UploadRequest header;
-  if (!header.ParseFromString(bytes)) {
-    return absl::InvalidArgumentError("[Upload] the first message is not an UploadRequest");
-  }
   MT_ASSIGN_OR_RETURN(Device * device, local_device(*rt, header.device(), "Upload"));
   MT_ASSIGN_OR_RETURN(DecodedValue v, decode_value(header.value(), "[Upload] the value", false));
   int64_t size = v.shape.num_elements() * static_cast<int64_t>(dtype_size(v.dtype));
@@ -241,70 +236,16 @@ absl::StatusOr<Tensor> WorkerService::start_upload(const grpc::ByteBuffer& first
         max_message_bytes_, " bytes"));
   }
   if (header.handle() == 0) return absl::InvalidArgumentError("[Upload] a tensor needs a handle");
+  if (header.parts() != 0 &&
+      (header.parts() < 2 || header.parts() > kMaxParts || header.parts() > size)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("[Upload] a tensor of ", size, " bytes cannot come in ", header.parts(),
+                     " parts (2 to ", kMaxParts, ", and no more than its bytes)"));
+  }
   MT_RETURN_IF_ERROR(store_.check_room(client, size, "Upload"));
-  *handle = header.handle();
   MT_ASSIGN_OR_RETURN(mt::internal::TensorImpl * impl,
                       mt::internal::allocate_tensor(*device, v.dtype, std::move(v.shape)));
   return Tensor(impl);
-}
-
-grpc::Status WorkerService::receive_upload(grpc::ServerContext* context,
-                                           grpc::ServerReaderInterface<grpc::ByteBuffer>* reader) {
-  if (grpc::Status s = auth_.check(*context, "Upload"); !s.ok()) return s;
-  std::string client = client_of(*context);
-  grpc::ByteBuffer piece;
-  if (!reader->Read(&piece)) return to_grpc(absl::InvalidArgumentError("[Upload] no value"));
-  uint64_t handle = 0;
-  absl::StatusOr<Tensor> t = start_upload(piece, client, &handle);
-  if (!t.ok()) return to_grpc(t.status());
-  mt::internal::TensorImpl& impl = *t->impl();
-  char* dst = static_cast<char*>(impl.data);
-  size_t received = 0;
-  std::vector<grpc::Slice> slices;
-  while (reader->Read(&piece)) {
-    if (piece.Length() == 0) continue;  // carries nothing (an empty tensor has no buffer)
-    if (piece.Length() > impl.bytes() - received) {
-      return to_grpc(absl::InvalidArgumentError(absl::StrCat(
-          "[Upload] the value declares shape ", impl.shape.to_string(), " of ",
-          dtype_name(impl.dtype), " (", impl.bytes(), " bytes) but carries more than that")));
-    }
-    if (!piece.Dump(&slices).ok()) return to_grpc(absl::DataLossError("[Upload] unreadable piece"));
-    for (const grpc::Slice& s : slices) {
-      absl::Status copied = impl.device->copy_from_host(dst + received, s.begin(), s.size());
-      if (!copied.ok()) return to_grpc(copied);
-      received += s.size();
-    }
-  }
-  if (received != impl.bytes()) {
-    return to_grpc(absl::InvalidArgumentError(absl::StrCat(
-        "[Upload] the value declares shape ", impl.shape.to_string(), " of ",
-        dtype_name(impl.dtype), " (", impl.bytes(), " bytes) but carries ", received, " bytes")));
-  }
-  return to_grpc(store_.keep(*std::move(t), handle, client, "Upload").status());
-}
-
-grpc::Status WorkerService::send_pieces(grpc::ServerContext* context,
-                                        const proto::FetchRequest& request,
-                                        grpc::ServerWriterInterface<grpc::ByteBuffer>* writer) {
-  if (grpc::Status s = auth_.check(*context, "Fetch"); !s.ok()) return s;
-  absl::StatusOr<Tensor> t = find_to_send(request.handle(), client_of(*context));
-  if (!t.ok()) return to_grpc(t.status());
-  const mt::internal::TensorImpl& impl = *t->impl();
-  const char* src = static_cast<const char*>(impl.data);
-  std::string staging;  // for a device whose memory is not this process's host memory
-  if (impl.device->type() != DeviceType::kCPU && impl.bytes() > 0) {
-    staging.resize(impl.bytes());
-    absl::Status s = impl.device->copy_to_host(staging.data(), impl.data, impl.bytes());
-    if (!s.ok()) return to_grpc(s);
-    src = staging.data();
-  }
-  // The pieces point into the tensor, which `t` holds until the call is over.
-  for (size_t offset = 0; offset < impl.bytes(); offset += kChunkBytes) {
-    size_t n = std::min(kChunkBytes, impl.bytes() - offset);
-    grpc::Slice slice(const_cast<char*>(src + offset), n, grpc::Slice::STATIC_SLICE);
-    if (!writer->Write(grpc::ByteBuffer(&slice, 1))) break;  // the client went away
-  }
-  return grpc::Status::OK;
 }
 
 grpc::Status WorkerService::GetMemoryInfo(grpc::ServerContext* context,

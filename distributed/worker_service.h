@@ -69,9 +69,13 @@ class WorkerService final : public proto::Worker::Service {
   absl::StatusOr<Tensor> run_op(const proto::RunOpRequest& request, const std::string& client);
   // Returns the tensor `handle` when it is small enough to send (Fetch, Bulk's Fetch).
   absl::StatusOr<Tensor> find_to_send(uint64_t handle, const std::string& client);
-  // Allocates the tensor an Upload's first message describes.
-  absl::StatusOr<Tensor> start_upload(const grpc::ByteBuffer& first, const std::string& client,
-                                      uint64_t* handle);
+  // Allocates the tensor an Upload's `header` describes.
+  absl::StatusOr<Tensor> start_upload(const proto::UploadRequest& header,
+                                      const std::string& client);
+  // Receives a part of a tensor uploaded in parts (Note [Transfers over several
+  // connections] in bulk_service.h).
+  absl::Status receive_part(const proto::UploadRequest& header, const std::string& client,
+                            grpc::ServerReaderInterface<grpc::ByteBuffer>* reader);
 
   int64_t max_message_bytes_;
   bool auth_token_empty_;

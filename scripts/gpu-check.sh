@@ -47,8 +47,9 @@ case "${1:-bundle}" in
     rm -rf .gpu && mkdir -p .gpu/bin .gpu/lib
     find "$build"/tests "$build"/examples "$build"/bench -maxdepth 1 -type f -perm -u+x \
       -exec cp -t .gpu/bin/ {} +
-    # distributed/ (when gRPC was found): the task server and the two-process example.
-    for p in mt-server remote_guide_example; do
+    # distributed/ (when gRPC was found): the task server, the two-process example and the
+    # remote benchmark (gpu-run.sh's tlsbench step).
+    for p in mt-server remote_guide_example remote_benchmark; do
       if [ -x "$build/distributed/$p" ]; then cp "$build/distributed/$p" .gpu/bin/; fi
     done
     strip --strip-unneeded .gpu/bin/*

@@ -2,8 +2,11 @@
 # Runs on the GPU machine from the repository root (see scripts/gpu-check.sh). Optional
 # arguments: the steps to run (tests faults sanitizer racecheck examples distributed
 # benchmarks cpubench halfbench python fuzz, and soak soak-start soak-collect cardfill
-# trainbench strategybench);
-# default all but the soak steps and cardfill. `fuzz` runs the differential fuzzer against
+# trainbench strategybench ddpbench tlsbench); default all but the soak steps, cardfill
+# and the last four. `tlsbench` runs bench/distributed/tls_compare.sh on the bundle's
+# remote_benchmark (MT_TLSBENCH_ROUNDS rounds, default 3): plaintext beside mutual TLS,
+# large tensors whole on one connection and in parts over several. `fuzz` runs the
+# differential fuzzer against
 # the CPU for MT_DIFF_FUZZ_SECONDS (default 90) on every GPU, then as long on two logical
 # GPUs of GPU 0. `soak` runs 16 threads of mixed ops on two logical GPUs for MT_SOAK_SECONDS
 # (default 60). `cardfill` fills GPU 0 from a second process and tries the default pool,
@@ -296,6 +299,21 @@ for step in $steps; do
         record "distributed remote GPU matmul" "rc=$rc log-line=$found"
       else
         record "distributed remote GPU matmul" "not built (no gRPC)"
+      fi ;;
+    tlsbench)
+      # What mutual TLS costs remote ops (issue 23), client and task on this machine's cores:
+      # one line per benchmark and --bulk_connections setting (1: whole, as before; auto:
+      # in parts, one connection per hardware thread, at most 8).
+      if [ -x .gpu/bin/remote_benchmark ]; then
+        bash bench/distributed/tls_compare.sh .gpu/bin "${MT_TLSBENCH_ROUNDS:-3}" \
+          >"$out/tlsbench.log" 2>&1
+        record "tlsbench" "rc=$? cores=$(nproc) rounds=${MT_TLSBENCH_ROUNDS:-3}"
+        cat "$out/tlsbench.log"
+        while read -r name conns plain pu tls tu ratio; do
+          record "tls ${name%%/*} conns=$conns" "plaintext $plain $pu  mutual TLS $tls $tu  TLS/plain $ratio"
+        done < <(grep -E '^BM_' "$out/tlsbench.log")
+      else
+        record "tlsbench" "no .gpu/bin/remote_benchmark (built without gRPC, or an older bundle)"
       fi ;;
     fuzz)
       MT_DIFF_FUZZ_SECONDS="${MT_DIFF_FUZZ_SECONDS:-90}" .gpu/bin/runtime_test \

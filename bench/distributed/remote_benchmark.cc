@@ -14,12 +14,16 @@
 // With --mutual_tls the task requires a client certificate (certificates made with openssl
 // in a temporary folder, as the authentication tests make them) and the client shows one:
 // bench/distributed/tls_compare.sh runs both ways in alternating rounds and prints what TLS
-// costs on each figure.
+// costs on each figure. --bulk_connections=N sets ConnectOptions::bulk_connections (default
+// 0: one per hardware thread, at most 8); 1 sends every tensor whole on one connection, as
+// before large tensors went in parts.
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <string>
 #include <string_view>
 
 #include "absl/strings/str_cat.h"
@@ -86,30 +90,36 @@ void BM_Read64MiB(benchmark::State& state) {
 }
 BENCHMARK(BM_Read64MiB)->UseRealTime()->Unit(benchmark::kMillisecond);
 
-// Removes --mutual_tls from argv; returns whether it was there.
-bool take_mutual_tls_flag(int* argc, char** argv) {
-  bool found = false;
+// Removes --mutual_tls and --bulk_connections=N from argv, setting `mutual_tls` and
+// `bulk_connections` from them.
+void take_flags(int* argc, char** argv, bool* mutual_tls, int* bulk_connections) {
+  constexpr std::string_view kConnections = "--bulk_connections=";
   int out = 1;
   for (int i = 1; i < *argc; ++i) {
-    if (std::string_view(argv[i]) == "--mutual_tls") {
-      found = true;
+    std::string_view arg = argv[i];
+    if (arg == "--mutual_tls") {
+      *mutual_tls = true;
+    } else if (arg.substr(0, kConnections.size()) == kConnections) {
+      *bulk_connections = std::atoi(argv[i] + kConnections.size());
     } else {
       argv[out++] = argv[i];
     }
   }
   *argc = out;
-  return found;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  const bool mutual_tls = take_mutual_tls_flag(&argc, argv);
+  bool mutual_tls = false;
+  int bulk_connections = 0;
+  take_flags(&argc, argv, &mutual_tls, &bulk_connections);
   mt::distributed::ClusterSpec cluster{
       {"worker", {absl::StrCat("127.0.0.1:", mt::distributed::pick_unused_loopback_port())}}};
   mt::testing::TempDir dir;
   mt::distributed::ServerOptions server_options;
   mt::config::ConnectOptions connect_options;
+  connect_options.bulk_connections = bulk_connections;
   if (mutual_tls) {
     if (!mt::testing::make_certs(dir.path())) {
       std::fprintf(stderr, "remote_benchmark: openssl could not make the certificates\n");
@@ -132,6 +142,7 @@ int main(int argc, char** argv) {
   mt::config::experimental_connect_to_cluster(cluster, "localhost", 0, connect_options);
   benchmark::Initialize(&argc, argv);
   benchmark::AddCustomContext("transport", mutual_tls ? "mutual TLS" : "plaintext");
+  benchmark::AddCustomContext("bulk_connections", std::to_string(bulk_connections));
   benchmark::RunSpecifiedBenchmarks();
   kill(worker, SIGKILL);
   waitpid(worker, nullptr, 0);

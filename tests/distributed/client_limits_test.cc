@@ -94,6 +94,14 @@ TEST_F(ClientLimitsTest, UploadOverTheLimitIsRefusedBeforeItsBytesArrive) {
   grpc::Status s = client.upload(99, std::vector<float>(2048, 1.f));  // 8192 bytes
   EXPECT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
   EXPECT_THAT(s.error_message(), HasSubstr(over("Upload", 8192, 8192)));
+  distributed::proto::UploadRequest in_parts;  // the first call of an upload in parts
+  in_parts.set_handle(99);
+  in_parts.mutable_value()->set_dtype(static_cast<int>(DType::kFloat32));
+  in_parts.mutable_value()->add_dims(2048);
+  in_parts.set_parts(2);
+  s = client.upload(in_parts, {});
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_THAT(s.error_message(), HasSubstr(over("Upload", 8192, 8192)));
   int64_t after = 0, allocs_after = 0;
   ASSERT_TRUE(client.memory(&after, &allocs_after).ok());
   EXPECT_EQ(after, before);

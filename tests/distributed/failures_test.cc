@@ -158,7 +158,8 @@ TEST_F(FailuresTest, StoppedWorkerWithAFullOpStreamIsDeadlineExceededNotAHang) {
   EXPECT_EQ((x + x).to_vector<float>(), std::vector<float>{2.f});  // its tensors are there
 }
 
-// A large tensor goes in pieces on its own call, which a stopped task blocks the same way.
+// A large tensor goes in pieces on calls of its own (in parts over several connections),
+// which a stopped task blocks the same way.
 TEST_F(FailuresTest, StoppedWorkerDuringAnUploadIsDeadlineExceededNotAHang) {
   distributed::ClusterSpec spec = testing::loopback_workers(1);
   std::string task = "/job:worker/replica:0/task:0";
@@ -170,6 +171,8 @@ TEST_F(FailuresTest, StoppedWorkerDuringAnUploadIsDeadlineExceededNotAHang) {
   const int64_t n = int64_t{16} << 20;  // 64 MiB, more than the window and the socket hold
   Tensor big = fill({n}, 2.f);
   Tensor small = fill({int64_t{1} << 18}, 3.f);  // 1 MiB, sent in pieces too, for afterwards
+  const std::string cpu = task + "/device:CPU:0";
+  const int64_t before = config::get_memory_info(cpu).current;
   worker.signal(SIGSTOP);
   DeviceScope scope(task);
   Error e = expect_error([&] { identity(big); });
@@ -187,6 +190,8 @@ TEST_F(FailuresTest, StoppedWorkerDuringAnUploadIsDeadlineExceededNotAHang) {
     }
   }
   EXPECT_EQ(back, std::vector<float>(size_t{1} << 18, 3.f));
+  // Whatever of `big` reached the task was freed (Note [Transfers over several connections]).
+  EXPECT_EQ(config::get_memory_info(cpu).current, before);
 }
 
 TEST_F(FailuresTest, UnreachableTaskIsUnavailableAtConnect) {
@@ -281,6 +286,13 @@ TEST_F(FailuresTest, BadConnectOptionsAreInvalidArgument) {
     config::experimental_connect_to_cluster({{"worker", {"127.0.0.1:7"}}}, "localhost", 0, options);
   });
   EXPECT_THAT(e.what(), HasSubstr("max_message_bytes must be in [1, 2^31), got 0"));
+  options = config::ConnectOptions();
+  options.bulk_connections = 65;
+  e = expect_error([&] {
+    config::experimental_connect_to_cluster({{"worker", {"127.0.0.1:7"}}}, "localhost", 0, options);
+  });
+  EXPECT_EQ(e.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(e.what(), HasSubstr("bulk_connections must be in [0, 64], got 65"));
 }
 
 TEST_F(FailuresTest, TensorsOverTheClientLimitAreRefused) {

@@ -6,11 +6,13 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/dtype.h"
@@ -54,6 +56,9 @@ class RawClient {
   grpc::Status fetch(uint64_t handle, std::vector<float>* values) {
     distributed::proto::FetchRequest request;
     request.set_handle(handle);
+    return fetch(request, values);
+  }
+  grpc::Status fetch(const distributed::proto::FetchRequest& request, std::vector<float>* values) {
     distributed::proto::FetchResponse response;
     grpc::ClientContext ctx;
     prepare(ctx);
@@ -125,13 +130,36 @@ class RawClient {
     return distributed::internal::upload_pieces(channel_.get(), &ctx, header, pieces);
   }
 
+  // Sends an Upload of `header` and `pieces` as they are (uploads in parts included).
+  grpc::Status upload(const distributed::proto::UploadRequest& header,
+                      const std::vector<std::string_view>& pieces) {
+    grpc::ClientContext ctx;
+    prepare(ctx);
+    return distributed::internal::upload_pieces(channel_.get(), &ctx, header, pieces);
+  }
+
+  // Reads what `request` asks for on the Bulk service into `bytes`.
+  grpc::Status fetch_pieces(const distributed::proto::FetchRequest& request, size_t count,
+                            std::string* bytes) {
+    bytes->assign(count, '\0');
+    size_t received = 0;
+    grpc::ClientContext ctx;
+    prepare(ctx);
+    grpc::Status s = distributed::internal::fetch_pieces(channel_.get(), &ctx, request,
+                                                         bytes->data(), count, &received);
+    bytes->resize(std::min(received, count));
+    return s;
+  }
+
   // Reads tensor `handle` (`count` floats) on the Bulk service.
   grpc::Status fetch_pieces(uint64_t handle, size_t count, std::vector<float>* values) {
     values->resize(count);
     size_t received = 0;
     grpc::ClientContext ctx;
     prepare(ctx);
-    return distributed::internal::fetch_pieces(channel_.get(), &ctx, handle,
+    distributed::proto::FetchRequest request;
+    request.set_handle(handle);
+    return distributed::internal::fetch_pieces(channel_.get(), &ctx, request,
                                                reinterpret_cast<char*>(values->data()),
                                                count * sizeof(float), &received);
   }

@@ -41,7 +41,8 @@ TEST_F(RemoteGpuTest, RunsMatMulOnTask1Gpu0) {
 }
 
 // A large tensor goes up in pieces into the task's GPU memory and comes back through a
-// host staging buffer there (Note [Tensor bytes on the wire] in bulk_service.h).
+// host staging buffer there (Note [Tensor bytes on the wire] in bulk_service.h), whole
+// and in parts.
 TEST_F(RemoteGpuTest, SendsALargeTensorToTask1Gpu0AndBack) {
   distributed::ClusterSpec spec = testing::loopback_workers(2);
   testing::WorkerProcess workers[2];
@@ -53,20 +54,26 @@ TEST_F(RemoteGpuTest, SendsALargeTensorToTask1Gpu0AndBack) {
   if (std::find(names.begin(), names.end(), gpu) == names.end()) {
     GTEST_SKIP() << "task 1 has no GPU";
   }
-  const int64_t n = (int64_t{5} << 20) / 4 + 3;  // two pieces, the last one short
-  std::vector<float> values(n);                  // whole numbers below 2^24: doubling them is exact
-  for (int64_t i = 0; i < n; ++i) values[i] = static_cast<float>(i % 1000003) - 500000.f;
-  Tensor local = constant(values, {n});
-  Tensor remote, doubled;
-  {
-    DeviceScope scope(gpu);
-    remote = identity(local);
-    doubled = remote + remote;
+  // 5 MiB: whole, in two pieces, the last one short; 20 MiB: in parts over several
+  // connections (Note [Transfers over several connections]) on a client with 2 or more
+  // hardware threads, each part copied into its range of the GPU buffer.
+  for (int64_t mib : {5, 20}) {
+    SCOPED_TRACE(absl::StrCat(mib, " MiB"));
+    const int64_t n = (mib << 20) / 4 + 3;
+    std::vector<float> values(n);  // whole numbers below 2^24: doubling them is exact
+    for (int64_t i = 0; i < n; ++i) values[i] = static_cast<float>(i % 1000003) - 500000.f;
+    Tensor local = constant(values, {n});
+    Tensor remote, doubled;
+    {
+      DeviceScope scope(gpu);
+      remote = identity(local);
+      doubled = remote + remote;
+    }
+    EXPECT_EQ(remote.device(), gpu);
+    EXPECT_EQ(remote.to_vector<float>(), values);
+    std::vector<float> back = doubled.to_vector<float>();
+    for (int64_t i = 0; i < n; ++i) ASSERT_EQ(back[i], 2 * values[i]) << i;
   }
-  EXPECT_EQ(remote.device(), gpu);
-  EXPECT_EQ(remote.to_vector<float>(), values);
-  std::vector<float> back = doubled.to_vector<float>();
-  for (int64_t i = 0; i < n; ++i) ASSERT_EQ(back[i], 2 * values[i]) << i;
 }
 
 }  // namespace
