@@ -104,6 +104,16 @@ void append_event(std::string* out, const TraceEvent& e, const TraceState& s)
       append_head(out, "configuration", "config", "i", e, start_ns);
       absl::StrAppend(out, ",\"s\":\"g\",\"args\":", text, "}");
       return;
+    case Kind::kCollective:
+      append_head(out, "NcclAllReduce", "collective", "X", e, start_ns);
+      out->append(",\"dur\":");
+      append_json_number(out, static_cast<double>(e.dur_ns) / 1000.0);
+      out->append(",\"args\":{\"device\":");
+      append_json_string(out, rt.device(e.device).name());
+      absl::StrAppend(out, ",\"bytes\":", e.bytes, ",\"detail\":");
+      append_json_string(out, text);
+      absl::StrAppend(out, ",\"timing\":\"", e.device_time ? "device" : "host", "\"}}");
+      return;
   }
 }
 

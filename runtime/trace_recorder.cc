@@ -173,4 +173,18 @@ void trace_config(std::string text) {
   trace_record(e, details);
 }
 
+void trace_collective(Device& device, int64_t bytes, std::string text, void* mark_begin,
+                      void* mark_end) {
+  TraceEvent e;
+  e.kind = TraceEvent::Kind::kCollective;
+  e.device = e.mark_device = device_index(device);
+  e.bytes = bytes;
+  e.ts_ns = trace_ticks();
+  e.mark_begin = mark_begin;
+  e.mark_end = mark_end;
+  TraceDetails details;
+  details.text = std::move(text);
+  trace_record(e, details);
+}
+
 }  // namespace mt::internal

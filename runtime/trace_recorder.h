@@ -64,7 +64,7 @@ inline int64_t trace_ticks() {
 // One recorded event. Trivially copyable and small (about 100 bytes), so that recording
 // costs a copy; shapes, the requested spec and texts live in TraceState's side tables.
 struct TraceEvent {
-  enum class Kind : uint8_t { kOp, kCopy, kOom, kConfig };
+  enum class Kind : uint8_t { kOp, kCopy, kOom, kConfig, kCollective };
   Kind kind = Kind::kOp;
   OpId op{};
   DType dtype{};
@@ -113,6 +113,11 @@ void trace_oom(Device& device, const std::string& message);
 
 // Records a configuration change ("set_soft_device_placement: true").
 void trace_config(std::string text);
+// Records `device`'s part of a collective (an NCCL all-reduce of `bytes` on each device),
+// `text` saying what it reduced, timed by `mark_begin` and `mark_end` on its stream; does
+// nothing (but free the marks) when no recording runs.
+void trace_collective(Device& device, int64_t bytes, std::string text, void* mark_begin,
+                      void* mark_end);
 
 // Returns a snapshot of `device`'s pool, its chunks labelled from the allocation map.
 MemorySnapshot take_snapshot(Device& device);

@@ -18,6 +18,7 @@
 #include "runtime/cuda/nccl_library.h"
 #include "runtime/distribute/cross_device_ops.h"
 #include "runtime/tensor_impl.h"
+#include "runtime/trace_recorder.h"
 
 namespace mt::internal {
 namespace {
@@ -126,6 +127,10 @@ class NcclAllReduce final : public CrossDeviceOps {
       }
     }
     if (bucket.elements > 0) {
+      std::vector<void*> marks(devices_.size(), nullptr);  // the trace's, when one records
+      if (tracing()) {
+        for (size_t r = 0; r < devices_.size(); ++r) marks[r] = devices_[r]->record_mark();
+      }
       MT_RETURN_IF_ERROR(nccl_->check("ncclGroupStart", nccl_->group_start()));
       absl::Status status;
       for (size_t r = 0; r < devices_.size() && status.ok(); ++r) {
@@ -137,6 +142,13 @@ class NcclAllReduce final : public CrossDeviceOps {
       }
       MT_RETURN_IF_ERROR(nccl_->check("ncclGroupEnd", nccl_->group_end()));
       MT_RETURN_IF_ERROR(status);
+      for (size_t r = 0; r < devices_.size() && marks[r] != nullptr; ++r) {
+        trace_collective(
+            *devices_[r], bucket.elements * static_cast<int64_t>(element),
+            absl::StrCat(distribute::reduce_op_name(op), " of ", bucket.end - bucket.begin,
+                         " values (", dtype_name(dtype), ") over ", devices_.size(), " GPUs"),
+            marks[r], devices_[r]->record_mark());
+      }
     }
     for (size_t r = 0; r < devices_.size(); ++r) {
       if (!packed) {

@@ -48,8 +48,8 @@ std::vector<float> train(MirroredStrategy* strategy, int batch) {
     for (int j = 0; j < 16; ++j) x.push_back(std::sin(static_cast<float>(i * 16 + j)));
     y.push_back(std::cos(static_cast<float>(i)));
   }
-  Tensor w1_init = random::normal({16, 32}, 0, 0.5, DType::kFloat32, 1);
-  Tensor w2_init = random::normal({32, 1}, 0, 0.5, DType::kFloat32, 2);
+  Tensor w1_init = random::stateless_normal({16, 32}, {1, 2}, 0, 0.5);  // the same each call
+  Tensor w2_init = random::stateless_normal({32, 1}, {3, 4}, 0, 0.5);
   std::optional<Variable> w1, w2;
   {
     std::optional<MirroredStrategy::Scope> scope;
@@ -88,9 +88,8 @@ void expect_near(const std::vector<float>& got, const std::vector<float>& want) 
 }
 
 TEST_F(GpuMirroredStrategyTest, TwoVirtualGpusReduceToOneDeviceAndTrainAsOneBigBatch) {
-  two_virtual_gpus();
-  MirroredStrategy strategy;
-  EXPECT_EQ(strategy.num_replicas_in_sync(), 2);
+  two_virtual_gpus();  // GPU:0 and GPU:1 on card 0 (a second card is GPU:2)
+  MirroredStrategy strategy({"/GPU:0", "/GPU:1"});
   EXPECT_STREQ(strategy.cross_device_ops_name(), "ReductionToOneDevice");
   expect_near(train(&strategy, 64), train(nullptr, 64));
 }
@@ -129,6 +128,24 @@ TEST_F(GpuMirroredStrategyTest, PhysicalGpusAllReduceWithNccl) {
     return ctx.all_reduce(ReduceOp::kMean, fill({3}, ctx.replica_id_in_sync_group() + 1));
   });
   EXPECT_EQ(host(means[gpus_ - 1]), std::vector<float>(3, static_cast<float>(sum / gpus_)));
+}
+
+TEST_F(GpuMirroredStrategyTest, TheTraceShowsEachGpusPartOfAnNcclAllReduce) {
+  if (gpus_ < 2) GTEST_SKIP() << "needs two GPUs";
+  MirroredStrategy strategy;
+  trace::start();
+  strategy.run([&](ReplicaContext& ctx) { ctx.all_reduce(ReduceOp::kSum, fill({1024}, 1.0)); });
+  trace::stop();
+  const std::string json = trace::to_json();
+  size_t found = 0;
+  for (size_t at = json.find("\"name\":\"NcclAllReduce\",\"cat\":\"collective\"");
+       at != std::string::npos;
+       at = json.find("\"name\":\"NcclAllReduce\",\"cat\":\"collective\"", at + 1)) {
+    ++found;
+  }
+  EXPECT_EQ(found, static_cast<size_t>(gpus_)) << json;
+  EXPECT_THAT(json, HasSubstr("\"bytes\":4096,\"detail\":\"SUM of 1 values (float32) over"));
+  EXPECT_THAT(json, HasSubstr("\"timing\":\"device\""));
 }
 
 TEST_F(GpuMirroredStrategyTest, NcclTrainsAsOneDeviceWithTheWholeBatch) {
