@@ -21,19 +21,22 @@ absl::Status MergePoint::arrive(int id, const void* part, const Merge& merge) {
     fail_locked(unmatched());
     return failed_;
   }
-  if (arrived_ == replicas_) {
-    lock.unlock();
-    absl::Status status = merge(parts_);
-    lock.lock();
-    result_ = status;
-    arrived_ = 0;
-    ++generation_;
-    changed_.notify_all();
-    return status;
-  }
   const int64_t generation = generation_;
-  changed_.wait(lock, [&] { return generation_ != generation || !failed_.ok(); });
-  return generation_ != generation ? result_ : failed_;
+  if (id != 0) {
+    if (arrived_ == replicas_) changed_.notify_all();  // replica 0 waits for the last part
+    changed_.wait(lock, [&] { return generation_ != generation || !failed_.ok(); });
+    return generation_ != generation ? result_ : failed_;
+  }
+  changed_.wait(lock, [&] { return arrived_ == replicas_ || !failed_.ok(); });
+  if (!failed_.ok()) return failed_;
+  lock.unlock();
+  absl::Status status = merge(parts_);
+  lock.lock();
+  result_ = status;
+  arrived_ = 0;
+  ++generation_;
+  changed_.notify_all();
+  return status;
 }
 
 void MergePoint::finish(int) {

@@ -1,8 +1,10 @@
 #pragma once
 // MergePoint (internal): where the replicas of one MirroredStrategy::run meet at each
 // collective (an all_reduce, an optimizer step). Every replica deposits its part and
-// waits; the last to arrive runs the merge over all parts, in replica order, and its
-// status becomes every replica's. Replicas pass the same merge points in the same order,
+// waits; once all have arrived, replica 0's thread runs the merge over all parts, in
+// replica order, and its status becomes every replica's. One thread issues every merge,
+// as TensorFlow's merge_call runs on one thread: NCCL's multi-GPU group launches and each
+// thread's current CUDA device then never change hands between steps. Replicas pass the same merge points in the same order,
 // so one MergePoint serves them all, one generation after another.
 //
 // Nothing hangs: when a replica fails it aborts the point, which fails every waiter and
@@ -27,8 +29,8 @@ class MergePoint {
 
   explicit MergePoint(int replicas) : replicas_(replicas), parts_(replicas) {}
 
-  // Deposits replica `id`'s `part` and waits for the others; the last to arrive calls
-  // `merge` (without the lock). Returns the merge's status, or the abort's.
+  // Deposits replica `id`'s `part` and waits for the others; replica 0 then calls `merge`
+  // (without the lock). Returns the merge's status, or the abort's.
   absl::Status arrive(int id, const void* part, const Merge& merge);
   // Marks replica `id` as returned from its function.
   void finish(int id);

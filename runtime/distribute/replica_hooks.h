@@ -9,7 +9,7 @@
 // reads, tapes and optimizer slots use the local copy; elsewhere (cross-replica) it sees
 // replica 0's, and an assignment there writes every copy, as TensorFlow's MirroredVariable
 // does. An optimizer step inside run() meets the other replicas at the strategy's merge
-// point: the last to arrive all-reduces every replica's gradients and updates every copy
+// point: once all arrived, replica 0 all-reduces every replica's gradients and updates every copy
 // (through handles of the copies themselves, which resolve to nothing else), so the
 // copies stay equal.
 
@@ -42,8 +42,8 @@ std::vector<Variable> variable_copies(const Variable& var);
 using GradAndVar = std::pair<Tensor, Variable>;
 using PerReplicaGradients = std::vector<std::vector<GradAndVar>>;
 
-// An optimizer step from inside run(): deposits this replica's pairs and waits; the last
-// replica all-reduces (SUM) the gradients and calls `apply` once with every replica's
+// An optimizer step from inside run(): deposits this replica's pairs and waits; once all
+// have, replica 0 all-reduces (SUM) the gradients and calls `apply` once with every replica's
 // reduced gradients paired with its copy of each variable. Throws mt::Error when the
 // replicas' lists differ, a variable is not mirrored by this strategy, or a replica failed.
 void merge_apply_gradients(absl::Span<const GradAndVar> grads_and_vars,
