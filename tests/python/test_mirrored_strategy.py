@@ -145,7 +145,7 @@ def test_two_virtual_gpus_train_as_one_device(needs_gpu):
     gpu = mt.config.list_physical_devices("GPU")[0]
     mt.config.set_logical_device_configuration(
         gpu, [mt.config.LogicalDeviceConfiguration(memory_limit=1024)] * 2)
-    strategy = mt.distribute.MirroredStrategy()
+    strategy = mt.distribute.MirroredStrategy(["/GPU:0", "/GPU:1"])  # both on card 0
     print(strategy.num_replicas_in_sync, strategy.cross_device_ops)
     def train(scope):
         mt.keras.utils.set_random_seed(3)
