@@ -377,6 +377,36 @@ for step in $steps; do
         label=$(awk -v n="$name" '$1 == n {print $(NF-2), $(NF-1), $NF}' "$out/train-step-cc.log")
         record "C++ $name ($label)" "minitensor ${ours} ms  libtorch ${theirs:-?} ms  speedup $(awk -v a="$ours" -v b="$theirs" 'BEGIN {if (a > 0 && b > 0) printf "%.2fx", b / a; else print "?"}')"
       done < <(awk '/_median/ {print $1, $2}' "$out/train-step-cc.log") ;;
+    ddpbench)
+      # PyTorch DDP (NCCL, its defaults, TF32 off) on train_step_benchmark's wide MLP step,
+      # the peer of MirroredStrategy (bench/peer/ddp_train_peer.py): global batch 4096 on 1
+      # GPU (plain model and DDP) and split over 2 GPUs; ms per step, medians of 3 x 20 steps.
+      gpus=$(nvidia-smi -L | wc -l)
+      for n in 1 2; do
+        if [ "$gpus" -lt "$n" ]; then
+          record "ddp torchrun gpus=$n" "skipped: $gpus GPU here"
+          continue
+        fi
+        # torchrun as a module of the python3 that has torch.
+        MT_TEST_TIMEOUT=150 limit python3 -m torch.distributed.run --standalone \
+          --nproc_per_node="$n" bench/peer/ddp_train_peer.py --dtype float32 bfloat16 \
+          --steps 20 --warmup 5 --repeats 3 >"$out/ddp-$n.log" 2>&1
+        record "ddp torchrun gpus=$n" "rc=$? $(grep -m1 '^# torch' "$out/ddp-$n.log" | cut -d, -f1-3)"
+        grep -E '^(# )?(plain|ddp) ' "$out/ddp-$n.log"
+      done
+      # The ms_per_step of mode $1, dtype $2 on $3 GPUs, from the lines the script prints.
+      ddp_ms() {
+        awk -v m="$1" -v d="$2" -v g="gpus=$3" '$1 == m && $2 == "wide" && $3 == d && $4 == g {
+          for (i = 5; i <= NF; i++) if (sub(/^ms_per_step=/, "", $i)) print $i }' "$out"/ddp-*.log
+      }
+      for dtype in float32 bfloat16; do
+        plain=$(ddp_ms plain "$dtype" 1) one=$(ddp_ms ddp "$dtype" 1) two=$(ddp_ms ddp "$dtype" 2)
+        record "ddp wide $dtype ms/step" "plain 1 GPU ${plain:-?}  DDP 1 GPU ${one:-?}  DDP 2 GPUs ${two:-?}"
+        # The same global batch on each side: examples/s of 2 GPUs over 1 GPU's is the ratio of times.
+        record "ddp wide $dtype 2-vs-1 scaling" "$(awk -v p="$plain" -v a="$one" -v b="$two" 'BEGIN {
+          if (b > 0 && p > 0 && a > 0) printf "%.2fx over plain, %.2fx over DDP on 1 GPU (ideal 2x)", p / b, a / b
+          else print "? (no 2-GPU figure)" }')"
+      done ;;
     strategybench)
       # MirroredStrategy (issue 21): all-reduce beside raw ncclAllReduce in the same run
       # (busbw = bytes/time * 2(n-1)/n), and the wide MLP data-parallel on 1 and 2 GPUs.

@@ -67,12 +67,20 @@ absl::Status NcclLibrary::check(const char* call, int result) const {
   return absl::InternalError(absl::StrCat(call, " failed: ", error_string(result)));
 }
 
+// Note [NCCL connects at initialisation]
+// NCCL 2.22 and later connect the GPUs of a communicator lazily, at the first collective
+// that needs each algorithm. On two H100s (NCCL 2.28.9) that hung the strategy's all-reduce
+// twice, at the first call of a new size (16 and 64 MiB), the first calls of smaller sizes
+// having run; with NCCL_RUNTIME_CONNECT=0 (connect everything in ncclCommInitAll) every size
+// from 1 MiB to 1 GiB and the training step ran. The runtime therefore asks for that,
+// unless the user set the variable, before NCCL reads its environment.
 absl::StatusOr<const NcclLibrary*> nccl_library() {
   static internal::Mutex* const mu = new internal::Mutex;
   static auto* const loaded = new std::map<std::string, absl::StatusOr<NcclLibrary>>;
   const char* named = std::getenv("MT_NCCL_LIBRARY");
   const std::string file = named != nullptr && *named != '\0' ? named : "libnccl.so.2";
   internal::MutexLock lock(mu);
+  setenv("NCCL_RUNTIME_CONNECT", "0", /*overwrite=*/0);
   auto it = loaded->find(file);
   if (it == loaded->end()) it = loaded->emplace(file, load(file)).first;
   if (!it->second.ok()) return it->second.status();
