@@ -2,6 +2,7 @@
 // collective makes before its cross-device ops run (StrategyState::all_reduce).
 #include "absl/strings/str_cat.h"
 #include "runtime/device_scope.h"
+#include "runtime/distribute/status_of.h"
 #include "runtime/distribute/strategy_state.h"
 #include "runtime/error.h"
 #include "runtime/ops.h"
@@ -39,12 +40,12 @@ absl::StatusOr<mt::internal::PerReplicaValues> StrategyState::all_reduce(
         return differs(caller, r, k, value, in[0][k]);
       }
       if (value.device() == names[r]) continue;
-      try {  // a value computed elsewhere (a CPU op in the replica) goes to its replica first
+      // A value computed elsewhere (a CPU op in the replica) goes to its replica first.
+      absl::Status copied = mt::internal::status_of([&] {
         DeviceScope scope(names[r]);
         local[r][k] = identity(value);
-      } catch (const Error& e) {
-        return absl::Status(e.code(), e.what());
-      }
+      });
+      if (!copied.ok()) return copied;
     }
   }
   if (in[0].empty()) return local;

@@ -5,22 +5,12 @@
 #include "runtime/constant.h"
 #include "runtime/device_scope.h"
 #include "runtime/distribute/cross_device_ops.h"
+#include "runtime/distribute/status_of.h"
 #include "runtime/error.h"
 #include "runtime/ops.h"
 
 namespace mt::internal {
 namespace {
-
-// Returns the status of what `fn` threw.
-template <typename Fn>
-absl::Status capture(Fn&& fn) {
-  try {
-    fn();
-    return absl::OkStatus();
-  } catch (const Error& e) {
-    return absl::Status(e.code(), e.what());
-  }
-}
 
 class ReductionToOneDevice final : public CrossDeviceOps {
  public:
@@ -32,7 +22,7 @@ class ReductionToOneDevice final : public CrossDeviceOps {
   absl::StatusOr<PerReplicaValues> batch_all_reduce(distribute::ReduceOp op,
                                                     const PerReplicaValues& in) override {
     PerReplicaValues out(in.size());
-    absl::Status status = capture([&] {
+    absl::Status status = status_of([&] {
       std::vector<Tensor> parts(in.size());
       for (size_t k = 0; k < in[0].size(); ++k) {
         for (size_t r = 0; r < in.size(); ++r) parts[r] = in[r][k];

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "runtime/device_scope.h"
+#include "runtime/distribute/status_of.h"
 #include "runtime/distribute/strategy_state.h"
 #include "runtime/error.h"
 
@@ -26,20 +27,6 @@ namespace {
 
 using distribute::internal::replica_binding;
 using distribute::internal::StrategyState;
-
-// Returns the status of what `fn` threw (the merge runs on one replica's thread and hands
-// its outcome to every replica as a Status).
-template <typename Fn>
-absl::Status status_of(Fn&& fn) {
-  try {
-    fn();
-    return absl::OkStatus();
-  } catch (const Error& e) {
-    return absl::Status(e.code(), e.what());
-  } catch (const std::exception& e) {
-    return absl::InternalError(e.what());
-  }
-}
 
 // Checks that every replica passed the same variables in the same order (copies of one
 // mirrored variable of this strategy) and gradients defined alike; returns the indices of
