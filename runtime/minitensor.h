@@ -14,19 +14,19 @@
 //   }
 //   std::cout << c << "\n";
 
-#include "runtime/array_ops.h"               // IWYU pragma: export
-#include "runtime/autodiff/gradient_tape.h"  // IWYU pragma: export
-#include "runtime/config.h"                  // IWYU pragma: export
-#include "runtime/constant.h"                // IWYU pragma: export
-#include "runtime/debugging.h"               // IWYU pragma: export
-#include "runtime/device_scope.h"            // IWYU pragma: export
+#include "runtime/array_ops.h"                     // IWYU pragma: export
+#include "runtime/autodiff/gradient_tape.h"        // IWYU pragma: export
+#include "runtime/config.h"                        // IWYU pragma: export
+#include "runtime/constant.h"                      // IWYU pragma: export
+#include "runtime/debugging.h"                     // IWYU pragma: export
+#include "runtime/device_scope.h"                  // IWYU pragma: export
 #include "runtime/distribute/mirrored_strategy.h"  // IWYU pragma: export
-#include "runtime/error.h"                   // IWYU pragma: export
-#include "runtime/memory_snapshot.h"         // IWYU pragma: export
-#include "runtime/nn_ops.h"                  // IWYU pragma: export
-#include "runtime/ops.h"                     // IWYU pragma: export
-#include "runtime/optimizers.h"              // IWYU pragma: export
-#include "runtime/random_ops.h"              // IWYU pragma: export
-#include "runtime/tensor.h"                  // IWYU pragma: export
-#include "runtime/trace.h"                   // IWYU pragma: export
-#include "runtime/variable.h"                // IWYU pragma: export
+#include "runtime/error.h"                         // IWYU pragma: export
+#include "runtime/memory_snapshot.h"               // IWYU pragma: export
+#include "runtime/nn_ops.h"                        // IWYU pragma: export
+#include "runtime/ops.h"                           // IWYU pragma: export
+#include "runtime/optimizers.h"                    // IWYU pragma: export
+#include "runtime/random_ops.h"                    // IWYU pragma: export
+#include "runtime/tensor.h"                        // IWYU pragma: export
+#include "runtime/trace.h"                         // IWYU pragma: export
+#include "runtime/variable.h"                      // IWYU pragma: export

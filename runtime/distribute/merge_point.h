@@ -4,8 +4,9 @@
 // waits; once all have arrived, replica 0's thread runs the merge over all parts, in
 // replica order, and its status becomes every replica's. One thread issues every merge,
 // as TensorFlow's merge_call runs on one thread: NCCL's multi-GPU group launches and each
-// thread's current CUDA device then never change hands between steps. Replicas pass the same merge points in the same order,
-// so one MergePoint serves them all, one generation after another.
+// thread's current CUDA device then never change hands between steps. Replicas pass the
+// same merge points in the same order, so one MergePoint serves them all, one generation
+// after another.
 //
 // Nothing hangs: when a replica fails it aborts the point, which fails every waiter and
 // every later arrival; when a replica returns from its function while others wait at a

@@ -3,6 +3,8 @@ a dataset split across the replicas, each part made on its replica's device."""
 
 import numpy as _np
 
+from ..data import structure as _structure
+
 __all__ = ["DatasetsFromFunction", "DistributedDataset", "InputContext", "ValueContext"]
 
 
@@ -28,16 +30,6 @@ class InputContext:
             raise ValueError(f"The `global_batch_size` {global_batch_size} is not divisible by "
                              f"`num_replicas_in_sync` {self.num_replicas_in_sync} ")
         return global_batch_size // self.num_replicas_in_sync
-
-
-def _map_structure(fn, element):
-    if isinstance(element, tuple) and not hasattr(element, "_fields"):
-        return tuple(_map_structure(fn, e) for e in element)
-    if isinstance(element, list):
-        return [_map_structure(fn, e) for e in element]
-    if isinstance(element, dict):
-        return {k: _map_structure(fn, v) for k, v in element.items()}
-    return fn(element)
 
 
 def _host_elements(dataset):
@@ -68,7 +60,7 @@ class DistributedDataset:
             def split(value):
                 parts = _np.array_split(_np.asarray(value), len(devices))
                 return PerReplica(_on_device(p, d) for p, d in zip(parts, devices))
-            yield _map_structure(split, element)
+            yield _structure.map_structure(split, element)
 
 
 class DatasetsFromFunction:
@@ -88,17 +80,7 @@ class DatasetsFromFunction:
             group.append(element)
             if len(group) < len(devices):
                 continue
-            placed = [_map_structure(lambda v, d=d: _on_device(v, d), e)
+            placed = [[_on_device(v, d) for v in _structure.flatten(e)]
                       for e, d in zip(group, devices)]
+            yield _structure.pack_like(group[0], [PerReplica(parts) for parts in zip(*placed)])
             group = []
-            yield _regroup_elements(placed, PerReplica)
-
-
-def _regroup_elements(elements, per_replica):
-    first = elements[0]
-    if isinstance(first, tuple) and not hasattr(first, "_fields"):
-        return tuple(_regroup_elements([e[i] for e in elements], per_replica)
-                     for i in range(len(first)))
-    if isinstance(first, dict):
-        return {k: _regroup_elements([e[k] for e in elements], per_replica) for k in first}
-    return per_replica(elements)
