@@ -62,6 +62,7 @@ class Runtime {
   int num_devices() const { return static_cast<int>(devices_.size()); }
   Device& device(int index) const { return *devices_[index]; }
   const Placer& placer() const { return *placer_; }
+  const KernelRegistry& registry() const { return registry_; }
 
   // Returns the placement of (op, dtype) outside any device scope (computed once).
   const absl::StatusOr<Placement>& default_placement(OpId op, DType dtype) const {

@@ -6,6 +6,7 @@
 // Thread safety: every method may be called from any thread.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -72,6 +73,20 @@ class Device {
   virtual double mark_elapsed_ms(void* /*from*/, void* /*to*/) { return -1; }
   // Frees a mark from record_mark(); nullptr is a no-op.
   virtual void release_mark(void* /*mark*/) {}
+  // CUDA graphs (runtime/function/concrete_function.cc). Captures what `body` enqueues
+  // through the kernel state it is handed (a stream of the capture's own, so that no other
+  // thread's work lands in it) into an executable graph, and returns the graph;
+  // Unimplemented on a device without graphs (the CPU).
+  virtual absl::StatusOr<void*> capture_graph(
+      const std::function<absl::Status(void* kernel_state)>& /*body*/) {
+    return absl::UnimplementedError("this device has no graphs");
+  }
+  // Enqueues a graph from capture_graph() on this device's stream.
+  virtual absl::Status launch_graph(void* /*graph*/) {
+    return absl::UnimplementedError("this device has no graphs");
+  }
+  // Frees a graph from capture_graph() once the work enqueued so far is done with it.
+  virtual void release_graph(void* /*graph*/) {}
   // Returns how ops run on a device of another process (runtime/remote.h), or nullptr.
   virtual RemoteOps* remote() { return nullptr; }
 

@@ -11,6 +11,7 @@
 #include "runtime/autodiff/tape.h"
 #include "runtime/context.h"
 #include "runtime/explain.h"
+#include "runtime/function/function_recorder.h"
 #include "runtime/remote.h"
 #include "runtime/scope_stack.h"
 #include "runtime/tensor_impl.h"
@@ -288,6 +289,10 @@ absl::Status run_op(OpId op, absl::Span<const Tensor* const> inputs, const Sourc
     }
     absl::Status status = run_remote(*remote, op, inputs, source, attrs, out, outs);
     if (trace) trace->finish_remote(*outs);
+    if (__builtin_expect(active_recorder() != nullptr, 0)) {
+      active_recorder()->record_op(op, attrs, nullptr, device, inputs, {}, source != nullptr,
+                                   *outs);
+    }
     return status;
   }
   absl::InlinedVector<Tensor, 4> copies;  // inputs moved to `device` for this op
@@ -308,16 +313,22 @@ absl::Status run_op(OpId op, absl::Span<const Tensor* const> inputs, const Sourc
     arg.dtype = impl->dtype;
   }
   absl::Status status;
+  KernelFn kernel = nullptr;
   if (op == OpId::kIdentity && !copies.empty()) {
-    outs->push_back(std::move(copies[0]));  // the copy just made is the result
+    outs->push_back(copies[0]);  // the copy just made is the result
   } else if (op == OpId::kReadVariableOp) {
     outs->push_back(*inputs[0]);  // the value itself (Note [Variables write in place])
   } else {
     if (trace) trace->before_kernel(device);
-    status = run_kernel(device, p.kernel, out, args, attrs, outs);
+    kernel = p.kernel;
+    status = run_kernel(device, kernel, out, args, attrs, outs);
     if (!status.ok()) outs->clear();
   }
   if (trace) trace->finish(device, *outs);
+  if (__builtin_expect(active_recorder() != nullptr, 0) && status.ok()) {  // an mt::Function
+    active_recorder()->record_op(op, attrs, kernel, device, inputs, copies, source != nullptr,
+                                 *outs);                                 // traces
+  }
   return status;
 }
 

@@ -22,6 +22,7 @@
 #include "runtime/device_scope.h"                  // IWYU pragma: export
 #include "runtime/distribute/mirrored_strategy.h"  // IWYU pragma: export
 #include "runtime/error.h"                         // IWYU pragma: export
+#include "runtime/function.h"                      // IWYU pragma: export
 #include "runtime/memory_snapshot.h"               // IWYU pragma: export
 #include "runtime/nn_ops.h"                        // IWYU pragma: export
 #include "runtime/ops.h"                           // IWYU pragma: export

@@ -7,6 +7,7 @@
 #include "runtime/distribute/replica_hooks.h"
 #include "runtime/error.h"
 #include "runtime/execute.h"
+#include "runtime/function/function_recorder.h"
 #include "runtime/tensor_impl.h"
 
 namespace mt {
@@ -47,6 +48,7 @@ Variable::Variable(const Tensor& initial, bool trainable, std::string name) {
     internal::throw_if_error(
         absl::InvalidArgumentError("[VarHandleOp] the initial value is an empty tensor"));
   }
+  internal::PauseRecording pause;  // a function creates its variables once, at the trace
   state_ = internal::in_strategy_scope()
                ? internal::make_mirrored_variable(initial, trainable, std::move(name))
                : internal::make_variable_state(initial, trainable, std::move(name));
@@ -65,6 +67,9 @@ const std::shared_ptr<VariableState>& Variable::replica_state() const {
 Tensor Variable::read_value() const {
   const std::shared_ptr<VariableState>& state = this->state();
   const Tensor* input = &checked(state).value;
+  if (internal::FunctionRecorder* recorder = internal::active_recorder()) {
+    recorder->note_variable(state);
+  }
   Tensor value = internal::value_or_throw(
       internal::execute(OpId::kReadVariableOp, absl::MakeConstSpan(&input, 1), {}));
   if (internal::any_tape_recording()) internal::record_variable_read(state, value);
@@ -76,7 +81,12 @@ Tensor Variable::read_value() const {
 void Variable::assign(const Tensor& value) {
   for (const Variable& copy : copies_to_write()) {
     VariableState& state = *copy.state();
+    internal::FunctionRecorder* recorder = internal::active_recorder();
+    if (recorder != nullptr) recorder->note_variable(copy.state());
     Tensor target = exclusive(state.value) ? state.value : fresh_buffer(state.value);
+    if (recorder != nullptr && target.impl() != state.value.impl()) {
+      recorder->variable_moved(copy.state(), state.value.impl(), target.impl());
+    }
     run(OpId::kAssignVariableOp, target, value);
     state.value = std::move(target);
   }
@@ -126,9 +136,15 @@ std::shared_ptr<VariableState> make_variable_state(const Tensor& initial, bool t
 const Tensor& writable_value(const Variable& var) {
   checked(var.state());
   VariableState& state = *var.state();
+  FunctionRecorder* recorder = active_recorder();
+  if (recorder != nullptr) recorder->note_variable(var.state());
   if (!exclusive(state.value)) {
     Tensor copy = fresh_buffer(state.value);
-    run(OpId::kAssignVariableOp, copy, state.value);
+    {
+      PauseRecording pause;  // the function snapshots instead (Note [Variables moved during
+      run(OpId::kAssignVariableOp, copy, state.value);  // a trace])
+    }
+    if (recorder != nullptr) recorder->variable_moved(var.state(), state.value.impl(), copy.impl());
     state.value = std::move(copy);
   }
   return state.value;

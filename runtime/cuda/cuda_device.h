@@ -9,6 +9,7 @@
 // and the destination then waits for the copy). So a freed block can be reused at once by
 // the next allocation: whatever used it before is earlier on the same stream.
 
+#include <functional>
 #include <memory>
 
 #include "core/cuda/cuda_handles.h"
@@ -29,6 +30,7 @@ class CudaDevice final : public Device {
   };
 
   CudaDevice(const GpuDeviceOptions& options, std::unique_ptr<Allocator> pool, Handles handles);
+  ~CudaDevice() override;
 
   void* kernel_state() override { return &state_; }
   absl::Status make_current() override;
@@ -45,15 +47,26 @@ class CudaDevice final : public Device {
   void* record_mark() override;
   double mark_elapsed_ms(void* from, void* to) override;
   void release_mark(void* mark) override;
+  absl::StatusOr<void*> capture_graph(
+      const std::function<absl::Status(void* kernel_state)>& body) override;
+  absl::Status launch_graph(void* graph) override;
+  void release_graph(void* graph) override;
 
  private:
   // Copies to `dst` on `to` from this device's `src`, ordered as Note [Stream order] says.
   absl::Status copy_to_gpu(CudaDevice& to, void* dst, const void* src, size_t bytes);
 
+  // What a graph capture launches through (capture_graph): a stream and a cuBLAS handle of
+  // its own, made on first use.
+  struct CaptureHandles;
+  absl::StatusOr<CaptureHandles*> capture_handles();
+
   Handles handles_;
   cuda::BlasLock blas_;
   internal::Mutex scratch_mu_;  // GpuState::scratch_mu
   cuda::GpuState state_;
+  internal::Mutex capture_mu_;  // one capture at a time: they share capture_
+  std::unique_ptr<CaptureHandles> capture_ ABSL_GUARDED_BY(capture_mu_);
 };
 
 }  // namespace mt::internal

@@ -1,0 +1,301 @@
+#include "runtime/function/concrete_function.h"
+
+#include <cstring>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "core/status.h"
+#include "kernels/op_def.h"
+#include "runtime/device.h"
+#include "runtime/function/function_plan.h"
+#include "runtime/tensor_impl.h"
+#include "runtime/variable.h"
+
+namespace mt::internal {
+namespace {
+
+// Whether `impl`'s buffer is the variable's alone, so that it may be written in place.
+bool exclusive(const TensorImpl& impl) {
+  return impl.refs.load(std::memory_order_acquire) == 1 && impl.pending.handle == nullptr;
+}
+
+// Waits until a copy's source may be reused (a pinned host buffer being read by a GPU).
+void wait_for(PendingUse use) {
+  if (use.handle == nullptr) return;
+  while (!use.query(use.handle)) {
+  }
+  use.release(use.handle);
+}
+
+}  // namespace
+
+ConcreteFunction::ConcreteFunction(std::unique_ptr<FunctionGraph> graph)
+    : graph_(std::move(graph)) {}
+
+ConcreteFunction::~ConcreteFunction() {
+  if (exec_ != nullptr) graph_device_->release_graph(exec_);
+}
+
+absl::StatusOr<std::unique_ptr<ConcreteFunction>> ConcreteFunction::create(
+    std::unique_ptr<FunctionGraph> graph, const KernelRegistry& registry) {
+  std::unique_ptr<ConcreteFunction> f(new ConcreteFunction(std::move(graph)));
+  MutexLock lock(&f->mu_);
+  MT_RETURN_IF_ERROR(f->plan(registry));
+  if (f->graph_device_ != nullptr) {
+    absl::Status captured = f->capture();
+    if (!captured.ok()) f->graph_device_ = nullptr;  // replays as a flat list instead
+  }
+  return f;
+}
+
+int64_t ConcreteFunction::arena_bytes() const {
+  int64_t bytes = 0;
+  for (const Tensor& arena : arenas_) bytes += static_cast<int64_t>(arena.impl()->bytes());
+  return bytes;
+}
+
+absl::Status ConcreteFunction::plan(const KernelRegistry& registry) {
+  FunctionGraph& g = *graph_;
+  // A copy within one device is Identity's kernel, which a capture records.
+  for (FunctionStep& step : g.steps) {
+    if (step.kind != FunctionStep::Kind::kCopy) continue;
+    const FunctionValue& src = g.values[step.inputs[0]];
+    if (src.device != step.device) continue;
+    KernelFn identity = registry.find(OpId::kIdentity, step.device->type(), src.dtype);
+    if (identity == nullptr) continue;
+    step.kind = FunctionStep::Kind::kKernel;
+    step.op = OpId::kIdentity;
+    step.kernel = identity;
+  }
+  // One CUDA graph when every step is a kernel on one GPU.
+  Device* gpu = nullptr;
+  bool one_gpu = !g.steps.empty();
+  for (const FunctionStep& step : g.steps) {
+    one_gpu = one_gpu && step.kind == FunctionStep::Kind::kKernel &&
+              step.device->type() == DeviceType::kGPU && (gpu == nullptr || gpu == step.device);
+    gpu = step.device;
+  }
+  if (one_gpu) {
+    // The arguments' buffers become the graph's own, which each replay copies into.
+    arg_slot_.assign(g.num_args, -1);
+    for (FunctionStep& step : g.steps) {
+      for (ValueId& id : step.inputs) {
+        const FunctionValue v = g.values[id];
+        if (v.kind != ValueKind::kArg) continue;
+        if (v.device != gpu) {
+          one_gpu = false;
+          break;
+        }
+        if (arg_slot_[v.index] < 0) {
+          FunctionValue slot = v;
+          slot.kind = ValueKind::kMade;
+          g.values.push_back(slot);
+          arg_slot_[v.index] = static_cast<ValueId>(g.values.size() - 1);
+        }
+        id = arg_slot_[v.index];
+      }
+    }
+    if (one_gpu) graph_device_ = gpu;
+  }
+  if (!one_gpu && !arg_slot_.empty()) {
+    return absl::InternalError("[function] an argument of a graph replay is on another device");
+  }
+  // The arenas (function_plan.h).
+  data_.assign(g.values.size(), nullptr);
+  MT_ASSIGN_OR_RETURN(ArenaPlan arenas, plan_arenas(g));
+  for (const ArenaPlan::Arena& arena : arenas.arenas) {
+    MT_ASSIGN_OR_RETURN(Shape shape, Shape::make({arena.bytes}));
+    MT_ASSIGN_OR_RETURN(TensorImpl * impl, allocate_tensor(*arena.device, DType::kBool, shape));
+    arenas_.emplace_back(impl);
+    char* base = static_cast<char*>(impl->data);
+    for (const auto& [id, offset] : arena.offsets) {
+      data_[id] = g.values[id].bytes == 0 ? nullptr : base + offset;
+    }
+  }
+  for (const FunctionValue& v : g.values) {
+    if (v.kind == ValueKind::kConstant || v.kind == ValueKind::kParam) {
+      const Tensor& t = g.constants[v.index];
+      data_[&v - g.values.data()] = t.defined() ? t.impl()->data : nullptr;
+    }
+  }
+  for (const HostAction& action : g.actions) {
+    const Tensor* param = action.param >= 0 ? &g.constants[action.param] : nullptr;
+    KernelFn fill = param != nullptr && param->defined()
+                        ? registry.find(OpId::kFill, DeviceType::kCPU, param->dtype())
+                        : nullptr;
+    if (param != nullptr && param->defined() &&
+        (fill == nullptr || param->impl()->bytes() > 16)) {
+      return absl::InternalError("[function] a host value is not a scalar the CPU can fill");
+    }
+    fills_.push_back(fill);
+  }
+  // Each step's views.
+  written_.assign(g.variables.size(), false);
+  resolved_.resize(g.steps.size());
+  for (size_t i = 0; i < g.steps.size(); ++i) {
+    const FunctionStep& step = g.steps[i];
+    Resolved& r = resolved_[i];
+    for (ValueId id : step.inputs) {
+      const FunctionValue& v = g.values[id];
+      r.args.push_back(TensorArg{nullptr, &v.shape, v.dtype});
+      if (step.writes_inputs && v.kind == ValueKind::kVariable) written_[v.index] = true;
+    }
+    for (ValueId id : step.outputs) {
+      const FunctionValue& v = g.values[id];
+      r.outs.push_back(MutableTensorArg{nullptr, &v.shape, v.dtype});
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ConcreteFunction::run_actions() {
+  for (const HostAction& action : graph_->actions) {
+    if (action.step) {
+      action.step();
+      continue;
+    }
+    const Tensor& param = graph_->constants[action.param];
+    if (!param.defined()) {
+      action.compute();  // unused by the replay, but a schedule may count its calls
+      continue;
+    }
+    // The bytes a Fill of the value writes, made by the CPU's Fill kernel.
+    TensorImpl* impl = param.impl();
+    const double value = action.compute();
+    alignas(16) char bytes[16];
+    OpAttrs attrs;
+    const bool integer = dtype_kind(impl->dtype) == DTypeKind::kInt;
+    attrs.value = Scalar{value, integer ? static_cast<int64_t>(value) : 0, value != 0};
+    const MutableTensorArg out{bytes, &impl->shape, impl->dtype};
+    const KernelContext kc{{}, out, &attrs, nullptr, absl::MakeConstSpan(&out, 1)};
+    MT_RETURN_IF_ERROR(fills_[&action - graph_->actions.data()](kc));
+    MT_RETURN_IF_ERROR(impl->device->copy_from_host(impl->data, bytes, impl->bytes()));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ConcreteFunction::bind(absl::Span<const Tensor> args) {
+  FunctionGraph& g = *graph_;
+  // Variables: a written one is first made its buffer's only holder.
+  for (size_t k = 0; k < g.variables.size(); ++k) {
+    VariableState& state = *g.variables[k];
+    if (written_[k] && !exclusive(*state.value.impl())) {
+      writable_value(Variable::from_state(g.variables[k]));
+    }
+  }
+  for (size_t id = 0; id < g.values.size(); ++id) {
+    const FunctionValue& v = g.values[id];
+    if (v.kind == ValueKind::kVariable) {
+      data_[id] = g.variables[v.index]->value.impl()->data;
+    } else if (v.kind == ValueKind::kArg && graph_device_ == nullptr) {
+      data_[id] = args[v.index].impl()->data;
+    }
+  }
+  if (graph_device_ == nullptr) return absl::OkStatus();
+  for (size_t i = 0; i < arg_slot_.size(); ++i) {
+    if (arg_slot_[i] < 0) continue;
+    const TensorImpl* impl = args[i].impl();
+    if (impl->bytes() == 0) continue;
+    MT_ASSIGN_OR_RETURN(PendingUse use, graph_device_->copy_from_device(
+                                            data_[arg_slot_[i]], *impl->device, impl->data,
+                                            impl->bytes()));
+    wait_for(use);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ConcreteFunction::run_steps(void* graph_state) {
+  const FunctionGraph& g = *graph_;
+  for (size_t i = 0; i < g.steps.size(); ++i) {
+    const FunctionStep& step = g.steps[i];
+    Resolved& r = resolved_[i];
+    if (step.kind == FunctionStep::Kind::kCopy) {
+      const FunctionValue& src = g.values[step.inputs[0]];
+      if (src.bytes == 0) continue;
+      MT_ASSIGN_OR_RETURN(PendingUse use,
+                          step.device->copy_from_device(data_[step.outputs[0]], *src.device,
+                                                        data_[step.inputs[0]], src.bytes));
+      wait_for(use);
+      continue;
+    }
+    for (size_t j = 0; j < r.args.size(); ++j) r.args[j].data = data_[step.inputs[j]];
+    for (size_t j = 0; j < r.outs.size(); ++j) r.outs[j].data = data_[step.outputs[j]];
+    const MutableTensorArg none{nullptr, nullptr, DType::kFloat32};
+    const KernelContext kc{r.args, r.outs.empty() ? none : r.outs[0], &step.attrs,
+                           graph_state != nullptr ? graph_state : step.device->kernel_state(),
+                           r.outs};
+    MT_RETURN_IF_ERROR(step.device->make_current());
+    MT_RETURN_IF_ERROR(step.kernel(kc));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ConcreteFunction::capture() {
+  // Capture binds the variables as they are now; bind() is what makes them exclusive.
+  FunctionGraph& g = *graph_;
+  captured_with_.clear();
+  for (const auto& state : g.variables) captured_with_.push_back(state->value.impl()->data);
+  for (size_t id = 0; id < g.values.size(); ++id) {
+    const FunctionValue& v = g.values[id];
+    if (v.kind == ValueKind::kVariable) data_[id] = g.variables[v.index]->value.impl()->data;
+  }
+  if (exec_ != nullptr) {
+    graph_device_->release_graph(exec_);
+    exec_ = nullptr;
+  }
+  MT_ASSIGN_OR_RETURN(exec_,
+                      graph_device_->capture_graph([this](void* state) { return run_steps(state); }));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<Tensor>> ConcreteFunction::call(absl::Span<const Tensor> args) {
+  MutexLock lock(&mu_);
+  MT_RETURN_IF_ERROR(run_actions());
+  MT_RETURN_IF_ERROR(bind(args));
+  if (graph_device_ != nullptr) {
+    bool moved = false;
+    for (size_t k = 0; k < graph_->variables.size(); ++k) {
+      moved = moved || graph_->variables[k]->value.impl()->data != captured_with_[k];
+    }
+    if (moved) MT_RETURN_IF_ERROR(capture());
+    MT_RETURN_IF_ERROR(graph_device_->launch_graph(exec_));
+  } else {
+    MT_RETURN_IF_ERROR(run_steps(nullptr));
+  }
+  return outputs(args);
+}
+
+absl::StatusOr<std::vector<Tensor>> ConcreteFunction::outputs(absl::Span<const Tensor> args) {
+  const FunctionGraph& g = *graph_;
+  std::vector<Tensor> outs;
+  outs.reserve(g.outputs.size());
+  for (ValueId id : g.outputs) {
+    const FunctionValue& v = g.values[id];
+    switch (v.kind) {
+      case ValueKind::kArg:
+        outs.push_back(args[v.index]);
+        continue;
+      case ValueKind::kVariable:
+        outs.push_back(g.variables[v.index]->value);
+        continue;
+      case ValueKind::kConstant:
+        outs.push_back(g.constants[v.index]);
+        continue;
+      case ValueKind::kMade:
+      case ValueKind::kParam:
+        break;
+    }
+    // A value of the function's own: copied out, since the next replay overwrites it.
+    MT_ASSIGN_OR_RETURN(TensorImpl * impl, allocate_tensor(*v.device, v.dtype, v.shape));
+    Tensor out(impl);
+    if (v.bytes > 0) {
+      MT_ASSIGN_OR_RETURN(PendingUse use,
+                          v.device->copy_from_device(impl->data, *v.device, data_[id], v.bytes));
+      wait_for(use);
+    }
+    outs.push_back(std::move(out));
+  }
+  return outs;
+}
+
+}  // namespace mt::internal

@@ -1,0 +1,130 @@
+#include "runtime/function/function_cache.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "runtime/context.h"
+#include "runtime/distribute/replica_hooks.h"
+#include "runtime/error.h"
+#include "runtime/function/function_recorder.h"
+#include "runtime/placement_log.h"
+#include "runtime/scope_stack.h"
+#include "runtime/tensor_impl.h"
+
+namespace mt::internal {
+namespace {
+
+template <typename T>
+void append(std::string* key, const T& value) {
+  key->append(reinterpret_cast<const char*>(&value), sizeof(value));
+}
+
+// The signature of a call: each argument's dtype, shape, device and first alias, the
+// innermost device scope and the configuration epoch, after `extra`.
+std::string signature(absl::Span<const Tensor> args, std::string_view extra) {
+  std::string key(extra);
+  key.push_back('\0');
+  append(&key, Context::get().epoch());
+  const ScopeEntry* scope = scope_stack().top();
+  append(&key, scope == nullptr ? uint64_t{0} : scope->hash);
+  for (size_t i = 0; i < args.size(); ++i) {
+    const TensorImpl* impl = args[i].impl();
+    if (impl == nullptr) {
+      throw_if_error(absl::InvalidArgumentError(
+          absl::StrCat("[function] argument ", i, " is an empty tensor")));
+    }
+    int32_t alias = static_cast<int32_t>(i);
+    for (size_t j = 0; j < i; ++j) {
+      if (args[j].impl() == impl) {
+        alias = static_cast<int32_t>(j);
+        break;
+      }
+    }
+    append(&key, alias);
+    append(&key, impl->dtype);
+    append(&key, impl->device);
+    append(&key, static_cast<int32_t>(impl->shape.rank()));
+    for (int64_t d : impl->shape.dims()) append(&key, d);
+  }
+  return key;
+}
+
+const char* kind_of(const ConcreteFunction* f) {
+  if (f == nullptr) return "eager";
+  return f->uses_graph() ? "graph" : "steps";
+}
+
+}  // namespace
+
+std::atomic<bool> g_run_eagerly{false};
+
+bool functions_run_eagerly() { return g_run_eagerly.load(std::memory_order_relaxed); }
+
+std::vector<Tensor> FunctionCache::call(absl::Span<const Tensor> args, const Body& body,
+                                        std::string_view extra_key) {
+  if (functions_run_eagerly() || active_recorder() != nullptr || current_replica_id() >= 0) {
+    return body(args);
+  }
+  std::string key = signature(args, extra_key);
+  std::shared_ptr<Entry> entry;
+  {
+    MutexLock lock(&mu_);
+    auto it = entries_.find(key);
+    if (it != entries_.end()) {
+      entry = it->second;
+      last_kind_ = kind_of(entry->concrete.get());
+    }
+  }
+  if (entry == nullptr) return trace(args, body, std::move(key));
+  if (entry->concrete == nullptr) return body(args);
+  return value_or_throw(entry->concrete->call(args));
+}
+
+std::vector<Tensor> FunctionCache::trace(absl::Span<const Tensor> args, const Body& body,
+                                         std::string key) {
+  tracing_count_.fetch_add(1, std::memory_order_relaxed);
+  auto entry = std::make_shared<Entry>();
+  std::vector<Tensor> outputs;
+  absl::StatusOr<std::unique_ptr<FunctionGraph>> graph;
+  {
+    FunctionRecorder recorder(args);
+    outputs = body(args);
+    graph = recorder.finish(outputs);
+  }
+  absl::Status why = graph.status();
+  if (graph.ok()) {
+    Runtime* rt = value_or_throw(Context::get().runtime());
+    absl::StatusOr<std::unique_ptr<ConcreteFunction>> concrete =
+        ConcreteFunction::create(*std::move(graph), rt->registry());
+    if (concrete.ok()) {
+      entry->concrete = *std::move(concrete);
+    } else {
+      why = concrete.status();
+    }
+  }
+  if (!why.ok()) {
+    log_line(absl::StrCat("WARNING:minitensor:function '", name_,
+                          "' cannot replay this signature and runs it eagerly at every call: ",
+                          why.message()));
+  }
+  MutexLock lock(&mu_);
+  last_kind_ = kind_of(entry->concrete.get());
+  entries_.try_emplace(std::move(key), std::move(entry));
+  return outputs;
+}
+
+std::string FunctionCache::replay_kind() const {
+  MutexLock lock(&mu_);
+  return last_kind_;
+}
+
+int64_t FunctionCache::arena_bytes() const {
+  MutexLock lock(&mu_);
+  int64_t bytes = 0;
+  for (const auto& [key, entry] : entries_) {
+    if (entry->concrete != nullptr) bytes += entry->concrete->arena_bytes();
+  }
+  return bytes;
+}
+
+}  // namespace mt::internal

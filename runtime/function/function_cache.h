@@ -1,0 +1,55 @@
+#pragma once
+// FunctionCache: the traced signatures of one function and their replays (internal); what
+// mt::Function (runtime/function.h) and mt.function (python/) call.
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/types/span.h"
+#include "core/mutex.h"
+#include "runtime/function/concrete_function.h"
+#include "runtime/tensor.h"
+
+namespace mt::internal {
+
+class FunctionCache {
+ public:
+  using Body = std::function<std::vector<Tensor>(absl::Span<const Tensor> args)>;
+
+  explicit FunctionCache(std::string name) : name_(std::move(name)) {}
+
+  // Replays the signature of `args` (with `extra_key`: what a caller adds to it, Python's
+  // constants), tracing `body` when the signature is new. Runs `body` eagerly when functions
+  // run eagerly, inside another function's trace (which records the ops itself), inside
+  // MirroredStrategy::run, or when the signature cannot replay. Throws mt::Error.
+  std::vector<Tensor> call(absl::Span<const Tensor> args, const Body& body,
+                           std::string_view extra_key = {});
+
+  int tracing_count() const { return tracing_count_.load(std::memory_order_relaxed); }
+  std::string replay_kind() const;
+  int64_t arena_bytes() const;
+
+ private:
+  struct Entry {
+    std::unique_ptr<ConcreteFunction> concrete;  // null: runs eagerly
+  };
+  std::vector<Tensor> trace(absl::Span<const Tensor> args, const Body& body, std::string key);
+
+  std::string name_;
+  std::atomic<int> tracing_count_{0};
+  mutable Mutex mu_;
+  absl::flat_hash_map<std::string, std::shared_ptr<Entry>> entries_ ABSL_GUARDED_BY(mu_);
+  std::string last_kind_ ABSL_GUARDED_BY(mu_);
+};
+
+// Whether functions run their bodies eagerly (mt::config::run_functions_eagerly).
+extern std::atomic<bool> g_run_eagerly;
+bool functions_run_eagerly();
+
+}  // namespace mt::internal

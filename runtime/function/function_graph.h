@@ -1,0 +1,75 @@
+#pragma once
+// FunctionGraph: one traced signature of an mt::Function as the recorder leaves it
+// (internal): the buffers the body's kernels touched (values), the kernels and copies in
+// the order they ran (steps), and the host work to repeat before each replay (actions).
+// function_plan.h decides where each value lives; concrete_function.h replays.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "absl/container/inlined_vector.h"
+#include "core/dtype.h"
+#include "core/shape.h"
+#include "kernels/kernel.h"
+#include "kernels/op_attrs.h"
+#include "kernels/op_id.h"
+#include "runtime/tensor.h"
+
+namespace mt::internal {
+
+class Device;
+struct VariableState;
+
+using ValueId = int32_t;
+
+// Note [Values in a recording] in function_recorder.h.
+enum class ValueKind : uint8_t {
+  kArg,       // index: the argument
+  kVariable,  // index: FunctionGraph::variables
+  kMade,      // a kernel's output or a copy; lives in its device's arena
+  kConstant,  // index: FunctionGraph::constants
+  kParam,     // a constant rewritten before each replay; index: FunctionGraph::constants
+};
+
+struct FunctionValue {
+  ValueKind kind;
+  int index = -1;
+  DType dtype;
+  Shape shape;
+  Device* device = nullptr;
+  size_t bytes = 0;
+};
+
+struct FunctionStep {
+  enum class Kind : uint8_t { kKernel, kCopy };
+  Kind kind = Kind::kKernel;
+  OpId op{};
+  KernelFn kernel = nullptr;
+  Device* device = nullptr;  // where the kernel runs; a copy's destination
+  OpAttrs attrs;
+  absl::InlinedVector<ValueId, 4> inputs;   // a copy's source
+  absl::InlinedVector<ValueId, 2> outputs;  // a copy's destination
+  bool writes_inputs = false;               // a kResource op that writes its variables
+};
+
+// Host work repeated before each replay, in trace order: a parameter to compute again
+// (constant index `param`) or a step to run.
+struct HostAction {
+  int param = -1;
+  std::function<double()> compute;
+  std::function<void()> step;
+};
+
+struct FunctionGraph {
+  int num_args = 0;
+  std::vector<FunctionValue> values;
+  std::vector<FunctionStep> steps;
+  std::vector<Tensor> constants;
+  std::vector<std::shared_ptr<VariableState>> variables;
+  std::vector<HostAction> actions;
+  std::vector<ValueId> outputs;
+};
+
+}  // namespace mt::internal
