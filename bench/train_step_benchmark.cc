@@ -95,6 +95,47 @@ BENCHMARK(BM_TrainStep)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
 
+// The small step as one mt::Function (issue 22): traced at the first call (its time is the
+// first_call_ms counter, beside the eager step's), replayed after (one CUDA graph on the GPU).
+void BM_TrainStepFunction(benchmark::State& state) {
+  const bool cpu = state.range(0) == 1;
+  if (!cpu && mt::config::list_physical_devices("GPU").empty()) {
+    return state.SkipWithError("needs a GPU: none is visible");
+  }
+  mt::DeviceScope scope(cpu ? "/CPU:0" : "/GPU:0");
+  Model model = make_model({784, 256, 10}, 32, mt::DType::kFloat32);
+  mt::optimizers::Adam adam(1e-3);
+  step(model, adam);  // slots and pools, as the eager benchmark's warm-up
+  drain(model);
+  mt::Function traced([&](absl::Span<const mt::Tensor>) -> std::vector<mt::Tensor> {
+    step(model, adam);
+    return {};
+  });
+  const auto start = std::chrono::steady_clock::now();
+  traced({});
+  drain(model);
+  const std::chrono::duration<double, std::milli> first = std::chrono::steady_clock::now() - start;
+  const int reps = 50;
+  for (int i = 0; i < 3; ++i) traced({});
+  drain(model);
+  for (auto _ : state) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < reps; ++i) traced({});
+    drain(model);
+    const std::chrono::duration<double> s = std::chrono::steady_clock::now() - t0;
+    state.SetIterationTime(s.count() / reps);
+  }
+  state.counters["first_call_ms"] = first.count();
+  state.SetLabel(std::string(cpu ? "CPU " : "GPU ") + "small float32, function " +
+                 traced.replay_kind());
+}
+BENCHMARK(BM_TrainStepFunction)
+    ->ArgNames({"cpu"})
+    ->Arg(0)
+    ->Arg(1)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+
 }  // namespace
 
 // The GPU's pool grows as needed (the peer's caching allocator does the same).

@@ -32,6 +32,7 @@ from . import _operators  # noqa: F401  (Tensor's ==, <, ..., bool() and hash())
 from ._minitensor import unsorted_segment_sum as _unsorted_segment_sum  # noqa: F401
 from ._tape import GradientTape, UnconnectedGradients, stop_gradient
 from ._variables import Variable
+from ._function import function
 # Shape and data movement (TensorFlow's names; `slice` shadows the builtin here as in tf).
 from ._minitensor import (  # noqa: A004
     broadcast_to, concat, expand_dims, gather, one_hot, ones_like, reshape, slice, split, squeeze,

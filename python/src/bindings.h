@@ -34,6 +34,8 @@ void bind_strategy(nb::module_& m);
 // mt.distribute.Server and experimental_connect_to_cluster (distributed.cc; with no gRPC,
 // no_distributed.cc: the same names, raising UnimplementedError).
 void bind_distributed(nb::module_& m);
+// mt.function's trace-and-replay cache and run_functions_eagerly (function.cc).
+void bind_function(nb::module_& m);
 // __dlpack__, __dlpack_device__ and from_dlpack (dlpack.cc); after bind_tensor.
 void bind_dlpack(nb::module_& m);
 

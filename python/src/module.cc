@@ -75,5 +75,6 @@ NB_MODULE(_minitensor, m) {
   bind_random(m);
   bind_training(m);
   bind_strategy(m);
+  bind_function(m);
   bind_distributed(m);
 }

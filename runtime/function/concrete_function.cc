@@ -3,6 +3,7 @@
 #include <cstring>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "core/status.h"
 #include "kernels/op_def.h"
@@ -52,6 +53,29 @@ int64_t ConcreteFunction::arena_bytes() const {
   int64_t bytes = 0;
   for (const Tensor& arena : arenas_) bytes += static_cast<int64_t>(arena.impl()->bytes());
   return bytes;
+}
+
+std::vector<std::string> ConcreteFunction::placement_lines() const {
+  const FunctionGraph& g = *graph_;
+  std::vector<std::string> lines;
+  for (const FunctionValue& v : g.values) {
+    if (v.kind == ValueKind::kArg) {
+      lines.push_back(absl::StrCat("args_", v.index, ": (_Arg): ", v.device->name()));
+    }
+  }
+  absl::flat_hash_map<std::string, int> seen;
+  for (const FunctionStep& step : g.steps) {
+    const std::string op = step.kind == FunctionStep::Kind::kCopy ? "_Recv" : op_name(step.op);
+    const int n = seen[op]++;
+    lines.push_back(absl::StrCat(op, n == 0 ? "" : absl::StrCat("_", n), ": (", op,
+                                 "): ", step.device->name()));
+  }
+  for (size_t i = 0; i < g.outputs.size(); ++i) {
+    const FunctionValue& v = g.values[g.outputs[i]];
+    lines.push_back(absl::StrCat("identity", i == 0 ? "" : absl::StrCat("_", i),
+                                 "_RetVal: (_Retval): ", v.device->name()));
+  }
+  return lines;
 }
 
 absl::Status ConcreteFunction::plan(const KernelRegistry& registry) {

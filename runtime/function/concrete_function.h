@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -46,6 +47,10 @@ class ConcreteFunction {
   // Whether a replay is one CUDA graph launch.
   bool uses_graph() const { return graph_device_ != nullptr; }
   int num_steps() const { return static_cast<int>(graph_->steps.size()); }
+  // The placement of the graph's nodes as TensorFlow logs a function's: "args_0: (_Arg):
+  // <device>", "MatMul: (MatMul): <device>" (a repeated op "MatMul_1", ...), then
+  // "identity_RetVal: (_Retval): <device>" per output.
+  std::vector<std::string> placement_lines() const;
   // The bytes of the arenas, all devices together.
   int64_t arena_bytes() const;
 

@@ -98,6 +98,9 @@ std::vector<Tensor> FunctionCache::trace(absl::Span<const Tensor> args, const Bo
         ConcreteFunction::create(*std::move(graph), rt->registry());
     if (concrete.ok()) {
       entry->concrete = *std::move(concrete);
+      if (Context::get().log_placement()) {
+        for (std::string& line : entry->concrete->placement_lines()) log_line(std::move(line));
+      }
     } else {
       why = concrete.status();
     }

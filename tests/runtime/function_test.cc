@@ -184,6 +184,11 @@ TEST_F(FunctionTest, PlacementIsLoggedAtTheTraceAndFollowsTheScope) {
   int negs = 0;
   for (const std::string& line : log()) negs += line.find("op Neg") != std::string::npos;
   EXPECT_EQ(negs, 2);  // the traces' only
+  // And the graph's placement, as TensorFlow logs a function's.
+  EXPECT_THAT(log(), ::testing::IsSupersetOf({"args_0: (_Arg): " + cpu(0), "_Recv: (_Recv): " + cpu(1),
+                                              "Neg: (Neg): " + cpu(1),
+                                              "identity_RetVal: (_Retval): " + cpu(1),
+                                              "Neg: (Neg): " + cpu(0)}));
 }
 
 TEST_F(FunctionTest, AFunctionCalledInsideAnotherTracesAsPartOfIt) {

@@ -33,7 +33,7 @@ __all__ = [
     "get_logical_device_configuration", "set_soft_device_placement",
     "get_soft_device_placement", "enable_tensor_float_32_execution",
     "tensor_float_32_execution_enabled", "experimental_connect_to_cluster",
-    "experimental_connect_to_host",
+    "experimental_connect_to_host", "run_functions_eagerly", "functions_run_eagerly",
 ]
 
 _MiB = 1 << 20
@@ -83,6 +83,16 @@ def set_logical_device_configuration(device, logical_devices):
 
 def get_logical_device_configuration(device):
     return _mt.get_logical_device_configuration(device)
+
+
+def run_functions_eagerly(run_eagerly):
+    """Makes every mt.function run its Python function eagerly at each call, tracing
+    nothing: for debugging (tf.config.run_functions_eagerly)."""
+    _mt.run_functions_eagerly(bool(run_eagerly))
+
+
+def functions_run_eagerly():
+    return _mt.functions_run_eagerly()
 
 
 def set_soft_device_placement(enabled):

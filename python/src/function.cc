@@ -1,0 +1,43 @@
+// mt.function's C++ half: one FunctionCache per decorated function (runtime/function/
+// function_cache.h). The package's _function.py flattens the arguments, keys the Python
+// constants and structure, and rebuilds the outputs.
+#include <nanobind/stl/function.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <string>
+#include <vector>
+
+#include "python/src/bindings.h"
+#include "runtime/function.h"
+#include "runtime/function/function_cache.h"
+
+namespace mt::python {
+
+void bind_function(nb::module_& m) {
+  using internal::FunctionCache;
+  nb::class_<FunctionCache>(m, "_FunctionCache")
+      .def(nb::init<std::string>(), nb::arg("name"))
+      // Replays the signature of `args` (and `key`), calling `body(list of tensors)` -> list
+      // of tensors to trace a new one.
+      .def(
+          "call",
+          [](FunctionCache& cache, const std::vector<Tensor>& args, nb::callable body,
+             const std::string& key) {
+            const FunctionCache::Body traced = [&body](absl::Span<const Tensor> a) {
+              nb::gil_scoped_acquire gil;
+              nb::object out = body(std::vector<Tensor>(a.begin(), a.end()));
+              return nb::cast<std::vector<Tensor>>(out);
+            };
+            nb::gil_scoped_release release;
+            return cache.call(args, traced, key);
+          },
+          nb::arg("args"), nb::arg("body"), nb::arg("key"))
+      .def_prop_ro("tracing_count", &FunctionCache::tracing_count)
+      .def_prop_ro("replay_kind", &FunctionCache::replay_kind)
+      .def_prop_ro("arena_bytes", &FunctionCache::arena_bytes);
+  m.def("run_functions_eagerly", &config::run_functions_eagerly, nb::arg("run_eagerly"));
+  m.def("functions_run_eagerly", &config::functions_run_eagerly);
+}
+
+}  // namespace mt::python

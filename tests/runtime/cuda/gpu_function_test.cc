@@ -1,0 +1,76 @@
+// mt::Function on a GPU: a replay is one CUDA graph launch and gives, bit for bit, what the
+// body gives eagerly (random op chains over the op table, a training step); arguments from
+// the host and other devices make a flat replay; a variable moved between calls makes the
+// graph captured again; a replay allocates only its outputs. Skips without a GPU.
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "runtime/context.h"
+#include "tests/runtime/function_checks.h"
+#include "tests/runtime/runtime_fixture.h"
+
+namespace mt::testing {
+namespace {
+
+constexpr char kGpu[] = "/job:localhost/replica:0/task:0/device:GPU:0";
+
+class GpuFunctionTest : public RuntimeTest {
+ protected:
+  bool uses_gpus() const override { return true; }
+  void SetUp() override {
+    RuntimeTest::SetUp();
+    if (config::list_physical_devices("GPU").empty()) GTEST_SKIP() << "needs a GPU";
+  }
+};
+
+TEST_F(GpuFunctionTest, RandomChainsReplayAsOneGraphAndMatchEagerBitForBit) {
+  EXPECT_GT(check_chains_replay(kGpu, 120, 1), 600);
+}
+
+TEST_F(GpuFunctionTest, ChainsOnHostLeavesReplayAsFlatSteps) {
+  EXPECT_GT(check_chains_replay(kGpu, 40, 300, cpu(0)), 150);
+}
+
+TEST_F(GpuFunctionTest, TrainingStepReplaysAsOneGraphAndMatchesEagerTraining) {
+  EXPECT_EQ(check_training_replay(kGpu, 6), "graph");
+}
+
+TEST_F(GpuFunctionTest, AChainIsOneGraphAndAllocatesOnlyItsOutput) {
+  DeviceScope scope("/GPU:0");
+  Function f([](absl::Span<const Tensor> a) -> std::vector<Tensor> {
+    Tensor x = a[0];
+    for (int i = 0; i < 100; ++i) x = add(x, a[1]);
+    return {x};
+  });
+  const Tensor y = constant({0.5f});
+  f({constant({1.f}), y});
+  EXPECT_EQ(f.replay_kind(), "graph");
+  internal::Runtime* rt = internal::value_or_throw(internal::Context::get().runtime());
+  internal::Device& gpu = rt->device(1);
+  ASSERT_EQ(gpu.type(), DeviceType::kGPU);
+  const int64_t before = gpu.allocator().stats().num_allocs;
+  const Tensor out = f({constant({2.f}), y})[0];
+  EXPECT_EQ(gpu.allocator().stats().num_allocs - before, 2);  // the constant and the output
+  EXPECT_EQ(out.to_vector<float>(), (std::vector<float>{52}));
+}
+
+TEST_F(GpuFunctionTest, AVariableMovedBetweenCallsIsCapturedAgain) {
+  DeviceScope scope("/GPU:0");
+  Variable v(constant({1.f, 2.f}));
+  Function f([&](absl::Span<const Tensor> a) -> std::vector<Tensor> {
+    v.assign_add(a[0]);
+    return {mul(v.read_value(), a[0])};
+  });
+  const Tensor one = constant({1.f, 1.f});
+  f({one});
+  EXPECT_EQ(f({one})[0].to_vector<float>(), (std::vector<float>{3, 4}));
+  const Tensor held = v.read_value();  // the next replay must not write this buffer
+  EXPECT_EQ(f({one})[0].to_vector<float>(), (std::vector<float>{4, 5}));
+  EXPECT_EQ(held.to_vector<float>(), (std::vector<float>{3, 4}));
+  EXPECT_EQ(f.replay_kind(), "graph");
+  EXPECT_EQ(v.read_value().to_vector<float>(), (std::vector<float>{4, 5}));
+}
+
+}  // namespace
+}  // namespace mt::testing
