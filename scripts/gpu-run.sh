@@ -2,8 +2,8 @@
 # Runs on the GPU machine from the repository root (see scripts/gpu-check.sh). Optional
 # arguments: the steps to run (tests faults sanitizer racecheck examples distributed
 # benchmarks cpubench halfbench python fuzz, and soak soak-start soak-collect cardfill
-# trainbench strategybench ddpbench tlsbench); default all but the soak steps, cardfill
-# and the last four. `tlsbench` runs bench/distributed/tls_compare.sh on the bundle's
+# trainbench strategybench ddpbench tlsbench functionbench); default all but the soak
+# steps, cardfill and the last five. `tlsbench` runs bench/distributed/tls_compare.sh on the bundle's
 # remote_benchmark (MT_TLSBENCH_ROUNDS rounds, default 3): plaintext beside mutual TLS,
 # large tensors whole on one connection and in parts over several. `fuzz` runs the
 # differential fuzzer against
@@ -407,6 +407,43 @@ for step in $steps; do
           if (b > 0 && p > 0 && a > 0) printf "%.2fx over plain, %.2fx over DDP on 1 GPU (ideal 2x)", p / b, a / b
           else print "? (no 2-GPU figure)" }')"
       done ;;
+    functionbench)
+      # mt.function (issue 22): the 100-add chain per op (eager, replayed, raw launches, raw
+      # CUDA graph: the floor), tracing 1,000 ops, the small training step as one function
+      # beside the eager step; then the same from Python beside PyTorch (eager, CUDAGraph,
+      # torch.compile reduce-overhead) when the python step has installed the package.
+      .gpu/bin/function_benchmark --benchmark_repetitions=3 --benchmark_min_time=0.2 \
+        --benchmark_report_aggregates_only=true >"$out/function-bench.log" 2>&1
+      record "function_benchmark" "rc=$?"
+      grep -E '_median|ERROR' "$out/function-bench.log"
+      med() { awk -v n="$1" '$1 == n "/manual_time_median" {print $2}' "$out/function-bench.log"; }
+      # A chain benchmark's iteration is 200 chains of 100 ops, in ms: us per op = ms / 20.
+      per_op() { awk -v n="$1" '$1 == n "/manual_time_median" {printf "%.3f", $2 / 20}' "$out/function-bench.log"; }
+      graph=$(per_op BM_Baseline_Chain100_RawGraph) replay=$(per_op BM_Chain100_Gpu_FunctionReplay)
+      record "chain per op GPU (us)" "eager $(per_op BM_Chain100_Gpu_Eager)  replay $replay  raw launches $(per_op BM_Baseline_Chain100_RawLaunches)  raw graph $graph"
+      record "replay / raw graph" "$(awk -v a="$replay" -v b="$graph" 'BEGIN {if (a > 0 && b > 0) printf "%.3fx (target <= 1.1x)", a / b; else print "?"}')"
+      record "chain per op CPU (us)" "eager $(per_op BM_Chain100_Cpu_Eager)  replay $(per_op BM_Chain100_Cpu_FunctionReplay)"
+      record "trace 1000 ops (ms)" "GPU $(med BM_Trace1000Ops_Gpu) (eager run alone $(med BM_Eager1000Ops_Gpu))  CPU $(med BM_Trace1000Ops_Cpu)"
+      record "pool allocs per replay" "$(grep -m1 -oE 'pool_allocs_per_replay=[0-9.]+' "$out/function-bench.log")"
+      .gpu/bin/train_step_benchmark --benchmark_filter='BM_TrainStep(Function)?/(cpu:[01]/model:0|cpu:[01])$' \
+        --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
+        >"$out/function-train.log" 2>&1
+      record "train_step_benchmark (function)" "rc=$?"
+      grep -E '_median|ERROR' "$out/function-train.log"
+      for cpu in 0 1; do
+        eager=$(awk -v n="BM_TrainStep/cpu:$cpu/model:0/manual_time_median" '$1 == n {print $2}' "$out/function-train.log")
+        fn=$(awk -v n="BM_TrainStepFunction/cpu:$cpu/manual_time_median" '$1 == n {print $2}' "$out/function-train.log")
+        first=$(grep -m1 "BM_TrainStepFunction/cpu:$cpu" "$out/function-train.log" | grep -oE 'first_call_ms=[0-9.]+[a-z]*')
+        record "C++ small step cpu=$cpu (ms)" "eager $eager  function $fn  $first"
+      done
+      if [ -d /tmp/mt-python ]; then
+        MT_TEST_TIMEOUT=200 limit env PYTHONPATH=/tmp/mt-python python3 bench/peer/function_peer.py \
+          >"$out/function-peer.log" 2>&1
+        record "function_peer.py" "rc=$?"
+        grep -vE '^\{' "$out/function-peer.log"
+      else
+        record "function_peer.py" "skipped: run the python step first"
+      fi ;;
     strategybench)
       # MirroredStrategy (issue 21): all-reduce beside raw ncclAllReduce in the same run
       # (busbw = bytes/time * 2(n-1)/n), and the wide MLP data-parallel on 1 and 2 GPUs.
