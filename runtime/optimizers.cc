@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
+#include "kernels/op_def.h"
 #include "runtime/autodiff/gradient_tape.h"
 #include "runtime/constant.h"
 #include "runtime/device_scope.h"
@@ -97,13 +98,15 @@ Adam::Adam(LearningRate learning_rate, double beta_1, double beta_2, double epsi
 // kernels/optimizer_shape.cc): Keras's formulas in one pass, in place.
 void Adam::update(const Tensor& grad, Variable& var, double lr, int64_t step) {
   const double t = static_cast<double>(step + 1);
+  const Tensor lr_t =
+      fill({}, lr * std::sqrt(1 - std::pow(beta_2_, t)) / (1 - std::pow(beta_1_, t)),
+           apply_adam_lr_dtype(var.dtype()));
   OpAttrs attrs;
-  attrs.learning_rate = lr * std::sqrt(1 - std::pow(beta_2_, t)) / (1 - std::pow(beta_1_, t));
   attrs.beta_1 = beta_1_;
   attrs.beta_2 = beta_2_;
   attrs.epsilon = epsilon_;
   const Tensor* inputs[] = {&internal::writable_value(var), &internal::writable_value(slot(var, 0)),
-                            &internal::writable_value(slot(var, 1)), &grad};
+                            &internal::writable_value(slot(var, 1)), &grad, &lr_t};
   internal::value_or_throw(internal::execute_all(OpId::kResourceApplyAdam, inputs, attrs));
 }
 
