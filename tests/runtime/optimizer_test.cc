@@ -341,5 +341,47 @@ TEST_F(OptimizerTest, ResourceApplyAdamRejectsALearningRateOfAnotherRankOrDtype)
       "[ResourceApplyAdam] lr_t must be float32 for a variable of float16, got float16");
 }
 
+// Three steps on a float64 variable under a schedule, against Keras's formulas by hand in
+// double: lr_t follows the step and the schedule's value at it (Note [Host values of a
+// step]), and iterations() counts the steps.
+TEST_F(OptimizerTest, AdamFollowsTheScheduleStepByStep) {
+  const std::vector<double> initial = {0.5, -1.5};
+  Variable var(constant(initial, {2}), true, "var");
+  optimizers::Adam opt([](int64_t step) { return 0.1 / static_cast<double>(1 + step); }, 0.9, 0.999,
+                       1e-7);
+  const double gradients[3][2] = {{0.3, -0.2}, {-0.1, 0.4}, {0.25, 0.05}};
+  std::vector<double> x = initial, m(2, 0), v(2, 0);
+  for (int step = 0; step < 3; ++step) {
+    const std::vector<double> g(std::begin(gradients[step]), std::end(gradients[step]));
+    opt.apply_gradients({{constant(g, {2}), var}});
+    const double t = step + 1, lr = 0.1 / t;
+    const double lr_t = lr * std::sqrt(1 - std::pow(0.999, t)) / (1 - std::pow(0.9, t));
+    const std::vector<double> got = var.read_value().to_vector<double>();
+    for (int i = 0; i < 2; ++i) {
+      m[i] += (g[i] - m[i]) * (1 - 0.9);
+      v[i] += (g[i] * g[i] - v[i]) * (1 - 0.999);
+      x[i] -= lr_t * m[i] / (std::sqrt(v[i]) + 1e-7);
+      EXPECT_NEAR(got[i], x[i], 1e-14) << "step " << step << ", element " << i;
+    }
+    EXPECT_EQ(opt.iterations(), step + 1);
+  }
+}
+
+// One lr_t per device and dtype serves every variable of a step.
+TEST_F(OptimizerTest, AdamMakesOneLearningRatePerDtype) {
+  Variable a(constant({1.f}), true, "a"), b(constant({2.f}), true, "b");
+  Variable c(constant(std::vector<double>{3}, {1}), true, "c");
+  const std::vector<GradAndVar> step = {
+      {constant({1.f}), a}, {constant({1.f}), b}, {constant(std::vector<double>{1}, {1}), c}};
+  optimizers::Adam adam(0.1);
+  adam.apply_gradients(step);  // creates the slots
+  debugging::set_log_device_placement(true);
+  adam.apply_gradients(step);
+  debugging::set_log_device_placement(false);
+  const std::string fill = "Executing op Fill in device " + cpu(0);
+  const std::string apply = "Executing op ResourceApplyAdam in device " + cpu(0);
+  EXPECT_EQ(log(), (std::vector<std::string>{fill, apply, apply, fill, apply}));
+}
+
 }  // namespace
 }  // namespace mt::testing
