@@ -70,7 +70,6 @@ void encode_attrs(const OpAttrs& attrs, proto::Attrs* out) {
   out->set_maxval_i(attrs.maxval.i);
   out->set_mean(attrs.mean);
   out->set_stddev(attrs.stddev);
-  out->set_learning_rate(attrs.learning_rate);
   out->set_beta_1(attrs.beta_1);
   out->set_beta_2(attrs.beta_2);
   out->set_epsilon(attrs.epsilon);
@@ -112,7 +111,6 @@ absl::StatusOr<OpAttrs> decode_attrs(const proto::Attrs& in) {
   attrs.maxval = Scalar{in.maxval_f(), in.maxval_i(), false};
   attrs.mean = in.mean();
   attrs.stddev = in.stddev();
-  attrs.learning_rate = in.learning_rate();
   attrs.beta_1 = in.beta_1();
   attrs.beta_2 = in.beta_2();
   attrs.epsilon = in.epsilon();

@@ -222,13 +222,14 @@ std::string variables_adam() {
     append_frame(&s, kRunOp,
                  constant(value<float>(DType::kFloat32, {3}, {1, 2, 3})).SerializeAsString());
   }
+  append_frame(&s, kRunOp,
+               constant(value<float>(DType::kFloat32, {}, {0.1f})).SerializeAsString());  // lr_t
   append_frame(&s, kRunOp, on(OpId::kAssignAddVariableOp, {1, 2}).SerializeAsString());
   OpAttrs adam;
-  adam.learning_rate = 0.1;
   adam.beta_1 = 0.9;
   adam.beta_2 = 0.999;
   adam.epsilon = 1e-7;
-  append_frame(&s, kRunOp, on(OpId::kResourceApplyAdam, {1, 2, 3, 4}, adam).SerializeAsString());
+  append_frame(&s, kRunOp, on(OpId::kResourceApplyAdam, {1, 2, 3, 4, 5}, adam).SerializeAsString());
   append_frame(&s, kRunOp, on(OpId::kReadVariableOp, {1}).SerializeAsString());
   append_frame(&s, kFetch, fetch(1));
   return s;

@@ -54,9 +54,8 @@ struct OpAttrs {
   Scalar maxval = {1, 1, false};
   double mean = 0;
   double stddev = 1;
-  // ResourceApplyAdam (Note [Fused Adam] in kernels/optimizer_shape.cc): the step's learning
-  // rate, lr * sqrt(1 - beta_2^t) / (1 - beta_1^t), and the optimizer's constants.
-  double learning_rate = 0;
+  // ResourceApplyAdam (Note [Fused Adam] in kernels/optimizer_shape.cc): the optimizer's
+  // constants (the step's learning rate is an input).
   double beta_1 = 0;
   double beta_2 = 0;
   double epsilon = 0;

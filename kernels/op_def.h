@@ -21,6 +21,8 @@
 //     (the kernel gets it as a TensorArg with data == nullptr). The value is attrs.value:
 //     `f` for floating dtypes, `i` for integers (int32 checks its range), `b` for bool.
 //   MatMul, AddV2, Sub, Mul, RealDiv: two tensors. AddN: one or more of one shape.
+//   ResourceApplyAdam: var, m, v, grad and the step's learning rate lr_t, a 0-d tensor of
+//     apply_adam_lr_dtype(var's dtype) (Note [Fused Adam] in kernels/optimizer_shape.cc).
 //
 // Cast converts as static_cast, except that a float out of an integer's range saturates
 // and NaN becomes 0 (static_cast is undefined there); to bool is x != 0.
@@ -56,6 +58,12 @@ struct OutputMeta {
 
 // The outputs of one call, in order: one for most ops.
 using OutputMetas = absl::InlinedVector<OutputMeta, 1>;
+
+// Returns the dtype of ResourceApplyAdam's lr_t for a variable of `var_dtype`: its own, and
+// float32 for bfloat16 and float16, which would round the learning rate.
+constexpr DType apply_adam_lr_dtype(DType var_dtype) {
+  return dtype_kind(var_dtype) == DTypeKind::kHalf ? DType::kFloat32 : var_dtype;
+}
 
 // Validates the arity, dtypes, shapes and attributes of a call of `op` and appends its
 // outputs' shapes and dtypes to `*out` (left unchanged on error). Thread-safe; allocates

@@ -180,7 +180,7 @@
     kNumericDTypes, infer_assign, kResource)                                                      \
   X(AssignSubVariableOp, "AssignSubVariableOp", Variable::assign_sub, "Variable.assign_sub", 2,   \
     kNumericDTypes, infer_assign, kResource)                                                      \
-  X(ResourceApplyAdam, "ResourceApplyAdam", optimizers::Adam, "keras.optimizers.Adam", 4,         \
+  X(ResourceApplyAdam, "ResourceApplyAdam", optimizers::Adam, "keras.optimizers.Adam", 5,         \
     kFloatDTypes, infer_apply_adam, kResource)
 
 #define MT_OP_TABLE(X) \

@@ -4,15 +4,26 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
+#include "kernels/op_def.h"
 #include "runtime/autodiff/gradient_tape.h"
 #include "runtime/constant.h"
 #include "runtime/device_scope.h"
 #include "runtime/distribute/replica_hooks.h"
 #include "runtime/error.h"
 #include "runtime/execute.h"
+#include "runtime/function/host_values.h"
 #include "runtime/ops.h"
 
 namespace mt::optimizers {
+
+// Note [Host values of a step]: an mt::Function replays the kernels of a traced step
+// without running this code again, so nothing that changes from step to step may be baked
+// into a kernel as an attribute or a constant made here. The learning rate (a schedule's
+// value at the step), AdamW's decay and Adam's bias-corrected rate reach the kernels as 0-d
+// tensors of internal::host_scalar, and ++iterations_ runs through internal::host_step; a
+// function repeats both, in trace order, before each replay (runtime/function/host_values.h).
+// Their closures read iterations_ and learning_rate_ when they run, never a copy taken at
+// the call. Constants (momentum, rho, epsilon, the betas) stay plain scalars and attributes.
 
 void Optimizer::apply_gradients(absl::Span<const GradAndVar> grads_and_vars) {
   if (internal::current_replica_id() >= 0) {
@@ -21,13 +32,13 @@ void Optimizer::apply_gradients(absl::Span<const GradAndVar> grads_and_vars) {
                                     [this](const internal::PerReplicaGradients& replicas) {
                                       for (const auto& pairs : replicas) check(pairs);
                                       for (const auto& pairs : replicas) apply(pairs);
-                                      ++iterations_;
+                                      internal::host_step([this] { ++iterations_; });
                                     });
     return;
   }
   check(grads_and_vars);
   apply(grads_and_vars);
-  ++iterations_;
+  internal::host_step([this] { ++iterations_; });
 }
 
 void Optimizer::check(absl::Span<const GradAndVar> grads_and_vars) {
@@ -46,12 +57,12 @@ void Optimizer::check(absl::Span<const GradAndVar> grads_and_vars) {
 }
 
 void Optimizer::apply(absl::Span<const GradAndVar> grads_and_vars) {
-  const double lr = learning_rate_.at(iterations_);
+  StepScalars scalars(*this);
   for (const auto& [grad, var] : grads_and_vars) {
     if (!grad.defined()) continue;
     DeviceScope scope(var.device());
     Variable target = var;
-    update(grad, target, lr, iterations_);
+    update(grad, target, scalars);
   }
 }
 
@@ -72,11 +83,27 @@ Tensor Optimizer::scalar(const Variable& var, double value) {
   return fill({}, value, var.dtype());  // under the device scope of apply_gradients
 }
 
+Tensor Optimizer::StepScalars::get(const Variable& var, DType dtype, absl::string_view name,
+                                   Value value) {
+  Tensor& made = made_[absl::StrCat(name, " ", dtype_name(dtype), " ", var.device())];
+  if (!made.defined()) {
+    made = internal::host_scalar(dtype, [optimizer = optimizer_, value = std::move(value)] {
+      const int64_t step = optimizer->iterations_;  // when it runs (Note [Host values of a step])
+      return value(step, optimizer->learning_rate_.at(step));
+    });
+  }
+  return made;
+}
+
+Tensor Optimizer::StepScalars::learning_rate(const Variable& var) {
+  return get(var, var.dtype(), "lr", [](int64_t, double lr) { return lr; });
+}
+
 SGD::SGD(LearningRate learning_rate, double momentum, bool nesterov)
     : Optimizer(std::move(learning_rate)), momentum_(momentum), nesterov_(nesterov) {}
 
-void SGD::update(const Tensor& grad, Variable& var, double lr, int64_t) {
-  const Tensor step = mul(grad, scalar(var, lr));
+void SGD::update(const Tensor& grad, Variable& var, StepScalars& scalars) {
+  const Tensor step = mul(grad, scalars.learning_rate(var));
   if (momentum_ == 0) return var.assign_sub(step);
   // Note [Updates in separate statements]: a value read inside the argument of an assignment
   // lives until the assignment returns, which would make it copy instead of writing in place.
@@ -94,16 +121,20 @@ Adam::Adam(LearningRate learning_rate, double beta_1, double beta_2, double epsi
     : Optimizer(std::move(learning_rate)), beta_1_(beta_1), beta_2_(beta_2), epsilon_(epsilon) {}
 
 // One ResourceApplyAdam on the variable's device (Note [Fused Adam] in
-// kernels/optimizer_shape.cc): Keras's formulas in one pass, in place.
-void Adam::update(const Tensor& grad, Variable& var, double lr, int64_t step) {
-  const double t = static_cast<double>(step + 1);
+// kernels/optimizer_shape.cc): Keras's formulas in one pass, in place. Its lr_t is one scalar
+// per device and dtype for all the variables of the step.
+void Adam::update(const Tensor& grad, Variable& var, StepScalars& scalars) {
+  const Tensor lr_t = scalars.get(
+      var, apply_adam_lr_dtype(var.dtype()), "adam_lr_t", [this](int64_t step, double lr) {
+        const double t = static_cast<double>(step + 1);
+        return lr * std::sqrt(1 - std::pow(beta_2_, t)) / (1 - std::pow(beta_1_, t));
+      });
   OpAttrs attrs;
-  attrs.learning_rate = lr * std::sqrt(1 - std::pow(beta_2_, t)) / (1 - std::pow(beta_1_, t));
   attrs.beta_1 = beta_1_;
   attrs.beta_2 = beta_2_;
   attrs.epsilon = epsilon_;
   const Tensor* inputs[] = {&internal::writable_value(var), &internal::writable_value(slot(var, 0)),
-                            &internal::writable_value(slot(var, 1)), &grad};
+                            &internal::writable_value(slot(var, 1)), &grad, &lr_t};
   internal::value_or_throw(internal::execute_all(OpId::kResourceApplyAdam, inputs, attrs));
 }
 
@@ -111,10 +142,12 @@ AdamW::AdamW(LearningRate learning_rate, double weight_decay, double beta_1, dou
              double epsilon)
     : Adam(std::move(learning_rate), beta_1, beta_2, epsilon), weight_decay_(weight_decay) {}
 
-void AdamW::update(const Tensor& grad, Variable& var, double lr, int64_t step) {
-  const Tensor decay = mul(var, scalar(var, weight_decay_ * lr));
+void AdamW::update(const Tensor& grad, Variable& var, StepScalars& scalars) {
+  const Tensor rate = scalars.get(var, var.dtype(), "weight_decay*lr",
+                                  [this](int64_t, double lr) { return weight_decay_ * lr; });
+  const Tensor decay = mul(var, rate);
   var.assign_sub(decay);
-  Adam::update(grad, var, lr, step);
+  Adam::update(grad, var, scalars);
 }
 
 RMSprop::RMSprop(LearningRate learning_rate, double rho, double momentum, double epsilon,
@@ -125,7 +158,7 @@ RMSprop::RMSprop(LearningRate learning_rate, double rho, double momentum, double
       epsilon_(epsilon),
       centered_(centered) {}
 
-void RMSprop::update(const Tensor& grad, Variable& var, double lr, int64_t) {
+void RMSprop::update(const Tensor& grad, Variable& var, StepScalars& scalars) {
   Variable& velocity = slot(var, 0);  // Note [Updates in separate statements]
   Tensor denominator =
       add(mul(velocity, scalar(var, rho_)), mul(square(grad), scalar(var, 1 - rho_)));
@@ -137,7 +170,7 @@ void RMSprop::update(const Tensor& grad, Variable& var, double lr, int64_t) {
     denominator = sub(denominator, square(next));
   }
   const Tensor increment =
-      div(mul(grad, scalar(var, lr)), sqrt(add(denominator, scalar(var, epsilon_))));
+      div(mul(grad, scalars.learning_rate(var)), sqrt(add(denominator, scalar(var, epsilon_))));
   if (momentum_ <= 0) return var.assign_sub(increment);
   Variable& m = slot(var, 2);
   const Tensor next_m = add(mul(m, scalar(var, momentum_)), increment);

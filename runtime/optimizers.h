@@ -8,7 +8,8 @@
 //   mt::optimizers::Adam adam(1e-3);
 //   adam.apply_gradients({{g0, w0}, {g1, w1}});   // one step; iterations() becomes 1
 //
-// A learning rate is a number or a schedule, a function of the step (iterations(), from 0).
+// A learning rate is a number or a schedule, a function of the step (iterations(), from 0),
+// read by closures an mt::Function's replay runs again (Note [Host values of a step]).
 // Errors throw mt::Error: InvalidArgument when a gradient's shape or dtype is not its
 // variable's.
 
@@ -16,12 +17,15 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "core/dtype.h"
 #include "runtime/tensor.h"
 #include "runtime/variable.h"
 
@@ -58,9 +62,11 @@ class Optimizer {
   double learning_rate() const { return learning_rate_.at(iterations_); }
 
  protected:
+  class StepScalars;
   explicit Optimizer(LearningRate learning_rate) : learning_rate_(std::move(learning_rate)) {}
-  // Updates `var` with `grad` at learning rate `lr` in step `step` (from 0).
-  virtual void update(const Tensor& grad, Variable& var, double lr, int64_t step) = 0;
+  // Updates `var` with `grad` in one step, under `var`'s device scope; whatever depends on
+  // the step or its learning rate comes from `scalars`.
+  virtual void update(const Tensor& grad, Variable& var, StepScalars& scalars) = 0;
   // Returns slot `index` of `var`: a variable of its shape and dtype on its device, zeros
   // at first.
   Variable& slot(const Variable& var, int index);
@@ -82,12 +88,32 @@ class Optimizer {
   absl::flat_hash_map<const internal::VariableState*, Slots> slots_;
 };
 
+// The 0-d tensors that carry one apply()'s host-computed values to the kernels, one per
+// value, device and dtype (Note [Host values of a step] in optimizers.cc). Not thread-safe.
+class Optimizer::StepScalars {
+ public:
+  // A value computed in double from the step (iterations(), from 0) and its learning rate.
+  using Value = std::function<double(int64_t step, double lr)>;
+  explicit StepScalars(const Optimizer& optimizer) : optimizer_(&optimizer) {}
+
+  // Returns the scalar `name` of `dtype` on `var`'s device (the current scope's), holding
+  // value(step, lr) of the step being applied: made with internal::host_scalar by the first
+  // call for that name, device and dtype, returned again by later ones.
+  Tensor get(const Variable& var, DType dtype, absl::string_view name, Value value);
+  // Returns the learning rate as a scalar of `var`'s dtype on its device.
+  Tensor learning_rate(const Variable& var);
+
+ private:
+  const Optimizer* optimizer_;
+  absl::flat_hash_map<std::string, Tensor> made_;
+};
+
 class SGD : public Optimizer {
  public:
   explicit SGD(LearningRate learning_rate = 0.01, double momentum = 0, bool nesterov = false);
 
  private:
-  void update(const Tensor& grad, Variable& var, double lr, int64_t step) override;
+  void update(const Tensor& grad, Variable& var, StepScalars& scalars) override;
   double momentum_;
   bool nesterov_;
 };
@@ -98,7 +124,7 @@ class Adam : public Optimizer {
                 double epsilon = 1e-7);
 
  protected:
-  void update(const Tensor& grad, Variable& var, double lr, int64_t step) override;
+  void update(const Tensor& grad, Variable& var, StepScalars& scalars) override;
   double beta_1_, beta_2_, epsilon_;
 };
 
@@ -109,7 +135,7 @@ class AdamW : public Adam {
                  double beta_1 = 0.9, double beta_2 = 0.999, double epsilon = 1e-7);
 
  private:
-  void update(const Tensor& grad, Variable& var, double lr, int64_t step) override;
+  void update(const Tensor& grad, Variable& var, StepScalars& scalars) override;
   double weight_decay_;
 };
 
@@ -119,7 +145,7 @@ class RMSprop : public Optimizer {
                    double epsilon = 1e-7, bool centered = false);
 
  private:
-  void update(const Tensor& grad, Variable& var, double lr, int64_t step) override;
+  void update(const Tensor& grad, Variable& var, StepScalars& scalars) override;
   double rho_, momentum_, epsilon_;
   bool centered_;
 };

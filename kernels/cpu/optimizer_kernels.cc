@@ -21,7 +21,7 @@ absl::Status apply_adam_kernel(const KernelContext& ctx) {
   T* m = const_cast<T*>(input_data<T>(ctx, 1));
   T* v = const_cast<T*>(input_data<T>(ctx, 2));
   const T* grad = input_data<T>(ctx, 3);
-  const C lr = static_cast<C>(ctx.attrs->learning_rate);
+  const C lr = *input_data<C>(ctx, 4);  // lr_t, of dtype C (apply_adam_lr_dtype)
   const C one_minus_beta_1 = static_cast<C>(1 - ctx.attrs->beta_1);
   const C one_minus_beta_2 = static_cast<C>(1 - ctx.attrs->beta_2);
   const C epsilon = static_cast<C>(ctx.attrs->epsilon);

@@ -1,6 +1,7 @@
 // GPU kernel of ResourceApplyAdam (Note [Fused Adam] in kernels/optimizer_shape.cc): one
 // thread per element of the variable, its two slots and the gradient, each read once and
-// the first three written once, in place. bfloat16 and float16 compute in float32.
+// the first three written once, in place, the learning rate read from lr_t in device memory
+// (one element, which every thread reads). bfloat16 and float16 compute in float32.
 #include "kernels/cuda/elementwise.h"
 
 namespace mt::cuda {
@@ -12,12 +13,14 @@ struct AdamArgs {
   T* m;
   T* v;
   const T* grad;
+  const Compute<T>* lr;  // lr_t on the device, of dtype Compute<T> (apply_adam_lr_dtype)
   int64_t n;
-  Compute<T> lr, one_minus_beta_1, one_minus_beta_2, epsilon;
+  Compute<T> one_minus_beta_1, one_minus_beta_2, epsilon;
 };
 
 template <typename T>
 __global__ void __launch_bounds__(kThreads) apply_adam(AdamArgs<T> a) {
+  const Compute<T> lr = *a.lr;  // every thread reads the one value
   for (int64_t i = int64_t{blockIdx.x} * kThreads + threadIdx.x; i < a.n;
        i += int64_t{gridDim.x} * kThreads) {
     const Compute<T> g = to_compute(a.grad[i]);
@@ -26,7 +29,7 @@ __global__ void __launch_bounds__(kThreads) apply_adam(AdamArgs<T> a) {
     v += (g * g - v) * a.one_minus_beta_2;
     a.m[i] = from_compute<T>(m);
     a.v[i] = from_compute<T>(v);
-    a.var[i] = from_compute<T>(to_compute(a.var[i]) - a.lr * m / (sqrt(v) + a.epsilon));
+    a.var[i] = from_compute<T>(to_compute(a.var[i]) - lr * m / (sqrt(v) + a.epsilon));
   }
 }
 
@@ -41,8 +44,8 @@ absl::Status run_apply_adam(const KernelContext& ctx) {
                          static_cast<T*>(const_cast<void*>(ctx.inputs[1].data)),
                          static_cast<T*>(const_cast<void*>(ctx.inputs[2].data)),
                          static_cast<const T*>(ctx.inputs[3].data),
+                         static_cast<const C*>(ctx.inputs[4].data),
                          n,
-                         static_cast<C>(attrs.learning_rate),
                          static_cast<C>(1 - attrs.beta_1),
                          static_cast<C>(1 - attrs.beta_2),
                          static_cast<C>(attrs.epsilon)};

@@ -158,6 +158,8 @@ bool infer_accepts(OpId op, DType dtype) {
   const size_t arity = op_info(op).arity == kVariadic ? 1 : op_info(op).arity;
   while (in.size() < arity) in.push_back({&kSquare, dtype});  // ResourceApplyAdam's slots
   in.resize(arity);
+  static const Shape kScalar;
+  if (op == OpId::kResourceApplyAdam) in[4] = {&kScalar, apply_adam_lr_dtype(dtype)};  // lr_t
   OutputMetas out;  // the assignments have no output
   return infer_outputs(op, in, well_formed_attrs(op), &out).ok();
 }

@@ -233,8 +233,9 @@ TEST_F(OptimizerTest, UpdatesAndSlotsStayOnTheVariablesDevice) {
   EXPECT_FLOAT_EQ(values(var)[0], 0.95f);
 }
 
-// Adam's step is one ResourceApplyAdam on the variable's device, the gradient copied there
-// (Note [Fused Adam]); its two slots sit beside the variable.
+// Adam's step is one ResourceApplyAdam on the variable's device, the gradient copied there,
+// after the Fill of its learning rate lr_t (Note [Fused Adam]); its two slots sit beside the
+// variable.
 TEST_F(OptimizerTest, AdamIsOneFusedOpOnTheVariablesDevice) {
   split_cpu(2);
   Variable var;
@@ -248,7 +249,9 @@ TEST_F(OptimizerTest, AdamIsOneFusedOpOnTheVariablesDevice) {
   debugging::set_log_device_placement(true);
   adam.apply_gradients({{grad, var}});
   debugging::set_log_device_placement(false);
-  EXPECT_EQ(log(), std::vector<std::string>{"Executing op ResourceApplyAdam in device " + cpu(1)});
+  EXPECT_EQ(log(),
+            (std::vector<std::string>{"Executing op Fill in device " + cpu(1),
+                                      "Executing op ResourceApplyAdam in device " + cpu(1)}));
   EXPECT_EQ(config::get_memory_info("CPU:1").current, 3 * 1024);  // var, m and v
   // A constant gradient: each bias-corrected step moves the variable by lr (up to epsilon).
   EXPECT_NEAR(values(var)[0], 1 - 2 * 0.1, 1e-5);
@@ -296,7 +299,8 @@ TEST_F(OptimizerTest, AdamUpdatesEveryFloatDtype) {
 TEST_F(OptimizerTest, ResourceApplyAdamRejectsMismatchedInputs) {
   const Tensor var = constant({1.f, 2.f, 3.f}), m = zeros({3}), v = zeros({2});
   const Tensor g = constant({1.f, 1.f, 1.f});
-  const Tensor* inputs[] = {&var, &m, &v, &g};
+  const Tensor lr_t = constant(0.1f);
+  const Tensor* inputs[] = {&var, &m, &v, &g, &lr_t};
   expect(
       [&] {
         internal::value_or_throw(internal::execute_all(OpId::kResourceApplyAdam, inputs, {}));
@@ -304,13 +308,79 @@ TEST_F(OptimizerTest, ResourceApplyAdamRejectsMismatchedInputs) {
       absl::StatusCode::kInvalidArgument,
       "[ResourceApplyAdam] var and v do not have the same shape: (3,) and (2,)");
   const Tensor ints = constant({1, 2, 3});
-  const Tensor* int_inputs[] = {&ints, &ints, &ints, &ints};
+  const Tensor* int_inputs[] = {&ints, &ints, &ints, &ints, &lr_t};
   const Error e = expect_error([&] {
     internal::value_or_throw(internal::execute_all(OpId::kResourceApplyAdam, int_inputs, {}));
   });
   EXPECT_EQ(e.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(e.what(), ::testing::StartsWith("[ResourceApplyAdam] "));
   EXPECT_EQ(var.to_vector<float>(), (std::vector<float>{1.f, 2.f, 3.f}));
+}
+
+// lr_t is a scalar of the variable's dtype, float32 for a 2-byte one (apply_adam_lr_dtype).
+TEST_F(OptimizerTest, ResourceApplyAdamRejectsALearningRateOfAnotherRankOrDtype) {
+  const Tensor var = constant({1.f, 2.f}), m = zeros({2}), v = zeros({2});
+  const Tensor g = constant({1.f, 1.f});
+  auto run = [&](const Tensor& lr_t) {
+    const Tensor* inputs[] = {&var, &m, &v, &g, &lr_t};
+    internal::value_or_throw(internal::execute_all(OpId::kResourceApplyAdam, inputs, {}));
+  };
+  expect([&] { run(constant({0.1f})); }, absl::StatusCode::kInvalidArgument,
+         "[ResourceApplyAdam] lr_t must be a scalar, got shape (1,)");
+  expect([&] { run(constant(0.1)); }, absl::StatusCode::kInvalidArgument,
+         "[ResourceApplyAdam] lr_t must be float32 for a variable of float32, got float64");
+  EXPECT_EQ(var.to_vector<float>(), (std::vector<float>{1.f, 2.f}));
+  const Tensor half = cast(var, DType::kFloat16), half_zeros = cast(m, DType::kFloat16);
+  const Tensor half_lr = cast(constant(0.1f), DType::kFloat16);
+  const Tensor* half_inputs[] = {&half, &half_zeros, &half_zeros, &half, &half_lr};
+  expect(
+      [&] {
+        internal::value_or_throw(internal::execute_all(OpId::kResourceApplyAdam, half_inputs, {}));
+      },
+      absl::StatusCode::kInvalidArgument,
+      "[ResourceApplyAdam] lr_t must be float32 for a variable of float16, got float16");
+}
+
+// Three steps on a float64 variable under a schedule, against Keras's formulas by hand in
+// double: lr_t follows the step and the schedule's value at it (Note [Host values of a
+// step]), and iterations() counts the steps.
+TEST_F(OptimizerTest, AdamFollowsTheScheduleStepByStep) {
+  const std::vector<double> initial = {0.5, -1.5};
+  Variable var(constant(initial, {2}), true, "var");
+  optimizers::Adam opt([](int64_t step) { return 0.1 / static_cast<double>(1 + step); }, 0.9, 0.999,
+                       1e-7);
+  const double gradients[3][2] = {{0.3, -0.2}, {-0.1, 0.4}, {0.25, 0.05}};
+  std::vector<double> x = initial, m(2, 0), v(2, 0);
+  for (int step = 0; step < 3; ++step) {
+    const std::vector<double> g(std::begin(gradients[step]), std::end(gradients[step]));
+    opt.apply_gradients({{constant(g, {2}), var}});
+    const double t = step + 1, lr = 0.1 / t;
+    const double lr_t = lr * std::sqrt(1 - std::pow(0.999, t)) / (1 - std::pow(0.9, t));
+    const std::vector<double> got = var.read_value().to_vector<double>();
+    for (int i = 0; i < 2; ++i) {
+      m[i] += (g[i] - m[i]) * (1 - 0.9);
+      v[i] += (g[i] * g[i] - v[i]) * (1 - 0.999);
+      x[i] -= lr_t * m[i] / (std::sqrt(v[i]) + 1e-7);
+      EXPECT_NEAR(got[i], x[i], 1e-14) << "step " << step << ", element " << i;
+    }
+    EXPECT_EQ(opt.iterations(), step + 1);
+  }
+}
+
+// One lr_t per device and dtype serves every variable of a step.
+TEST_F(OptimizerTest, AdamMakesOneLearningRatePerDtype) {
+  Variable a(constant({1.f}), true, "a"), b(constant({2.f}), true, "b");
+  Variable c(constant(std::vector<double>{3}, {1}), true, "c");
+  const std::vector<GradAndVar> step = {
+      {constant({1.f}), a}, {constant({1.f}), b}, {constant(std::vector<double>{1}, {1}), c}};
+  optimizers::Adam adam(0.1);
+  adam.apply_gradients(step);  // creates the slots
+  debugging::set_log_device_placement(true);
+  adam.apply_gradients(step);
+  debugging::set_log_device_placement(false);
+  const std::string fill = "Executing op Fill in device " + cpu(0);
+  const std::string apply = "Executing op ResourceApplyAdam in device " + cpu(0);
+  EXPECT_EQ(log(), (std::vector<std::string>{fill, apply, apply, fill, apply}));
 }
 
 }  // namespace
