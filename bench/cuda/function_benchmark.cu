@@ -1,7 +1,7 @@
 // mt::Function against its floor in the same run (issue 22's table): a chain of 100
 // one-element adds, per op, run eagerly, replayed by a Function (one CUDA graph launch), as
-// 100 raw kernel launches, and as a raw CUDA graph of the same 100 kernels (the floor the
-// replay is judged by); the same chain on the CPU, eagerly and replayed; the time to trace
+// 100 raw kernel launches, and as a raw CUDA graph of 100 kernels (the floor the replay is
+// judged by), both of a one-thread add and of the runtime's own AddV2 kernel; the same chain on the CPU, eagerly and replayed; the time to trace
 // and capture a 1,000-op function; and the pool allocations of one replay. Host wall time of
 // kReps chains then one wait for the device: the time per op is the iteration's time divided
 // by kReps * kChain = 20,000 (scripts/gpu-run.sh divides). Skips without a GPU.
@@ -13,6 +13,7 @@
 
 #include "bench/cuda/gpu_bench_util.h"
 #include "runtime/context.h"
+#include "kernels/cuda/gpu_state.h"
 #include "runtime/cuda/cuda_device.h"
 #include "runtime/minitensor.h"
 
@@ -120,6 +121,46 @@ void BM_Baseline_Chain100_RawGraph(benchmark::State& state) {
   state.SetLabel("200 chains");
 }
 BENCHMARK(BM_Baseline_Chain100_RawGraph)->UseManualTime()->Unit(benchmark::kMillisecond);
+
+// Baseline: a raw CUDA graph of the runtime's own AddV2 kernel called 100 times (the kernels
+// a replay launches, without the replay around them: binding, outputs).
+void BM_Baseline_Chain100_RawGraphOfRuntimeKernels(benchmark::State& state) {
+  internal::CudaDevice* gpu = gpu0(state);
+  if (gpu == nullptr) return;
+  internal::Runtime* rt = internal::Context::get().runtime().value();
+  KernelFn add_kernel = rt->registry().find(OpId::kAddV2, DeviceType::kGPU, DType::kFloat32);
+  float* buf = nullptr;
+  cudaMalloc(&buf, (kChain + 2) * sizeof(float));
+  cudaStream_t side = nullptr;
+  cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking);
+  cuda::GpuState capture_state = *static_cast<cuda::GpuState*>(gpu->kernel_state());
+  capture_state.stream = side;
+  const Shape shape = Shape::make({1}).value();
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  cudaStreamBeginCapture(side, cudaStreamCaptureModeThreadLocal);
+  for (int i = 0; i < kChain; ++i) {
+    const TensorArg in[] = {{buf + i, &shape, DType::kFloat32},
+                            {buf + kChain + 1, &shape, DType::kFloat32}};
+    const MutableTensorArg out{buf + i + 1, &shape, DType::kFloat32};
+    OpAttrs attrs;
+    const KernelContext kc{in, out, &attrs, &capture_state, absl::MakeConstSpan(&out, 1)};
+    add_kernel(kc).IgnoreError();
+  }
+  cudaStreamEndCapture(side, &graph);
+  cudaGraphInstantiate(&exec, graph, 0);
+  cudaStream_t stream = gpu->stream();
+  time_chains(state, [&] { cudaGraphLaunch(exec, stream); },
+              [&] { cudaStreamSynchronize(stream); });
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  cudaStreamDestroy(side);
+  cudaFree(buf);
+  state.SetLabel("200 chains");
+}
+BENCHMARK(BM_Baseline_Chain100_RawGraphOfRuntimeKernels)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
 
 void chain_on_cpu(benchmark::State& state, bool replay) {
   DeviceScope scope("/CPU:0");

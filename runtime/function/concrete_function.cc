@@ -216,14 +216,18 @@ absl::Status ConcreteFunction::bind(absl::Span<const Tensor> args) {
     }
   }
   if (graph_device_ == nullptr) return absl::OkStatus();
+  bound_.resize(arg_slot_.size());
   for (size_t i = 0; i < arg_slot_.size(); ++i) {
     if (arg_slot_[i] < 0) continue;
     const TensorImpl* impl = args[i].impl();
-    if (impl->bytes() == 0) continue;
+    // The tensor bound last time, still held, has the same content (Note [Function replay]).
+    if (impl->bytes() == 0 || impl == bound_[i].impl()) continue;
+    bound_[i] = Tensor();
     MT_ASSIGN_OR_RETURN(PendingUse use, graph_device_->copy_from_device(
                                             data_[arg_slot_[i]], *impl->device, impl->data,
                                             impl->bytes()));
     wait_for(use);
+    bound_[i] = args[i];
   }
   return absl::OkStatus();
 }

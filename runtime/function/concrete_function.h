@@ -11,6 +11,10 @@
 //     arguments copied into the graph's own buffers first; otherwise as a flat list of
 //     kernel calls and copies, with no placement and no allocation. Outputs the function
 //     made are copied out into fresh tensors, so a caller may keep them across calls.
+//   - A graph keeps a reference to the tensor each argument buffer was last copied from.
+//     Passed again, that tensor is not copied: a tensor's elements never change, and a
+//     variable's buffer that the reference shares is not written in place (Note
+//     [Variables write in place]) but copied first.
 //   - Variables are bound to their buffer of the moment. One the function writes is first
 //     made exclusive (Note [Variables write in place]); a graph captured with another
 //     buffer is captured again.
@@ -74,6 +78,7 @@ class ConcreteFunction {
   std::vector<bool> written_;        // per variable: whether a step writes it
   std::vector<KernelFn> fills_;      // per host action: the CPU's Fill for its parameter
   std::vector<ValueId> arg_slot_;    // graph replay: per argument, its buffer's value
+  std::vector<Tensor> bound_;        // graph replay: per argument, the tensor copied last
   Device* graph_device_ = nullptr;   // set when the replay is one CUDA graph
   void* exec_ = nullptr;             // the captured graph
   std::vector<void*> captured_with_;  // the variables' buffers the graph was captured with
