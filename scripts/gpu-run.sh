@@ -412,9 +412,10 @@ for step in $steps; do
       # CUDA graph: the floor), tracing 1,000 ops, the small training step as one function
       # beside the eager step; then the same from Python beside PyTorch (eager, CUDAGraph,
       # torch.compile reduce-overhead) when the python step has installed the package.
+      part_start=$SECONDS
       .gpu/bin/function_benchmark --benchmark_repetitions=3 --benchmark_min_time=0.2 \
         --benchmark_report_aggregates_only=true >"$out/function-bench.log" 2>&1
-      record "function_benchmark" "rc=$?"
+      record "function_benchmark" "rc=$? $((SECONDS - part_start)) s"
       grep -E '_median|ERROR' "$out/function-bench.log"
       med() { awk -v n="$1" '$1 == n "/manual_time_median" {print $2}' "$out/function-bench.log"; }
       # A chain benchmark's iteration is 200 chains of 100 ops, in ms: us per op = ms / 20.
@@ -426,10 +427,11 @@ for step in $steps; do
       record "chain per op CPU (us)" "eager $(per_op BM_Chain100_Cpu_Eager)  replay $(per_op BM_Chain100_Cpu_FunctionReplay)"
       record "trace 1000 ops (ms)" "GPU $(med BM_Trace1000Ops_Gpu) (eager run alone $(med BM_Eager1000Ops_Gpu))  CPU $(med BM_Trace1000Ops_Cpu)"
       record "pool allocs per replay" "$(grep -m1 -oE 'pool_allocs_per_replay=[0-9.]+' "$out/function-bench.log")"
+      part_start=$SECONDS
       .gpu/bin/train_step_benchmark --benchmark_filter='BM_TrainStep/cpu:[01]/model:0/|BM_TrainStepFunction/' \
         --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
         >"$out/function-train.log" 2>&1
-      record "train_step_benchmark (function)" "rc=$?"
+      record "train_step_benchmark (function)" "rc=$? $((SECONDS - part_start)) s"
       grep -E '_median|ERROR' "$out/function-train.log"
       for cpu in 0 1; do
         eager=$(awk -v n="BM_TrainStep/cpu:$cpu/model:0/manual_time_median" '$1 == n {print $2}' "$out/function-train.log")
@@ -438,9 +440,10 @@ for step in $steps; do
         record "C++ small step cpu=$cpu (ms)" "eager $eager  function $fn  $first"
       done
       if [ -d /tmp/mt-python ]; then
+        part_start=$SECONDS
         MT_TEST_TIMEOUT=200 limit env PYTHONPATH=/tmp/mt-python python3 bench/peer/function_peer.py \
           >"$out/function-peer.log" 2>&1
-        record "function_peer.py" "rc=$?"
+        record "function_peer.py" "rc=$? $((SECONDS - part_start)) s"
         grep -vE '^\{' "$out/function-peer.log"
       else
         record "function_peer.py" "skipped: run the python step first"

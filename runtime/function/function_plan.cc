@@ -44,8 +44,11 @@ absl::StatusOr<ArenaPlan> plan_arenas(const FunctionGraph& graph) {
       plan.arenas.push_back({v.device, 0, {}});
       per_device.emplace_back();
     }
+    // A value no step makes is a graph's argument buffer: it lives through the whole
+    // replay and beyond, since the next replay may reuse its content (Note [Function replay]).
     const int start = first[id] < 0 ? -1 : first[id];
-    per_device[d].push_back(Interval{static_cast<ValueId>(id), start, std::max(last[id], start),
+    const int end = first[id] < 0 ? n : std::max(last[id], start);
+    per_device[d].push_back(Interval{static_cast<ValueId>(id), start, end,
                                      aligned(static_cast<int64_t>(v.bytes))});
   }
   for (size_t d = 0; d < plan.arenas.size(); ++d) {

@@ -21,9 +21,9 @@ struct ArenaPlan {
   std::vector<Arena> arenas;  // one per device with made values
 };
 
-// Plans the arenas of `graph`'s kMade values. A value lives from the step that makes it
-// (from the start when no step does: a graph's argument buffer) to its last use (to the end
-// for an output); offsets are aligned to kArenaAlignment.
+// Plans the arenas of `graph`'s kMade values. A value lives from the step that makes it to
+// its last use (to the end for an output); one that no step makes (a graph's argument
+// buffer) lives throughout. Offsets are aligned to kArenaAlignment.
 absl::StatusOr<ArenaPlan> plan_arenas(const FunctionGraph& graph);
 
 inline constexpr int64_t kArenaAlignment = 256;

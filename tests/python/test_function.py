@@ -51,6 +51,9 @@ def test_replays_equal_the_eager_function_bit_for_bit(device):
             for a, b in zip(got["parts"], want["parts"]):
                 np.testing.assert_array_equal(a.numpy(), b.numpy())
                 assert a.device == b.device
+        # The same tensors again: a graph replay keeps the copies it made of them.
+        for _ in range(3):
+            np.testing.assert_array_equal(f(x, y)["sum"].numpy(), body(x, y)["sum"].numpy())
     assert f.experimental_get_tracing_count() == 1
     if device == "GPU":
         assert f.replay_kind == "graph"

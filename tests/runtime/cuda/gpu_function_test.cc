@@ -55,6 +55,26 @@ TEST_F(GpuFunctionTest, AChainIsOneGraphAndAllocatesOnlyItsOutput) {
   EXPECT_EQ(out.to_vector<float>(), (std::vector<float>{52}));
 }
 
+// An argument used only by the first op, passed again: the replay reuses the buffer it
+// copied it into, which no later value of the replay may take.
+TEST_F(GpuFunctionTest, AnArgumentPassedAgainKeepsItsBufferThroughTheReplay) {
+  DeviceScope scope("/GPU:0");
+  auto body = [](absl::Span<const Tensor> a) -> std::vector<Tensor> {
+    Tensor x = mul(a[0], a[1]);
+    for (int i = 0; i < 20; ++i) x = add(x, a[1]);
+    return {x};
+  };
+  Function f(body);
+  const Tensor x = constant({1.f, 2.f, 3.f}), y = constant({0.5f, 0.25f, 2.f});
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(f({x, y})[0].to_vector<float>(), body({x, y})[0].to_vector<float>()) << i;
+  }
+  const Tensor z = constant({4.f, 5.f, 6.f});
+  EXPECT_EQ(f({z, y})[0].to_vector<float>(), body({z, y})[0].to_vector<float>());
+  EXPECT_EQ(f({x, y})[0].to_vector<float>(), body({x, y})[0].to_vector<float>());
+  EXPECT_EQ(f.replay_kind(), "graph");
+}
+
 TEST_F(GpuFunctionTest, AVariableMovedBetweenCallsIsCapturedAgain) {
   DeviceScope scope("/GPU:0");
   Variable v(constant({1.f, 2.f}));
