@@ -327,7 +327,7 @@ absl::Status run_op(OpId op, absl::Span<const Tensor* const> inputs, const Sourc
   if (trace) trace->finish(device, *outs);
   if (__builtin_expect(active_recorder() != nullptr, 0) && status.ok()) {  // an mt::Function
     active_recorder()->record_op(op, attrs, kernel, device, inputs, copies, source != nullptr,
-                                 *outs);                                 // traces
+                                 *outs);  // traces
   }
   return status;
 }

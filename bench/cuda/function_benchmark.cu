@@ -1,10 +1,11 @@
 // mt::Function against its floor in the same run (issue 22's table): a chain of 100
 // one-element adds, per op, run eagerly, replayed by a Function (one CUDA graph launch), as
 // 100 raw kernel launches, and as a raw CUDA graph of 100 kernels (the floor the replay is
-// judged by), both of a one-thread add and of the runtime's own AddV2 kernel; the same chain on the CPU, eagerly and replayed; the time to trace
-// and capture a 1,000-op function; and the pool allocations of one replay. Host wall time of
-// kReps chains then one wait for the device: the time per op is the iteration's time divided
-// by kReps * kChain = 20,000 (scripts/gpu-run.sh divides). Skips without a GPU.
+// judged by), both of a one-thread add and of the runtime's own AddV2 kernel; the same chain on the
+// CPU, eagerly and replayed; the time to trace and capture a 1,000-op function; and the pool
+// allocations of one replay. Host wall time of kReps chains then one wait for the device: the time
+// per op is the iteration's time divided by kReps * kChain = 20,000 (scripts/gpu-run.sh divides).
+// Skips without a GPU.
 #include <benchmark/benchmark.h>
 #include <cuda_runtime.h>
 
@@ -12,8 +13,8 @@
 #include <vector>
 
 #include "bench/cuda/gpu_bench_util.h"
-#include "runtime/context.h"
 #include "kernels/cuda/gpu_state.h"
+#include "runtime/context.h"
 #include "runtime/cuda/cuda_device.h"
 #include "runtime/minitensor.h"
 
@@ -55,7 +56,8 @@ void BM_Chain100_Gpu_Eager(benchmark::State& state) {
   DeviceScope scope("/GPU:0");
   const Tensor args[] = {constant({1.f}), constant({0.5f})};
   Tensor out;
-  time_chains(state, [&] { out = chain(args)[0]; }, [&] { gpu->synchronize().IgnoreError(); });
+  time_chains(
+      state, [&] { out = chain(args)[0]; }, [&] { gpu->synchronize().IgnoreError(); });
   state.SetLabel("200 chains");
 }
 BENCHMARK(BM_Chain100_Gpu_Eager)->UseManualTime()->Unit(benchmark::kMillisecond);
@@ -70,7 +72,8 @@ void BM_Chain100_Gpu_FunctionReplay(benchmark::State& state) {
   Tensor out = f(args)[0];
   gpu->synchronize().IgnoreError();
   const std::chrono::duration<double, std::milli> first = Clock::now() - start;
-  time_chains(state, [&] { out = f(args)[0]; }, [&] { gpu->synchronize().IgnoreError(); });
+  time_chains(
+      state, [&] { out = f(args)[0]; }, [&] { gpu->synchronize().IgnoreError(); });
   const int64_t before = gpu->allocator().stats().num_allocs;
   out = f(args)[0];
   state.counters["pool_allocs_per_replay"] =
@@ -88,7 +91,8 @@ void BM_Baseline_Chain100_RawLaunches(benchmark::State& state) {
   cudaMalloc(&buf, (kChain + 2) * sizeof(float));
   cudaStream_t stream = gpu->stream();
   auto body = [&] {
-    for (int i = 0; i < kChain; ++i) add_one<<<1, 1, 0, stream>>>(buf + i, buf + kChain + 1, buf + i + 1);
+    for (int i = 0; i < kChain; ++i)
+      add_one<<<1, 1, 0, stream>>>(buf + i, buf + kChain + 1, buf + i + 1);
   };
   time_chains(state, body, [&] { cudaStreamSynchronize(stream); });
   cudaFree(buf);
@@ -108,12 +112,13 @@ void BM_Baseline_Chain100_RawGraph(benchmark::State& state) {
   cudaGraph_t graph = nullptr;
   cudaGraphExec_t exec = nullptr;
   cudaStreamBeginCapture(side, cudaStreamCaptureModeThreadLocal);
-  for (int i = 0; i < kChain; ++i) add_one<<<1, 1, 0, side>>>(buf + i, buf + kChain + 1, buf + i + 1);
+  for (int i = 0; i < kChain; ++i)
+    add_one<<<1, 1, 0, side>>>(buf + i, buf + kChain + 1, buf + i + 1);
   cudaStreamEndCapture(side, &graph);
   cudaGraphInstantiate(&exec, graph, 0);
   cudaStream_t stream = gpu->stream();
-  time_chains(state, [&] { cudaGraphLaunch(exec, stream); },
-              [&] { cudaStreamSynchronize(stream); });
+  time_chains(
+      state, [&] { cudaGraphLaunch(exec, stream); }, [&] { cudaStreamSynchronize(stream); });
   cudaGraphExecDestroy(exec);
   cudaGraphDestroy(graph);
   cudaStreamDestroy(side);
@@ -150,8 +155,8 @@ void BM_Baseline_Chain100_RawGraphOfRuntimeKernels(benchmark::State& state) {
   cudaStreamEndCapture(side, &graph);
   cudaGraphInstantiate(&exec, graph, 0);
   cudaStream_t stream = gpu->stream();
-  time_chains(state, [&] { cudaGraphLaunch(exec, stream); },
-              [&] { cudaStreamSynchronize(stream); });
+  time_chains(
+      state, [&] { cudaGraphLaunch(exec, stream); }, [&] { cudaStreamSynchronize(stream); });
   cudaGraphExecDestroy(exec);
   cudaGraphDestroy(graph);
   cudaStreamDestroy(side);
@@ -167,7 +172,8 @@ void chain_on_cpu(benchmark::State& state, bool replay) {
   const Tensor args[] = {constant({1.f}), constant({0.5f})};
   Function f(chain, "chain");
   Tensor out;
-  time_chains(state, [&] { out = replay ? f(args)[0] : chain(args)[0]; }, [] {});
+  time_chains(
+      state, [&] { out = replay ? f(args)[0] : chain(args)[0]; }, [] {});
   state.SetLabel(replay ? f.replay_kind() + ", 200 chains" : "200 chains");
 }
 void BM_Chain100_Cpu_Eager(benchmark::State& state) { chain_on_cpu(state, false); }

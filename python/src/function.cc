@@ -1,6 +1,8 @@
 // mt.function's C++ half: one FunctionCache per decorated function (runtime/function/
 // function_cache.h). The package's _function.py flattens the arguments, keys the Python
 // constants and structure, and rebuilds the outputs.
+#include "runtime/function.h"
+
 #include <nanobind/stl/function.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
@@ -9,7 +11,6 @@
 #include <vector>
 
 #include "python/src/bindings.h"
-#include "runtime/function.h"
 #include "runtime/function/function_cache.h"
 
 namespace mt::python {

@@ -147,8 +147,7 @@ absl::Status ConcreteFunction::plan(const KernelRegistry& registry) {
     KernelFn fill = param != nullptr && param->defined()
                         ? registry.find(OpId::kFill, DeviceType::kCPU, param->dtype())
                         : nullptr;
-    if (param != nullptr && param->defined() &&
-        (fill == nullptr || param->impl()->bytes() > 16)) {
+    if (param != nullptr && param->defined() && (fill == nullptr || param->impl()->bytes() > 16)) {
       return absl::InternalError("[function] a host value is not a scalar the CPU can fill");
     }
     fills_.push_back(fill);
@@ -223,9 +222,9 @@ absl::Status ConcreteFunction::bind(absl::Span<const Tensor> args) {
     // The tensor bound last time, still held, has the same content (Note [Function replay]).
     if (impl->bytes() == 0 || impl == bound_[i].impl()) continue;
     bound_[i] = Tensor();
-    MT_ASSIGN_OR_RETURN(PendingUse use, graph_device_->copy_from_device(
-                                            data_[arg_slot_[i]], *impl->device, impl->data,
-                                            impl->bytes()));
+    MT_ASSIGN_OR_RETURN(PendingUse use,
+                        graph_device_->copy_from_device(data_[arg_slot_[i]], *impl->device,
+                                                        impl->data, impl->bytes()));
     wait_for(use);
     bound_[i] = args[i];
   }
@@ -271,8 +270,8 @@ absl::Status ConcreteFunction::capture() {
     graph_device_->release_graph(exec_);
     exec_ = nullptr;
   }
-  MT_ASSIGN_OR_RETURN(exec_,
-                      graph_device_->capture_graph([this](void* state) { return run_steps(state); }));
+  MT_ASSIGN_OR_RETURN(
+      exec_, graph_device_->capture_graph([this](void* state) { return run_steps(state); }));
   return absl::OkStatus();
 }
 

@@ -72,17 +72,17 @@ class ConcreteFunction {
   absl::StatusOr<std::vector<Tensor>> outputs(absl::Span<const Tensor> args);
 
   std::unique_ptr<FunctionGraph> graph_;
-  std::vector<void*> data_;          // per value: its buffer at the last binding
-  std::vector<Tensor> arenas_;       // one per device the function makes values on
-  std::vector<Resolved> resolved_;   // per step: its kernel's views
-  std::vector<bool> written_;        // per variable: whether a step writes it
-  std::vector<KernelFn> fills_;      // per host action: the CPU's Fill for its parameter
-  std::vector<ValueId> arg_slot_;    // graph replay: per argument, its buffer's value
-  std::vector<Tensor> bound_;        // graph replay: per argument, the tensor copied last
-  Device* graph_device_ = nullptr;   // set when the replay is one CUDA graph
-  void* exec_ = nullptr;             // the captured graph
+  std::vector<void*> data_;           // per value: its buffer at the last binding
+  std::vector<Tensor> arenas_;        // one per device the function makes values on
+  std::vector<Resolved> resolved_;    // per step: its kernel's views
+  std::vector<bool> written_;         // per variable: whether a step writes it
+  std::vector<KernelFn> fills_;       // per host action: the CPU's Fill for its parameter
+  std::vector<ValueId> arg_slot_;     // graph replay: per argument, its buffer's value
+  std::vector<Tensor> bound_;         // graph replay: per argument, the tensor copied last
+  Device* graph_device_ = nullptr;    // set when the replay is one CUDA graph
+  void* exec_ = nullptr;              // the captured graph
   std::vector<void*> captured_with_;  // the variables' buffers the graph was captured with
-  Mutex mu_;                         // one replay at a time: they share the arenas
+  Mutex mu_;                          // one replay at a time: they share the arenas
 };
 
 }  // namespace mt::internal

@@ -106,9 +106,9 @@ std::vector<Tensor> FunctionCache::trace(absl::Span<const Tensor> args, const Bo
     }
   }
   if (!why.ok()) {
-    log_line(absl::StrCat("WARNING:minitensor:function '", name_,
-                          "' cannot replay this signature and runs it eagerly at every call: ",
-                          why.message()));
+    log_line(absl::StrCat(
+        "WARNING:minitensor:function '", name_,
+        "' cannot replay this signature and runs it eagerly at every call: ", why.message()));
   }
   MutexLock lock(&mu_);
   last_kind_ = kind_of(entry->concrete.get());

@@ -48,8 +48,8 @@ absl::StatusOr<ArenaPlan> plan_arenas(const FunctionGraph& graph) {
     // replay and beyond, since the next replay may reuse its content (Note [Function replay]).
     const int start = first[id] < 0 ? -1 : first[id];
     const int end = first[id] < 0 ? n : std::max(last[id], start);
-    per_device[d].push_back(Interval{static_cast<ValueId>(id), start, end,
-                                     aligned(static_cast<int64_t>(v.bytes))});
+    per_device[d].push_back(
+        Interval{static_cast<ValueId>(id), start, end, aligned(static_cast<int64_t>(v.bytes))});
   }
   for (size_t d = 0; d < plan.arenas.size(); ++d) {
     std::vector<Interval>& values = per_device[d];

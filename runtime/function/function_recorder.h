@@ -113,8 +113,8 @@ class FunctionRecorder {
   bool recording_ = true;
   std::vector<Tensor> args_;
   absl::flat_hash_map<const TensorImpl*, ValueId> values_;
-  std::vector<Tensor> held_;         // the values made and the constants (strong)
-  std::vector<TensorImpl*> weak_;    // the variables' buffers seen (weak)
+  std::vector<Tensor> held_;       // the values made and the constants (strong)
+  std::vector<TensorImpl*> weak_;  // the variables' buffers seen (weak)
   absl::flat_hash_map<const VariableState*, int> variable_index_;
   std::unique_ptr<FunctionGraph> graph_;
   std::vector<std::pair<ValueId, OpId>> random_values_;

@@ -9,7 +9,8 @@ namespace mt::internal {
 
 Tensor host_scalar(DType dtype, std::function<double()> value) {
   Tensor t = fill({}, value(), dtype);
-  if (FunctionRecorder* recorder = active_recorder()) recorder->add_host_scalar(t, std::move(value));
+  if (FunctionRecorder* recorder = active_recorder())
+    recorder->add_host_scalar(t, std::move(value));
   return t;
 }
 

@@ -69,9 +69,9 @@ inline std::vector<Tensor> leaves_of(const std::vector<Step>& steps, const std::
   return leaves;
 }
 
-// Checks, for `programs` random chains on `device` (their leaves made on `leaf_device`), that a function's replay on new leaves
-// equals the body run eagerly on them, bit for bit. Returns how many chains replayed (not
-// eagerly) and were compared.
+// Checks, for `programs` random chains on `device` (their leaves made on `leaf_device`), that a
+// function's replay on new leaves equals the body run eagerly on them, bit for bit. Returns how
+// many chains replayed (not eagerly) and were compared.
 inline int check_chains_replay(const std::string& device, int programs, uint64_t first_seed,
                                std::string leaf_device = "") {
   if (leaf_device.empty()) leaf_device = device;
@@ -157,9 +157,10 @@ inline std::string check_training_replay(const std::string& device, int steps) {
   }
   EXPECT_EQ(step.tracing_count(), 1);
   EXPECT_EQ(traced.adam->iterations(), steps);
-  const std::pair<const Variable*, const Variable*> pairs[] = {
-      {&eager.w1, &traced.w1}, {&eager.b1, &traced.b1}, {&eager.w2, &traced.w2},
-      {&eager.b2, &traced.b2}};
+  const std::pair<const Variable*, const Variable*> pairs[] = {{&eager.w1, &traced.w1},
+                                                               {&eager.b1, &traced.b1},
+                                                               {&eager.w2, &traced.w2},
+                                                               {&eager.b2, &traced.b2}};
   for (const auto& [a, b] : pairs) {
     EXPECT_EQ(a->read_value().to_vector<float>(), b->read_value().to_vector<float>());
   }

@@ -130,14 +130,12 @@ TEST_F(FunctionTest, ASchedulesLearningRateIsReadAtEveryReplay) {
 }
 
 TEST_F(FunctionTest, ErrorsComeFromTheCallWithTheOpsName) {
-  Function f([](absl::Span<const Tensor> a) -> std::vector<Tensor> {
-    return {matmul(a[0], a[1])};
-  });
+  Function f(
+      [](absl::Span<const Tensor> a) -> std::vector<Tensor> { return {matmul(a[0], a[1])}; });
   const Error e = expect_error([&] { f({ones({2, 3}), ones({2, 3})}); });
   EXPECT_EQ(e.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(e.what(), HasSubstr("MatMul"));
-  EXPECT_EQ(f({ones({2, 3}), ones({3, 1})})[0].to_vector<float>(),
-            (std::vector<float>{3, 3}));
+  EXPECT_EQ(f({ones({2, 3}), ones({3, 1})})[0].to_vector<float>(), (std::vector<float>{3, 3}));
 }
 
 TEST_F(FunctionTest, ARandomOpMakesTheSignatureRunEagerly) {
@@ -185,17 +183,17 @@ TEST_F(FunctionTest, PlacementIsLoggedAtTheTraceAndFollowsTheScope) {
   for (const std::string& line : log()) negs += line.find("op Neg") != std::string::npos;
   EXPECT_EQ(negs, 2);  // the traces' only
   // And the graph's placement, as TensorFlow logs a function's.
-  EXPECT_THAT(log(), ::testing::IsSupersetOf({"args_0: (_Arg): " + cpu(0), "_Recv: (_Recv): " + cpu(1),
-                                              "Neg: (Neg): " + cpu(1),
-                                              "identity_RetVal: (_Retval): " + cpu(1),
-                                              "Neg: (Neg): " + cpu(0)}));
+  EXPECT_THAT(
+      log(), ::testing::IsSupersetOf(
+                 {"args_0: (_Arg): " + cpu(0), "_Recv: (_Recv): " + cpu(1), "Neg: (Neg): " + cpu(1),
+                  "identity_RetVal: (_Retval): " + cpu(1), "Neg: (Neg): " + cpu(0)}));
 }
 
 TEST_F(FunctionTest, AFunctionCalledInsideAnotherTracesAsPartOfIt) {
-  Function inner([](absl::Span<const Tensor> a) -> std::vector<Tensor> { return {add(a[0], a[0])}; });
-  Function outer([&](absl::Span<const Tensor> a) -> std::vector<Tensor> {
-    return {mul(inner(a)[0], a[0])};
-  });
+  Function inner(
+      [](absl::Span<const Tensor> a) -> std::vector<Tensor> { return {add(a[0], a[0])}; });
+  Function outer(
+      [&](absl::Span<const Tensor> a) -> std::vector<Tensor> { return {mul(inner(a)[0], a[0])}; });
   outer({constant(2.f)});
   EXPECT_EQ(outer({constant(3.f)})[0].to_vector<float>(), (std::vector<float>{18}));
   EXPECT_EQ(inner.tracing_count(), 0);
