@@ -25,6 +25,9 @@
 // every call, after a warning. Errors throw mt::Error: what the body throws at the trace,
 // a kernel's failure or ResourceExhausted at a replay.
 //
+// A Function holds the variables its body used, but not the optimizers: an optimizer
+// whose step it traced must outlive it (its replays advance that optimizer's step count).
+//
 // Thread safety: a Function may be called from several threads; replays of one signature
 // run one at a time.
 
