@@ -255,7 +255,7 @@ absl::StatusOr<void*> CudaDevice::capture_graph(
   if (graph != nullptr) cudaGraphDestroy(graph);
   // The upload a first launch would make (about a millisecond for a small model's step),
   // made now, so that the first replay costs what the others do.
-  if (status.ok()) status = cuda_check("cudaGraphUpload", cudaGraphUpload(exec, stream()));
+  if (status.ok()) status = cuda_check("cudaGraphUpload", cudaGraphUpload(exec, state_.stream));
   if (!status.ok()) {
     if (exec != nullptr) cudaGraphExecDestroy(exec);
     cudaGetLastError();  // a failed capture leaves no sticky error behind
