@@ -5,9 +5,11 @@
 #include "distributed/distributed.h"
 
 #include <nanobind/stl/map.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <optional>
 #include <string>
 
 #include "python/src/bindings.h"
@@ -21,7 +23,7 @@ using distributed::Server;
 void connect(const ClusterSpec& cluster, const std::string& job_name, int task_index,
              int64_t rpc_timeout_ms, int64_t connect_timeout_ms, int64_t max_message_bytes,
              std::string root_cert_pem, std::string client_cert_pem, std::string client_key_pem,
-             std::string auth_token) {
+             std::string auth_token, std::optional<int> bulk_connections) {
   config::ConnectOptions o;
   o.rpc_timeout_ms = rpc_timeout_ms;
   o.connect_timeout_ms = connect_timeout_ms;
@@ -30,6 +32,7 @@ void connect(const ClusterSpec& cluster, const std::string& job_name, int task_i
   o.tls.client_cert_pem = std::move(client_cert_pem);
   o.tls.client_key_pem = std::move(client_key_pem);
   o.auth_token = std::move(auth_token);
+  if (bulk_connections) o.bulk_connections = *bulk_connections;  // None: the C++ default
   config::experimental_connect_to_cluster(cluster, job_name, task_index, o);
 }
 
@@ -55,7 +58,8 @@ void bind_distributed(nb::module_& m) {
   m.def("connect_to_cluster", &connect, nb::arg("cluster"), nb::arg("job_name"),
         nb::arg("task_index"), nb::arg("rpc_timeout_ms"), nb::arg("connect_timeout_ms"),
         nb::arg("max_message_bytes"), nb::arg("root_cert_pem"), nb::arg("client_cert_pem"),
-        nb::arg("client_key_pem"), nb::arg("auth_token"), nb::call_guard<nb::gil_scoped_release>());
+        nb::arg("client_key_pem"), nb::arg("auth_token"), nb::arg("bulk_connections").none(),
+        nb::call_guard<nb::gil_scoped_release>());
   nb::class_<Server>(m, "Server")
       .def(
           "__init__",

@@ -184,6 +184,23 @@ def test_connect_to_host_takes_a_server_target(workers):
 
 
 @needs_distributed
+def test_a_large_tensor_round_trips_over_bulk_connections(workers):
+    # 12 MiB: at least two kChunkBytes (4 MiB, distributed/tensor_codec.h), so with
+    # bulk_connections=2 the upload and the read each go in two parts, one per connection.
+    out = client("""
+        import numpy as np
+        mt.config.experimental_connect_to_cluster(mt.train.ClusterSpec(spec),
+                                                  bulk_connections=2)
+        x = np.arange(3 << 20, dtype=np.float32)
+        with mt.device("/job:worker/task:0"):
+            y = mt.constant(x) + 1.0
+        print(y.device)
+        print(np.array_equal(y.numpy(), x + 1.0))
+    """, spec=workers.spec())
+    assert out.splitlines() == ["/job:worker/replica:0/task:0/device:CPU:0", "True"]
+
+
+@needs_distributed
 def test_trace_records_remote_ops(workers):
     out = client("""
         import json
@@ -331,6 +348,17 @@ def test_bad_arguments_are_refused_as_tensorflow_refuses_them():
         mt.config.experimental_connect_to_cluster(spec, rpc_timeout_ms=0)
     with pytest.raises(TypeError, match="the PEM text itself, not a file name"):
         mt.config.experimental_connect_to_cluster(spec, root_cert_pem=pathlib.Path("ca.pem"))
+    for value in [2.0, True, "2"]:
+        message = f"bulk_connections must be an int or None, got {type(value).__name__}$"
+        with pytest.raises(TypeError, match=r"^\[experimental_connect_to_cluster\] " + message):
+            mt.config.experimental_connect_to_cluster(spec, bulk_connections=value)
+    for value in [-1, 65]:
+        with pytest.raises(ValueError, match=r"^\[experimental_connect_to_cluster\] "
+                           r"bulk_connections must be in \[0, 64\] \(0 or None: one per "
+                           rf"hardware thread, at most 8\), got {value}$"):
+            mt.config.experimental_connect_to_cluster(spec, bulk_connections=value)
+    with pytest.raises(ValueError, match="bulk_connections must be in"):
+        mt.config.experimental_connect_to_host("127.0.0.1:1", bulk_connections=-1)
     with pytest.raises(ValueError, match="Must specify an explicit `job_name`"):
         mt.distribute.Server({"a": ["127.0.0.1:1"], "b": ["127.0.0.1:2"]})
     with pytest.raises(ValueError, match="Must specify an explicit `task_index`"):

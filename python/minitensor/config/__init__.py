@@ -19,6 +19,7 @@ TensorFlow's wording, as TensorFlow does. Memory limits are in MB.
 """
 
 import functools
+import numbers
 
 from .. import _minitensor as _mt
 from .. import distribute as _distribute
@@ -38,6 +39,7 @@ __all__ = [
 
 _MiB = 1 << 20
 _LOCAL_MASTERS = ("", "local")
+_MAX_BULK_CONNECTIONS = 64  # kMaxParts, distributed/bulk_service.h
 
 
 def _runtime_error_after_init(fn):
@@ -117,7 +119,8 @@ def experimental_connect_to_cluster(cluster_spec_or_resolver, job_name="localhos
                                     cluster_device_filters=None, *, rpc_timeout_ms=30_000,
                                     connect_timeout_ms=30_000, max_message_bytes=256 * _MiB,
                                     root_cert_pem=None, client_cert_pem=None,
-                                    client_key_pem=None, auth_token=None):
+                                    client_key_pem=None, auth_token=None,
+                                    bulk_connections=None):
     """Connects to the tasks of a cluster (a ``mt.train.ClusterSpec`` or a
     ``mt.distribute.cluster_resolver.ClusterResolver``): their devices then appear in
     ``list_logical_devices`` under their full names, and ``mt.device("/job:worker/task:1")``
@@ -135,10 +138,17 @@ def experimental_connect_to_cluster(cluster_spec_or_resolver, job_name="localhos
     ``root_cert_pem`` switches on TLS and is the authority the tasks' certificates must come
     from; ``client_cert_pem`` and ``client_key_pem`` are this client's, for tasks that require
     one (mutual TLS); ``auth_token`` is sent with every call (a wrong or missing one is
-    UnauthenticatedError). Raises InvalidArgumentError for a bad spec or option, ValueError
-    for a ``cluster_spec_or_resolver`` of another kind or a protocol other than "grpc",
-    UnimplementedError for ``cluster_device_filters``, and for every call when the package
-    was built without the distributed layer.
+    UnauthenticatedError).
+
+    ``bulk_connections`` is how many connections to each task a large tensor is split over
+    (each encrypts its part on a core of its own), in [0, 64]; None or 0 is the C++ default:
+    one per hardware thread of this process, at most 8.
+
+    Raises InvalidArgumentError for a bad spec or option, ValueError for a
+    ``cluster_spec_or_resolver`` of another kind, a protocol other than "grpc" or a
+    ``bulk_connections`` outside [0, 64], TypeError for a ``bulk_connections`` that is not
+    an int, UnimplementedError for ``cluster_device_filters``, and for every call when the
+    package was built without the distributed layer.
     """
     if isinstance(cluster_spec_or_resolver, _ClusterSpec):
         cluster_spec = cluster_spec_or_resolver
@@ -156,13 +166,29 @@ def experimental_connect_to_cluster(cluster_spec_or_resolver, job_name="localhos
         raise errors.UnimplementedError(
             None, None, "[experimental_connect_to_cluster] cluster_device_filters are not "
             "supported")
+    bulk_connections = _bulk_connections(bulk_connections)
     cluster = _distribute._cluster_dict(cluster_spec, "experimental_connect_to_cluster")
     pem = _distribute._pem
     _mt.connect_to_cluster(
         cluster, job_name, int(task_index), int(rpc_timeout_ms), int(connect_timeout_ms),
         int(max_message_bytes), pem(root_cert_pem, "root_cert_pem"),
         pem(client_cert_pem, "client_cert_pem"), pem(client_key_pem, "client_key_pem"),
-        pem(auth_token, "auth_token"))
+        pem(auth_token, "auth_token"), bulk_connections)
+
+
+def _bulk_connections(value):
+    """Returns ``bulk_connections`` as an int, or None (the C++ default); raises TypeError
+    for a value that is not an int (a bool or float included), ValueError outside [0, 64]."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"[experimental_connect_to_cluster] bulk_connections must be an int or "
+                        f"None, got {type(value).__name__}")
+    if not 0 <= value <= _MAX_BULK_CONNECTIONS:
+        raise ValueError(f"[experimental_connect_to_cluster] bulk_connections must be in [0, "
+                         f"{_MAX_BULK_CONNECTIONS}] (0 or None: one per hardware thread, at "
+                         f"most 8), got {value}")
+    return int(value)
 
 
 def experimental_connect_to_host(remote_host=None, job_name="worker", **options):
