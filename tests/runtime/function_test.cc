@@ -136,6 +136,15 @@ TEST_F(FunctionTest, ErrorsComeFromTheCallWithTheOpsName) {
   EXPECT_EQ(e.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(e.what(), HasSubstr("MatMul"));
   EXPECT_EQ(f({ones({2, 3}), ones({3, 1})})[0].to_vector<float>(), (std::vector<float>{3, 3}));
+  EXPECT_EQ(f.tracing_count(), 2);  // the failed trace kept nothing
+}
+
+TEST_F(FunctionTest, AnEmptyArgumentIsInvalidAndTracesNothing) {
+  Function f([](absl::Span<const Tensor> a) -> std::vector<Tensor> { return {a[0]}; });
+  const Error e = expect_error([&] { f({constant(1.f), Tensor()}); });
+  EXPECT_EQ(e.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_STREQ(e.what(), "[function] argument 1 is an empty tensor");
+  EXPECT_EQ(f.tracing_count(), 0);
 }
 
 TEST_F(FunctionTest, ARandomOpMakesTheSignatureRunEagerly) {
