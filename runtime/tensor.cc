@@ -32,13 +32,17 @@ absl::StatusOr<TensorImpl*> allocate_tensor(Device& device, DType dtype, Shape s
   return new TensorImpl(dtype, std::move(shape), &device, data);
 }
 
+void wait_for_use(PendingUse use) {
+  if (use.handle == nullptr) return;
+  while (!use.query(use.handle)) std::this_thread::yield();
+  use.release(use.handle);
+}
+
 void attach_pending_use(TensorImpl* impl, PendingUse use) {
   internal::MutexLock lock(&impl->pending_mu);
   PendingUse old = impl->pending;
   impl->pending = use;
-  if (old.handle == nullptr) return;
-  while (!old.query(old.handle)) std::this_thread::yield();
-  old.release(old.handle);
+  wait_for_use(old);
 }
 
 }  // namespace internal

@@ -42,6 +42,9 @@ struct TensorImpl {
   void* external_arg = nullptr;
 };
 
+// Waits until `use` has completed and releases it; an empty use is a no-op.
+void wait_for_use(PendingUse use);
+
 // Makes `impl`'s buffer wait for `use` before it returns to its pool. An earlier use is
 // waited for first (a tensor copied to several GPUs at once is rare).
 void attach_pending_use(TensorImpl* impl, PendingUse use);

@@ -35,22 +35,20 @@ class _Hole:
 _HOLE = _Hole()
 
 
-def _flatten(value, tensors, variables):
+def _flatten(value, tensors):
     """Returns ``value`` with each tensor replaced by _HOLE (appended to ``tensors``): the
-    structure, which is also what enters the signature for everything else."""
+    structure, which is also what enters the signature for everything else (a variable by
+    identity: the function reads it like any variable)."""
     if isinstance(value, _mt.Tensor):
         tensors.append(value)
         return _HOLE
-    if isinstance(value, _mt._Variable):
-        variables.append(value)  # captured by identity, read inside like any variable
-        return value
     if isinstance(value, (list, tuple)):
-        items = [_flatten(v, tensors, variables) for v in value]
+        items = [_flatten(v, tensors) for v in value]
         if hasattr(value, "_fields"):
             return type(value)(*items)
         return type(value)(items) if isinstance(value, tuple) else items
     if isinstance(value, dict):
-        return {k: _flatten(v, tensors, variables) for k, v in value.items()}
+        return {k: _flatten(v, tensors) for k, v in value.items()}
     if type(value).__module__ == "numpy" and hasattr(value, "dtype") and value.shape != ():
         from . import convert_to_tensor
         tensors.append(convert_to_tensor(value))  # as TensorFlow: an array is a tensor
@@ -101,15 +99,15 @@ class Function:
     def __call__(self, *args, **kwargs):
         if _mt.functions_run_eagerly():
             return self._python_function(*args, **kwargs)
-        tensors, variables = [], []
-        structure = _flatten((args, kwargs), tensors, variables)
+        tensors = []
+        structure = _flatten((args, kwargs), tensors)
         key = _key(structure)
 
         def body(flat):
             a, kw = _pack(structure, iter(flat))
             result = self._python_function(*a, **kw)
             out_tensors = []
-            self._outputs[key] = _flatten(result, out_tensors, [])  # variables stay as they are
+            self._outputs[key] = _flatten(result, out_tensors)  # variables stay as they are
             return out_tensors
 
         flat_out = self._cache.call(tensors, body, key)

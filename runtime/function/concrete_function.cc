@@ -1,6 +1,5 @@
 #include "runtime/function/concrete_function.h"
 
-#include <cstring>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -13,22 +12,6 @@
 #include "runtime/variable.h"
 
 namespace mt::internal {
-namespace {
-
-// Whether `impl`'s buffer is the variable's alone, so that it may be written in place.
-bool exclusive(const TensorImpl& impl) {
-  return impl.refs.load(std::memory_order_acquire) == 1 && impl.pending.handle == nullptr;
-}
-
-// Waits until a copy's source may be reused (a pinned host buffer being read by a GPU).
-void wait_for(PendingUse use) {
-  if (use.handle == nullptr) return;
-  while (!use.query(use.handle)) {
-  }
-  use.release(use.handle);
-}
-
-}  // namespace
 
 ConcreteFunction::ConcreteFunction(std::unique_ptr<FunctionGraph> graph)
     : graph_(std::move(graph)) {}
@@ -44,7 +27,8 @@ absl::StatusOr<std::unique_ptr<ConcreteFunction>> ConcreteFunction::create(
   MT_RETURN_IF_ERROR(f->plan(registry));
   if (f->graph_device_ != nullptr) {
     absl::Status captured = f->capture();
-    if (!captured.ok()) f->graph_device_ = nullptr;  // replays as a flat list instead
+    // Without a graph it replays as a flat list, its arguments still copied into buffers.
+    if (!captured.ok()) f->graph_device_ = nullptr;
   }
   return f;
 }
@@ -100,16 +84,14 @@ absl::Status ConcreteFunction::plan(const KernelRegistry& registry) {
     gpu = step.device;
   }
   if (one_gpu) {
-    // The arguments' buffers become the graph's own, which each replay copies into.
+    // The arguments' buffers become the graph's own, which each replay copies into. (A
+    // kernel reads only tensors on its device: the execute body copied the others.)
+    graph_device_ = gpu;
     arg_slot_.assign(g.num_args, -1);
     for (FunctionStep& step : g.steps) {
       for (ValueId& id : step.inputs) {
         const FunctionValue v = g.values[id];
         if (v.kind != ValueKind::kArg) continue;
-        if (v.device != gpu) {
-          one_gpu = false;
-          break;
-        }
         if (arg_slot_[v.index] < 0) {
           FunctionValue slot = v;
           slot.kind = ValueKind::kMade;
@@ -119,10 +101,6 @@ absl::Status ConcreteFunction::plan(const KernelRegistry& registry) {
         id = arg_slot_[v.index];
       }
     }
-    if (one_gpu) graph_device_ = gpu;
-  }
-  if (!one_gpu && !arg_slot_.empty()) {
-    return absl::InternalError("[function] an argument of a graph replay is on another device");
   }
   // The arenas (function_plan.h).
   data_.assign(g.values.size(), nullptr);
@@ -197,24 +175,28 @@ absl::Status ConcreteFunction::run_actions() {
   return absl::OkStatus();
 }
 
-absl::Status ConcreteFunction::bind(absl::Span<const Tensor> args) {
-  FunctionGraph& g = *graph_;
-  // Variables: a written one is first made its buffer's only holder.
-  for (size_t k = 0; k < g.variables.size(); ++k) {
-    VariableState& state = *g.variables[k];
-    if (written_[k] && !exclusive(*state.value.impl())) {
-      writable_value(Variable::from_state(g.variables[k]));
-    }
-  }
+void ConcreteFunction::bind_variables() {
+  const FunctionGraph& g = *graph_;
   for (size_t id = 0; id < g.values.size(); ++id) {
     const FunctionValue& v = g.values[id];
-    if (v.kind == ValueKind::kVariable) {
-      data_[id] = g.variables[v.index]->value.impl()->data;
-    } else if (v.kind == ValueKind::kArg && graph_device_ == nullptr) {
-      data_[id] = args[v.index].impl()->data;
-    }
+    if (v.kind == ValueKind::kVariable) data_[id] = g.variables[v.index]->value.impl()->data;
   }
-  if (graph_device_ == nullptr) return absl::OkStatus();
+}
+
+absl::Status ConcreteFunction::bind(absl::Span<const Tensor> args) {
+  FunctionGraph& g = *graph_;
+  // A variable a step writes is first made its buffer's only holder.
+  for (size_t k = 0; k < g.variables.size(); ++k) {
+    if (written_[k]) writable_value(Variable::from_state(g.variables[k]));
+  }
+  bind_variables();
+  if (arg_slot_.empty()) {  // a flat list reads the arguments where they are
+    for (size_t id = 0; id < g.values.size(); ++id) {
+      const FunctionValue& v = g.values[id];
+      if (v.kind == ValueKind::kArg) data_[id] = args[v.index].impl()->data;
+    }
+    return absl::OkStatus();
+  }
   bound_.resize(arg_slot_.size());
   for (size_t i = 0; i < arg_slot_.size(); ++i) {
     if (arg_slot_[i] < 0) continue;
@@ -223,9 +205,9 @@ absl::Status ConcreteFunction::bind(absl::Span<const Tensor> args) {
     if (impl->bytes() == 0 || impl == bound_[i].impl()) continue;
     bound_[i] = Tensor();
     MT_ASSIGN_OR_RETURN(PendingUse use,
-                        graph_device_->copy_from_device(data_[arg_slot_[i]], *impl->device,
-                                                        impl->data, impl->bytes()));
-    wait_for(use);
+                        g.values[arg_slot_[i]].device->copy_from_device(
+                            data_[arg_slot_[i]], *impl->device, impl->data, impl->bytes()));
+    wait_for_use(use);
     bound_[i] = args[i];
   }
   return absl::OkStatus();
@@ -242,7 +224,7 @@ absl::Status ConcreteFunction::run_steps(void* graph_state) {
       MT_ASSIGN_OR_RETURN(PendingUse use,
                           step.device->copy_from_device(data_[step.outputs[0]], *src.device,
                                                         data_[step.inputs[0]], src.bytes));
-      wait_for(use);
+      wait_for_use(use);
       continue;
     }
     for (size_t j = 0; j < r.args.size(); ++j) r.args[j].data = data_[step.inputs[j]];
@@ -262,10 +244,7 @@ absl::Status ConcreteFunction::capture() {
   FunctionGraph& g = *graph_;
   captured_with_.clear();
   for (const auto& state : g.variables) captured_with_.push_back(state->value.impl()->data);
-  for (size_t id = 0; id < g.values.size(); ++id) {
-    const FunctionValue& v = g.values[id];
-    if (v.kind == ValueKind::kVariable) data_[id] = g.variables[v.index]->value.impl()->data;
-  }
+  bind_variables();
   if (exec_ != nullptr) {
     graph_device_->release_graph(exec_);
     exec_ = nullptr;
@@ -318,7 +297,7 @@ absl::StatusOr<std::vector<Tensor>> ConcreteFunction::outputs(absl::Span<const T
     if (v.bytes > 0) {
       MT_ASSIGN_OR_RETURN(PendingUse use,
                           v.device->copy_from_device(impl->data, *v.device, data_[id], v.bytes));
-      wait_for(use);
+      wait_for_use(use);
     }
     outs.push_back(std::move(out));
   }

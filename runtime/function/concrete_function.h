@@ -66,6 +66,8 @@ class ConcreteFunction {
   };
   absl::Status plan(const KernelRegistry& registry);
   absl::Status run_actions();
+  // Points the variables' values at their buffers of the moment.
+  void bind_variables();
   absl::Status bind(absl::Span<const Tensor> args);
   absl::Status run_steps(void* graph_state);
   absl::Status capture();
