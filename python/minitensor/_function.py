@@ -17,11 +17,20 @@ the function traces; variables are read and written at every call.
 """
 
 import functools
+import threading
 import weakref
 
 from . import _minitensor as _mt
 
 __all__ = ["function", "Function"]
+
+_local = threading.local()
+
+
+def inside_function_body():
+    """Whether this thread runs the Python body of an mt.function (tracing it, or running it
+    eagerly because its signature cannot replay)."""
+    return getattr(_local, "depth", 0) > 0
 
 
 class _Hole:
@@ -105,7 +114,11 @@ class Function:
 
         def body(flat):
             a, kw = _pack(structure, iter(flat))
-            result = self._python_function(*a, **kw)
+            _local.depth = getattr(_local, "depth", 0) + 1
+            try:
+                result = self._python_function(*a, **kw)
+            finally:
+                _local.depth -= 1
             out_tensors = []
             self._outputs[key] = _flatten(result, out_tensors)  # variables stay as they are
             return out_tensors

@@ -1,10 +1,12 @@
 // All-reduce from inside run() (ReplicaContext::all_reduce) and the checks every
 // collective makes before its cross-device ops run (StrategyState::all_reduce).
 #include "absl/strings/str_cat.h"
+#include "core/status.h"
 #include "runtime/device_scope.h"
 #include "runtime/distribute/status_of.h"
 #include "runtime/distribute/strategy_state.h"
 #include "runtime/error.h"
+#include "runtime/function/function_recorder.h"
 #include "runtime/ops.h"
 
 namespace mt::distribute {
@@ -66,8 +68,25 @@ std::vector<Tensor> ReplicaContext::all_reduce(ReduceOp op, absl::Span<const Ten
     state_->reduced = *std::move(out);
     return absl::OkStatus();
   };
-  mt::internal::throw_if_error(state_->merge.arrive(id_, &values, merge));
-  return std::move(state_->reduced[id_]);
+  mt::internal::FunctionRecorder* recorder = mt::internal::active_recorder();
+  std::vector<Tensor> reduced;
+  {
+    mt::internal::PauseRecording pause;  // replica 0's merge is no part of its recording
+    mt::internal::throw_if_error(state_->merge.arrive(id_, &values, merge));
+    reduced = std::move(state_->reduced[id_]);
+  }
+  if (recorder != nullptr) {
+    // A replay hands its own values to the same all-reduce (Note [Replicas in a function]).
+    recorder->record_merge(
+        values,
+        [this, op](absl::Span<const Tensor> mine) -> absl::StatusOr<std::vector<Tensor>> {
+          std::vector<Tensor> out;
+          MT_RETURN_IF_ERROR(mt::internal::status_of([&] { out = all_reduce(op, mine); }));
+          return out;
+        },
+        reduced);
+  }
+  return reduced;
 }
 
 }  // namespace mt::distribute

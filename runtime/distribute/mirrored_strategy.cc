@@ -13,6 +13,7 @@
 #include "runtime/device_scope.h"
 #include "runtime/distribute/strategy_state.h"
 #include "runtime/error.h"
+#include "runtime/function/function_recorder.h"
 #include "runtime/ops.h"
 #include "runtime/placement_log.h"
 
@@ -169,6 +170,12 @@ MirroredStrategy::Scope MirroredStrategy::scope() { return Scope(state_.get()); 
 
 void MirroredStrategy::run_replicas(const std::function<void(ReplicaContext&)>& fn) {
   check_cross_replica("run");
+  if (mt::internal::FunctionRecorder* recorder = mt::internal::active_recorder()) {
+    // The replicas run on threads of their own, which this thread's trace does not see.
+    recorder->set_unreplayable(absl::UnimplementedError(
+        "[MirroredStrategy.run] the replicas run on threads this trace does not see; call the "
+        "function inside run() instead, where each replica replays its own"));
+  }
   internal::StrategyState& state = *state_;
   std::lock_guard<std::mutex> lock(state.run_mu);
   state.merge.reset();

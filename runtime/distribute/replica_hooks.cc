@@ -3,10 +3,12 @@
 #include "runtime/distribute/replica_hooks.h"
 
 #include "absl/strings/str_cat.h"
+#include "core/status.h"
 #include "runtime/device_scope.h"
 #include "runtime/distribute/status_of.h"
 #include "runtime/distribute/strategy_state.h"
 #include "runtime/error.h"
+#include "runtime/function/function_recorder.h"
 
 namespace mt::distribute::internal {
 
@@ -117,7 +119,34 @@ void merge_apply_gradients(absl::Span<const GradAndVar> grads_and_vars,
     }
     return status_of([&] { apply(per_replica); });
   };
-  throw_if_error(state.merge.arrive(binding.replica, &grads_and_vars, merge));
+  FunctionRecorder* recorder = active_recorder();
+  {
+    PauseRecording pause;  // replica 0's merge is no part of its recording
+    throw_if_error(state.merge.arrive(binding.replica, &grads_and_vars, merge));
+  }
+  if (recorder == nullptr) return;
+  // A replay hands its own gradients to the same step (Note [Replicas in a function]).
+  std::vector<Tensor> exports;
+  std::vector<Variable> vars;
+  std::vector<bool> has_grad;
+  for (const auto& [grad, var] : grads_and_vars) {
+    if (grad.defined()) exports.push_back(grad);
+    vars.push_back(var);
+    has_grad.push_back(grad.defined());
+  }
+  recorder->record_merge(
+      exports,
+      [vars, has_grad,
+       apply](absl::Span<const Tensor> grads) -> absl::StatusOr<std::vector<Tensor>> {
+        std::vector<GradAndVar> pairs;
+        size_t next = 0;
+        for (size_t k = 0; k < vars.size(); ++k) {
+          pairs.emplace_back(has_grad[k] ? grads[next++] : Tensor(), vars[k]);
+        }
+        MT_RETURN_IF_ERROR(status_of([&] { merge_apply_gradients(pairs, apply); }));
+        return std::vector<Tensor>{};
+      },
+      {});
 }
 
 }  // namespace mt::internal

@@ -17,7 +17,9 @@ ConcreteFunction::ConcreteFunction(std::unique_ptr<FunctionGraph> graph)
     : graph_(std::move(graph)) {}
 
 ConcreteFunction::~ConcreteFunction() {
-  if (exec_ != nullptr) graph_device_->release_graph(exec_);
+  for (Segment& seg : segments_) {
+    if (seg.exec != nullptr) seg.gpu->release_graph(seg.exec);
+  }
 }
 
 absl::StatusOr<std::unique_ptr<ConcreteFunction>> ConcreteFunction::create(
@@ -25,12 +27,33 @@ absl::StatusOr<std::unique_ptr<ConcreteFunction>> ConcreteFunction::create(
   std::unique_ptr<ConcreteFunction> f(new ConcreteFunction(std::move(graph)));
   MutexLock lock(&f->mu_);
   MT_RETURN_IF_ERROR(f->plan(registry));
-  if (f->graph_device_ != nullptr) {
-    absl::Status captured = f->capture();
-    // Without a graph it replays as a flat list, its arguments still copied into buffers.
-    if (!captured.ok()) f->graph_device_ = nullptr;
+  for (Segment& seg : f->segments_) {
+    if (seg.gpu == nullptr) continue;
+    // Without a graph the segment replays as a flat list, its arguments still copied into
+    // buffers.
+    if (!f->capture(seg).ok()) seg.gpu = nullptr;
   }
   return f;
+}
+
+bool ConcreteFunction::uses_graph() const {
+  bool graph = false;
+  for (const Segment& seg : segments_) {
+    if (seg.gpu != nullptr) {
+      graph = true;
+      continue;
+    }
+    for (size_t i = seg.begin; i < seg.end; ++i) {
+      if (graph_->steps[i].kind == FunctionStep::Kind::kKernel) return false;
+    }
+  }
+  return graph;
+}
+
+int ConcreteFunction::num_graphs() const {
+  int n = 0;
+  for (const Segment& seg : segments_) n += seg.gpu != nullptr ? 1 : 0;
+  return n;
 }
 
 int64_t ConcreteFunction::arena_bytes() const {
@@ -49,6 +72,7 @@ std::vector<std::string> ConcreteFunction::placement_lines() const {
   }
   absl::flat_hash_map<std::string, int> seen;
   for (const FunctionStep& step : g.steps) {
+    if (step.kind == FunctionStep::Kind::kMerge) continue;  // runs eagerly, outside the graph
     const std::string op = step.kind == FunctionStep::Kind::kCopy ? "_Recv" : op_name(step.op);
     const int n = seen[op]++;
     lines.push_back(absl::StrCat(op, n == 0 ? "" : absl::StrCat("_", n), ": (", op,
@@ -75,21 +99,28 @@ absl::Status ConcreteFunction::plan(const KernelRegistry& registry) {
     step.op = OpId::kIdentity;
     step.kernel = identity;
   }
-  // One CUDA graph when every step is a kernel on one GPU.
-  Device* gpu = nullptr;
-  bool one_gpu = !g.steps.empty();
-  for (const FunctionStep& step : g.steps) {
-    one_gpu = one_gpu && step.kind == FunctionStep::Kind::kKernel &&
-              step.device->type() == DeviceType::kGPU && (gpu == nullptr || gpu == step.device);
-    gpu = step.device;
+  // The segments: each longest run of kernels on one GPU is one CUDA graph.
+  for (size_t i = 0; i < g.steps.size(); ++i) {
+    const FunctionStep& step = g.steps[i];
+    Device* gpu = step.kind == FunctionStep::Kind::kKernel &&
+                          step.device->type() == DeviceType::kGPU &&
+                          step.device->remote() == nullptr
+                      ? step.device
+                      : nullptr;
+    if (segments_.empty() || segments_.back().gpu != gpu) {
+      segments_.emplace_back();
+      segments_.back().begin = i;
+      segments_.back().gpu = gpu;
+    }
+    segments_.back().end = i + 1;
   }
-  if (one_gpu) {
-    // The arguments' buffers become the graph's own, which each replay copies into. (A
-    // kernel reads only tensors on its device: the execute body copied the others.)
-    graph_device_ = gpu;
-    arg_slot_.assign(g.num_args, -1);
-    for (FunctionStep& step : g.steps) {
-      for (ValueId& id : step.inputs) {
+  // The arguments a graph reads get buffers of the graph's own, which each replay copies
+  // into. (A kernel reads only tensors on its device: the execute body copied the others.)
+  arg_slot_.assign(g.num_args, -1);
+  for (const Segment& seg : segments_) {
+    if (seg.gpu == nullptr) continue;
+    for (size_t i = seg.begin; i < seg.end; ++i) {
+      for (ValueId& id : g.steps[i].inputs) {
         const FunctionValue v = g.values[id];
         if (v.kind != ValueKind::kArg) continue;
         if (arg_slot_[v.index] < 0) {
@@ -190,12 +221,10 @@ absl::Status ConcreteFunction::bind(absl::Span<const Tensor> args) {
     if (written_[k]) writable_value(Variable::from_state(g.variables[k]));
   }
   bind_variables();
-  if (arg_slot_.empty()) {  // a flat list reads the arguments where they are
-    for (size_t id = 0; id < g.values.size(); ++id) {
-      const FunctionValue& v = g.values[id];
-      if (v.kind == ValueKind::kArg) data_[id] = args[v.index].impl()->data;
-    }
-    return absl::OkStatus();
+  // A flat list reads the arguments where they are; a graph, from its own buffers.
+  for (size_t id = 0; id < g.values.size(); ++id) {
+    const FunctionValue& v = g.values[id];
+    if (v.kind == ValueKind::kArg) data_[id] = args[v.index].impl()->data;
   }
   bound_.resize(arg_slot_.size());
   for (size_t i = 0; i < arg_slot_.size(); ++i) {
@@ -213,11 +242,15 @@ absl::Status ConcreteFunction::bind(absl::Span<const Tensor> args) {
   return absl::OkStatus();
 }
 
-absl::Status ConcreteFunction::run_steps(void* graph_state) {
+absl::Status ConcreteFunction::run_steps(size_t begin, size_t end, void* graph_state) {
   const FunctionGraph& g = *graph_;
-  for (size_t i = 0; i < g.steps.size(); ++i) {
+  for (size_t i = begin; i < end; ++i) {
     const FunctionStep& step = g.steps[i];
     Resolved& r = resolved_[i];
+    if (step.kind == FunctionStep::Kind::kMerge) {
+      MT_RETURN_IF_ERROR(run_merge(step));
+      continue;
+    }
     if (step.kind == FunctionStep::Kind::kCopy) {
       const FunctionValue& src = g.values[step.inputs[0]];
       if (src.bytes == 0) continue;
@@ -239,69 +272,107 @@ absl::Status ConcreteFunction::run_steps(void* graph_state) {
   return absl::OkStatus();
 }
 
-absl::Status ConcreteFunction::capture() {
+absl::Status ConcreteFunction::run_merge(const FunctionStep& step) {
+  const FunctionGraph& g = *graph_;
+  std::vector<Tensor> exports;
+  for (ValueId id : step.inputs) {
+    MT_ASSIGN_OR_RETURN(Tensor t, take(id));
+    exports.push_back(std::move(t));
+  }
+  MT_ASSIGN_OR_RETURN(std::vector<Tensor> imports, step.merge(exports));
+  if (imports.size() != step.outputs.size()) {
+    return absl::InternalError("[function] a collective returned another number of values");
+  }
+  for (size_t j = 0; j < imports.size(); ++j) {
+    const FunctionValue& v = g.values[step.outputs[j]];
+    const TensorImpl* got = imports[j].impl();
+    if (got == nullptr || got->dtype != v.dtype || got->shape != v.shape) {
+      return absl::InvalidArgumentError(
+          "[function] a collective returned a value unlike the trace's: the replicas must pass "
+          "values of the traced shapes and dtypes");
+    }
+    if (v.bytes == 0) continue;
+    MT_ASSIGN_OR_RETURN(
+        PendingUse use,
+        v.device->copy_from_device(data_[step.outputs[j]], *got->device, got->data, v.bytes));
+    wait_for_use(use);
+  }
+  bind_variables();  // the merge may have moved a variable (an optimizer step)
+  return absl::OkStatus();
+}
+
+absl::Status ConcreteFunction::capture(Segment& seg) {
   // Capture binds the variables as they are now; bind() is what makes them exclusive.
   FunctionGraph& g = *graph_;
-  captured_with_.clear();
-  for (const auto& state : g.variables) captured_with_.push_back(state->value.impl()->data);
+  seg.captured_with.clear();
+  for (const auto& state : g.variables) seg.captured_with.push_back(state->value.impl()->data);
   bind_variables();
-  if (exec_ != nullptr) {
-    graph_device_->release_graph(exec_);
-    exec_ = nullptr;
+  if (seg.exec != nullptr) {
+    seg.gpu->release_graph(seg.exec);
+    seg.exec = nullptr;
   }
-  MT_ASSIGN_OR_RETURN(
-      exec_, graph_device_->capture_graph([this](void* state) { return run_steps(state); }));
+  MT_ASSIGN_OR_RETURN(seg.exec, seg.gpu->capture_graph([this, &seg](void* state) {
+    return run_steps(seg.begin, seg.end, state);
+  }));
   return absl::OkStatus();
+}
+
+absl::Status ConcreteFunction::run_segment(Segment& seg) {
+  if (seg.gpu == nullptr) return run_steps(seg.begin, seg.end, nullptr);
+  bool moved = false;
+  for (size_t k = 0; k < graph_->variables.size(); ++k) {
+    moved = moved || graph_->variables[k]->value.impl()->data != seg.captured_with[k];
+  }
+  if (moved) MT_RETURN_IF_ERROR(capture(seg));
+  return seg.gpu->launch_graph(seg.exec);
 }
 
 absl::StatusOr<std::vector<Tensor>> ConcreteFunction::call(absl::Span<const Tensor> args) {
   MutexLock lock(&mu_);
   MT_RETURN_IF_ERROR(run_actions());
   MT_RETURN_IF_ERROR(bind(args));
-  if (graph_device_ != nullptr) {
-    bool moved = false;
-    for (size_t k = 0; k < graph_->variables.size(); ++k) {
-      moved = moved || graph_->variables[k]->value.impl()->data != captured_with_[k];
-    }
-    if (moved) MT_RETURN_IF_ERROR(capture());
-    MT_RETURN_IF_ERROR(graph_device_->launch_graph(exec_));
-  } else {
-    MT_RETURN_IF_ERROR(run_steps(nullptr));
+  args_ = args;
+  absl::Status ran = absl::OkStatus();
+  for (Segment& seg : segments_) {
+    ran = run_segment(seg);
+    if (!ran.ok()) break;
   }
-  return outputs(args);
+  std::vector<Tensor> outs;
+  for (size_t i = 0; ran.ok() && i < graph_->outputs.size(); ++i) {
+    absl::StatusOr<Tensor> out = take(graph_->outputs[i]);
+    if (out.ok()) {
+      outs.push_back(*std::move(out));
+    } else {
+      ran = out.status();
+    }
+  }
+  args_ = {};
+  if (!ran.ok()) return ran;
+  return outs;
 }
 
-absl::StatusOr<std::vector<Tensor>> ConcreteFunction::outputs(absl::Span<const Tensor> args) {
+absl::StatusOr<Tensor> ConcreteFunction::take(ValueId id) {
   const FunctionGraph& g = *graph_;
-  std::vector<Tensor> outs;
-  outs.reserve(g.outputs.size());
-  for (ValueId id : g.outputs) {
-    const FunctionValue& v = g.values[id];
-    switch (v.kind) {
-      case ValueKind::kArg:
-        outs.push_back(args[v.index]);
-        continue;
-      case ValueKind::kVariable:
-        outs.push_back(g.variables[v.index]->value);
-        continue;
-      case ValueKind::kConstant:
-        outs.push_back(g.constants[v.index]);
-        continue;
-      case ValueKind::kMade:
-      case ValueKind::kParam:
-        break;
-    }
-    // A value of the function's own: copied out, since the next replay overwrites it.
-    MT_ASSIGN_OR_RETURN(TensorImpl * impl, allocate_tensor(*v.device, v.dtype, v.shape));
-    Tensor out(impl);
-    if (v.bytes > 0) {
-      MT_ASSIGN_OR_RETURN(PendingUse use,
-                          v.device->copy_from_device(impl->data, *v.device, data_[id], v.bytes));
-      wait_for_use(use);
-    }
-    outs.push_back(std::move(out));
+  const FunctionValue& v = g.values[id];
+  switch (v.kind) {
+    case ValueKind::kArg:
+      return args_[v.index];
+    case ValueKind::kVariable:
+      return g.variables[v.index]->value;
+    case ValueKind::kConstant:
+      return g.constants[v.index];
+    case ValueKind::kMade:
+    case ValueKind::kParam:
+      break;
   }
-  return outs;
+  MT_ASSIGN_OR_RETURN(TensorImpl * impl, allocate_tensor(*v.device, v.dtype, v.shape));
+  Tensor out(impl);
+  if (v.bytes > 0) {
+    MT_ASSIGN_OR_RETURN(PendingUse use,
+                        v.device->copy_from_device(impl->data, *v.device, data_[id], v.bytes));
+    wait_for_use(use);
+  }
+  return out;
 }
 
 }  // namespace mt::internal

@@ -6,18 +6,21 @@
 //     device's pool; values whose lifetimes (first step to last use) do not overlap share
 //     bytes (function_plan.h). A replay allocates nothing but the outputs it returns.
 //   - Replay: the host actions first (runtime/function/host_values.h), then the arguments
-//     and variables are bound, then the steps run: on a GPU, when every step runs on that
-//     one GPU, as one CUDA graph captured at create() and launched with one call, the
-//     arguments copied into the graph's own buffers first; otherwise as a flat list of
-//     kernel calls and copies, with no placement and no allocation. Outputs the function
-//     made are copied out into fresh tensors, so a caller may keep them across calls.
+//     and variables are bound, then the steps run in segments: each longest run of kernels
+//     on one GPU is one CUDA graph, captured at create() and launched with one call (a
+//     function on one GPU is one graph); copies between devices, other devices' kernels and
+//     the merges of a replica (Note [Replicas in a function] in function_recorder.h) run
+//     between them as a flat list, with no placement and no allocation. The arguments a
+//     graph reads are copied into the graph's own buffers first. Outputs the function made
+//     are copied out into fresh tensors, so a caller may keep them across calls.
 //   - A graph keeps a reference to the tensor each argument buffer was last copied from.
 //     Passed again, that tensor is not copied: a tensor's elements never change, and a
 //     variable's buffer that the reference shares is not written in place (Note
 //     [Variables write in place]) but copied first.
 //   - Variables are bound to their buffer of the moment. One the function writes is first
 //     made exclusive (Note [Variables write in place]); a graph captured with another
-//     buffer is captured again.
+//     buffer is captured again. A merge may update variables (an optimizer step): they are
+//     bound again after it.
 
 #include <cstdint>
 #include <memory>
@@ -48,8 +51,10 @@ class ConcreteFunction {
   // failure, ResourceExhausted for the outputs.
   absl::StatusOr<std::vector<Tensor>> call(absl::Span<const Tensor> args);
 
-  // Whether a replay is one CUDA graph launch.
-  bool uses_graph() const { return graph_device_ != nullptr; }
+  // Whether every kernel of a replay runs inside CUDA graphs.
+  bool uses_graph() const;
+  // The number of CUDA graphs a replay launches.
+  int num_graphs() const;
   int num_steps() const { return static_cast<int>(graph_->steps.size()); }
   // The placement of the graph's nodes as TensorFlow logs a function's: "args_0: (_Arg):
   // <device>", "MatMul: (MatMul): <device>" (a repeated op "MatMul_1", ...), then
@@ -60,6 +65,14 @@ class ConcreteFunction {
 
  private:
   explicit ConcreteFunction(std::unique_ptr<FunctionGraph> graph);
+  // Steps [begin, end): one CUDA graph on `gpu`, or a flat list when `gpu` is null.
+  struct Segment {
+    size_t begin = 0;
+    size_t end = 0;
+    Device* gpu = nullptr;
+    void* exec = nullptr;              // the captured graph
+    std::vector<void*> captured_with;  // the variables' buffers the graph was captured with
+  };
   struct Resolved {
     absl::InlinedVector<TensorArg, 4> args;
     absl::InlinedVector<MutableTensorArg, 2> outs;
@@ -69,22 +82,25 @@ class ConcreteFunction {
   // Points the variables' values at their buffers of the moment.
   void bind_variables();
   absl::Status bind(absl::Span<const Tensor> args);
-  absl::Status run_steps(void* graph_state);
-  absl::Status capture();
-  absl::StatusOr<std::vector<Tensor>> outputs(absl::Span<const Tensor> args);
+  absl::Status run_steps(size_t begin, size_t end, void* graph_state);
+  absl::Status run_merge(const FunctionStep& step);
+  absl::Status run_segment(Segment& seg);
+  absl::Status capture(Segment& seg);
+  // Returns value `id` as a tensor the caller may keep: a value of the function's own is
+  // copied out, since the next replay overwrites it.
+  absl::StatusOr<Tensor> take(ValueId id);
 
   std::unique_ptr<FunctionGraph> graph_;
-  std::vector<void*> data_;           // per value: its buffer at the last binding
-  std::vector<Tensor> arenas_;        // one per device the function makes values on
-  std::vector<Resolved> resolved_;    // per step: its kernel's views
-  std::vector<bool> written_;         // per variable: whether a step writes it
-  std::vector<KernelFn> fills_;       // per host action: the CPU's Fill for its parameter
-  std::vector<ValueId> arg_slot_;     // graph replay: per argument, its buffer's value
-  std::vector<Tensor> bound_;         // graph replay: per argument, the tensor copied last
-  Device* graph_device_ = nullptr;    // set when the replay is one CUDA graph
-  void* exec_ = nullptr;              // the captured graph
-  std::vector<void*> captured_with_;  // the variables' buffers the graph was captured with
-  Mutex mu_;                          // one replay at a time: they share the arenas
+  std::vector<void*> data_;         // per value: its buffer at the last binding
+  std::vector<Tensor> arenas_;      // one per device the function makes values on
+  std::vector<Resolved> resolved_;  // per step: its kernel's views
+  std::vector<bool> written_;       // per variable: whether a step writes it
+  std::vector<KernelFn> fills_;     // per host action: the CPU's Fill for its parameter
+  std::vector<ValueId> arg_slot_;   // per argument a graph reads, its buffer's value
+  std::vector<Tensor> bound_;       // per argument slot, the tensor copied last
+  std::vector<Segment> segments_;
+  absl::Span<const Tensor> args_;  // the arguments of the replay in progress
+  Mutex mu_;                       // one replay at a time: they share the arenas
 };
 
 }  // namespace mt::internal

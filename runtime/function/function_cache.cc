@@ -20,11 +20,13 @@ void append(std::string* key, const T& value) {
 }
 
 // The signature of a call: each argument's dtype, shape, device and first alias, the
-// innermost device scope and the configuration epoch, after `extra`.
+// innermost device scope, the replica (Note [Replicas in a function]) and the configuration
+// epoch, after `extra`.
 std::string signature(absl::Span<const Tensor> args, std::string_view extra) {
   std::string key(extra);
   key.push_back('\0');
   append(&key, Context::get().epoch());
+  append(&key, current_replica_id());
   const ScopeEntry* scope = scope_stack().top();
   append(&key, scope == nullptr ? uint64_t{0} : scope->hash);
   for (size_t i = 0; i < args.size(); ++i) {
@@ -62,7 +64,7 @@ bool functions_run_eagerly() { return g_run_eagerly.load(std::memory_order_relax
 
 std::vector<Tensor> FunctionCache::call(absl::Span<const Tensor> args, const Body& body,
                                         std::string_view extra_key) {
-  if (functions_run_eagerly() || active_recorder() != nullptr || current_replica_id() >= 0) {
+  if (functions_run_eagerly() || active_recorder() != nullptr) {
     return body(args);
   }
   std::string key = signature(args, extra_key);

@@ -25,9 +25,10 @@ class FunctionCache {
   explicit FunctionCache(std::string name) : name_(std::move(name)) {}
 
   // Replays the signature of `args` (with `extra_key`: what a caller adds to it, Python's
-  // constants), tracing `body` when the signature is new. Runs `body` eagerly when functions
-  // run eagerly, inside another function's trace (which records the ops itself), inside
-  // MirroredStrategy::run, or when the signature cannot replay. Throws mt::Error.
+  // constants), tracing `body` when the signature is new; inside MirroredStrategy::run each
+  // replica traces and replays its own (Note [Replicas in a function]). Runs `body` eagerly
+  // when functions run eagerly, inside another function's trace (which records the ops
+  // itself), or when the signature cannot replay. Throws mt::Error.
   std::vector<Tensor> call(absl::Span<const Tensor> args, const Body& body,
                            std::string_view extra_key = {});
 

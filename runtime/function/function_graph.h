@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "absl/container/inlined_vector.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "core/dtype.h"
 #include "core/shape.h"
 #include "kernels/kernel.h"
@@ -42,8 +44,14 @@ struct FunctionValue {
   size_t bytes = 0;
 };
 
+// A replica's meeting with the other replicas of a MirroredStrategy::run (an all_reduce,
+// an optimizer step), which a replay does again with the values it made: it hands over
+// `exports` and returns the values it got back, or the merge's error. The merge itself runs
+// eagerly (Note [Replicas in a function] in function_recorder.h).
+using MergeFn = std::function<absl::StatusOr<std::vector<Tensor>>(absl::Span<const Tensor>)>;
+
 struct FunctionStep {
-  enum class Kind : uint8_t { kKernel, kCopy };
+  enum class Kind : uint8_t { kKernel, kCopy, kMerge };
   Kind kind = Kind::kKernel;
   OpId op{};
   KernelFn kernel = nullptr;
@@ -52,6 +60,7 @@ struct FunctionStep {
   absl::InlinedVector<ValueId, 4> inputs;   // a copy's source
   absl::InlinedVector<ValueId, 2> outputs;  // a copy's destination
   bool writes_inputs = false;               // a kResource op that writes its variables
+  MergeFn merge;                            // kMerge: inputs exported, outputs imported
 };
 
 // Host work repeated before each replay, in trace order: a parameter to compute again

@@ -156,6 +156,22 @@ void FunctionRecorder::add_host_step(std::function<void()> step) {
   graph_->actions.push_back(HostAction{-1, nullptr, std::move(step)});
 }
 
+void FunctionRecorder::record_merge(absl::Span<const Tensor> exports, MergeFn merge,
+                                    absl::Span<const Tensor> imports) {
+  if (!unreplayable_.ok()) return;
+  FunctionStep& step = graph_->steps.emplace_back();
+  step.kind = FunctionStep::Kind::kMerge;
+  step.merge = std::move(merge);
+  for (const Tensor& t : exports) step.inputs.push_back(value_of(t.impl()));
+  for (const Tensor& t : imports) {
+    const ValueId id = add_value(ValueKind::kMade, *t.impl());
+    values_[t.impl()] = id;
+    held_.push_back(t);
+    step.outputs.push_back(id);
+  }
+  step.device = imports.empty() ? nullptr : imports[0].impl()->device;
+}
+
 void FunctionRecorder::set_unreplayable(absl::Status why) {
   if (unreplayable_.ok()) unreplayable_ = std::move(why);
 }
@@ -179,7 +195,8 @@ absl::StatusOr<std::unique_ptr<FunctionGraph>> FunctionRecorder::finish(
   std::vector<bool> live(g.steps.size(), false);
   for (size_t i = g.steps.size(); i-- > 0;) {
     const FunctionStep& step = g.steps[i];
-    bool needed = step.writes_inputs;
+    // A merge meets the other replicas, whatever becomes of its values.
+    bool needed = step.writes_inputs || step.kind == FunctionStep::Kind::kMerge;
     for (ValueId id : step.outputs) needed = needed || used[id];
     if (!needed) continue;
     live[i] = true;

@@ -26,6 +26,16 @@
 // use of the old buffer reads, and writes the variable in place. A replay thus gives what
 // the eager run gave whether or not the old value is still held.
 //
+// Note [Replicas in a function]: a function called inside MirroredStrategy::run traces and
+// replays once per replica, each on its replica's thread (the signature holds the replica).
+// Where the replicas meet (ReplicaContext::all_reduce, an optimizer step), the recording
+// pauses: the merge that replica 0's thread runs for all of them belongs to no replica's
+// recording. The replica's recording gets a merge step instead, whose inputs are the values
+// it handed over and whose outputs are those it got back; a replay runs the steps before
+// it, hands its own values to the same collective (which runs eagerly, as at the trace),
+// copies what comes back into its arena, and goes on. The steps between merges on one GPU
+// are each one CUDA graph (Note [Function replay] in concrete_function.h).
+//
 // Recording is per thread: active_recorder() is one thread-local load, read once per op.
 
 #include <cstdint>
@@ -94,6 +104,12 @@ class FunctionRecorder {
   // From host_values.cc.
   void add_host_scalar(const Tensor& value, std::function<double()> compute);
   void add_host_step(std::function<void()> step);
+
+  // From a collective inside MirroredStrategy::run (Note [Replicas in a function]): this
+  // replica handed over `exports` and got `imports` back; a replay calls `merge` with its
+  // own values instead. Call it after the collective, outside the recording.
+  void record_merge(absl::Span<const Tensor> exports, MergeFn merge,
+                    absl::Span<const Tensor> imports);
 
   // Marks the recording unusable for a replay, with the reason (a random op, a remote op);
   // the function then runs its body eagerly at every call.

@@ -1,7 +1,9 @@
 """mt.distribute.MirroredStrategy from Python: on logical CPUs (each case in a fresh
 process, since the CPU is split before the runtime starts) the scope's mirrored variables,
 run() on one thread per replica, all_reduce, reduce, the distributed datasets, Keras fit
-data-parallel equal to one device, and the bad inputs; on a GPU, two virtual GPUs."""
+data-parallel equal to one device, mt.function inside run() and run() inside an
+mt.function (each replica replays its own recording), and the bad inputs; on a GPU, two
+virtual GPUs."""
 
 import textwrap
 
@@ -95,6 +97,69 @@ def test_keras_fit_on_two_replicas_equals_one_device_with_the_whole_batch():
           np.allclose(one_loss, two_loss, atol=1e-5))
     """)
     assert out.split() == ["True", "True"]
+
+
+TRAIN_STEP = """
+def make():
+    with strategy.scope():
+        w = mt.Variable(np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4))
+        opt = mt.keras.optimizers.Adam(0.05)
+
+    def step(x, y):
+        with mt.GradientTape() as tape:
+            loss = mt.reduce_sum(mt.square(mt.reduce_sum(mt.matmul(x, w), axis=1) - y)) / 8.0
+        opt.apply_gradients([(tape.gradient(loss, w), w)])
+        return loss
+    return w, opt, step
+
+def batches(i):
+    x = np.sin(np.arange(24, dtype=np.float32) + i).reshape(8, 3)
+    y = np.cos(np.arange(8, dtype=np.float32) * (i + 1))
+    return (mt.distribute.PerReplica([mt.constant(x[:4]), mt.constant(x[4:])]),
+            mt.distribute.PerReplica([mt.constant(y[:4]), mt.constant(y[4:])]))
+
+def copies(w):
+    return [t.numpy() for t in strategy.run(w.read_value).values]
+"""
+
+
+def test_a_function_inside_run_replays_per_replica_equal_to_eager():
+    out = check(TRAIN_STEP + textwrap.dedent("""
+    results = []
+    for wrap in (lambda f: f, mt.function):
+        w, opt, step = make()
+        fn = wrap(step)
+        losses = [[t.numpy() for t in strategy.run(fn, args=batches(i)).values]
+                  for i in range(5)]
+        results.append((np.array(losses), copies(w)))
+    (eager_losses, eager_w), (losses, got_w) = results
+    print(fn.experimental_get_tracing_count(), fn.replay_kind, int(opt.iterations))
+    print(np.array_equal(eager_losses, losses),
+          all(np.array_equal(a, b) for a, b in zip(eager_w, got_w)),
+          np.array_equal(got_w[0], got_w[1]))
+    """))
+    assert out.split() == ["2", "steps", "5", "True", "True", "True"]
+
+
+def test_run_inside_a_function_replays_each_replicas_step():
+    out = check(TRAIN_STEP + textwrap.dedent("""
+    w, opt, step = make()
+    eager = [strategy.reduce("SUM", strategy.run(step, args=batches(i)), axis=None).numpy()
+             for i in range(4)]
+    eager_w = copies(w)
+    w, opt, step = make()
+
+    @mt.function
+    def distributed_step(x, y):
+        return strategy.reduce("SUM", strategy.run(step, args=(x, y)), axis=None)
+
+    got = [distributed_step(*batches(i)).numpy() for i in range(4)]
+    inner = strategy._replica_functions[step]
+    print(np.array_equal(np.array(eager), np.array(got)),
+          all(np.array_equal(a, b) for a, b in zip(eager_w, copies(w))))
+    print(distributed_step.replay_kind, inner.experimental_get_tracing_count(), inner.replay_kind)
+    """))
+    assert out.split() == ["True", "True", "eager", "2", "steps"]
 
 
 def test_errors_reach_the_caller_and_nothing_hangs():

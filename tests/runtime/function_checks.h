@@ -1,10 +1,14 @@
 #pragma once
 // What the mt::Function tests check on every device kind (function_test.cc on logical
 // CPUs, cuda/gpu_function_test.cc on a GPU): a replay gives, bit for bit, what the body gives
-// eagerly, for random op chains (every op of the table) and for a training step.
+// eagerly, for random op chains (every op of the table) and for a training step, alone or
+// per replica of a MirroredStrategy.
 
+#include <cmath>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -165,6 +169,85 @@ inline std::string check_training_replay(const std::string& device, int steps) {
     EXPECT_EQ(a->read_value().to_vector<float>(), b->read_value().to_vector<float>());
   }
   return step.replay_kind();
+}
+
+// Rows [begin, end) of a batch that changes with `step`, as (x, y).
+inline std::pair<Tensor, Tensor> shard(int step, int begin, int end) {
+  std::vector<float> x, y;
+  for (int i = begin; i < end; ++i) {
+    for (int j = 0; j < 3; ++j) x.push_back(std::sin(static_cast<float>(step * 31 + i * 3 + j)));
+    y.push_back(std::cos(static_cast<float>(step * 7 + i)));
+  }
+  const int n = end - begin;
+  return {constant(x, {n, 3}), constant(y, {n, 1})};
+}
+
+// Trains a two-layer model for `steps` Adam steps with MirroredStrategy over `devices`
+// (two), each replica with half of a batch of 8, its step run eagerly or as a function;
+// returns every copy of w1 and w2 and the replicas' losses of the last step.
+struct Trained {
+  std::vector<std::vector<float>> weights;
+  std::vector<float> losses;
+  int64_t iterations = 0;
+  int tracing_count = 0;
+  std::string replay_kind;
+};
+
+inline Trained train_replicas(const std::vector<std::string>& devices, bool as_function,
+                              int steps) {
+  distribute::MirroredStrategy strategy(devices);
+  std::optional<Variable> w1, w2;
+  {
+    auto scope = strategy.scope();
+    w1.emplace(random::stateless_normal({3, 4}, {1, 2}, 0, 1));
+    w2.emplace(random::stateless_normal({4, 1}, {3, 4}, 0, 1));
+  }
+  optimizers::Adam adam(0.05);
+  auto body = [&](absl::Span<const Tensor> args) -> std::vector<Tensor> {
+    GradientTape tape;
+    Tensor out = matmul(relu(matmul(args[0], *w1)), *w2);
+    Tensor loss = div(reduce_sum(square(sub(out, args[1]))), constant(8.f));
+    std::vector<Tensor> g = tape.gradient(loss, {*w1, *w2});
+    adam.apply_gradients({{g[0], *w1}, {g[1], *w2}});
+    return {loss};
+  };
+  Function step_fn(body, "train_step");
+  Trained result;
+  result.losses.resize(devices.size());
+  for (int step = 0; step < steps; ++step) {
+    strategy.run([&](distribute::ReplicaContext& ctx) {
+      const int r = ctx.replica_id_in_sync_group();
+      auto [x, y] = shard(step, 4 * r, 4 * r + 4);
+      std::vector<Tensor> loss = as_function ? step_fn({x, y}) : body(std::vector<Tensor>{x, y});
+      result.losses[r] = cast(loss[0], DType::kFloat32).to_vector<float>()[0];
+    });
+  }
+  for (Variable* w : {&*w1, &*w2}) {
+    for (const Tensor& copy :
+         strategy.run([&](distribute::ReplicaContext&) { return w->read_value(); })) {
+      DeviceScope host("/CPU:0");
+      result.weights.push_back(identity(copy).to_vector<float>());
+    }
+  }
+  result.iterations = adam.iterations();
+  result.tracing_count = step_fn.tracing_count();
+  result.replay_kind = step_fn.replay_kind();
+  return result;
+}
+
+// Checks that a training step as a function inside run() replays per replica and equals
+// the eager strategy's bit for bit; returns the function's replay kind.
+inline std::string check_replica_training_replay(const std::vector<std::string>& devices,
+                                                 int steps) {
+  const Trained eager = train_replicas(devices, false, steps);
+  const Trained replayed = train_replicas(devices, true, steps);
+  EXPECT_EQ(replayed.tracing_count, static_cast<int>(devices.size()));  // once per replica
+  EXPECT_EQ(replayed.iterations, steps);
+  EXPECT_EQ(replayed.weights, eager.weights);
+  EXPECT_EQ(replayed.losses, eager.losses);
+  EXPECT_EQ(replayed.weights[0], replayed.weights[1]);  // the copies stay equal
+  EXPECT_NE(eager.weights[0], replayed.weights[2]);     // w1 is not w2: the check reads both
+  return replayed.replay_kind;
 }
 
 }  // namespace mt::testing

@@ -16,6 +16,7 @@ import contextlib as _contextlib
 import enum as _enum
 import threading as _threading
 
+from .. import _function
 from .. import _minitensor as _mt
 
 __all__ = ["MirroredStrategy", "NcclAllReduce", "PerReplica", "ReduceOp", "ReplicaContext",
@@ -159,6 +160,7 @@ class MirroredStrategy:
             names, kind, ops._bucket_bytes if ops is not None else 25 * _MiB,
             ops._reduce_to if ops is not None else "")
         self.extended = _Extended(tuple(self._impl.devices))
+        self._replica_functions = {}  # fn -> its mt.function, for run() inside a function
 
     @property
     def num_replicas_in_sync(self):
@@ -186,8 +188,13 @@ class MirroredStrategy:
         """Calls ``fn(*args, **kwargs)`` once per replica, on its own thread under its
         device; a PerReplica argument gives each replica its part. Returns the results
         regrouped (a PerReplica, or a structure of them; the value for one replica) and
-        raises the first replica's exception."""
+        raises the first replica's exception. Called from the body of an ``mt.function``,
+        ``fn`` becomes an ``mt.function`` too: each replica then traces it once and replays
+        its own graph (the outer function, whose trace cannot see the replicas' threads,
+        runs its body at every call)."""
         kwargs = kwargs or {}
+        if _function.inside_function_body() and not isinstance(fn, _function.Function):
+            fn = self._replica_functions.setdefault(fn, _function.Function(fn))
 
         def replica_fn(impl):
             ctx = ReplicaContext(self, impl)

@@ -1,7 +1,10 @@
 // mt::Function on a GPU: a replay is one CUDA graph launch and gives, bit for bit, what the
 // body gives eagerly (random op chains over the op table, a training step); arguments from
 // the host and other devices make a flat replay; a variable moved between calls makes the
-// graph captured again; a replay allocates only its outputs. Skips without a GPU.
+// graph captured again; a replay allocates only its outputs; a function over two GPUs is a
+// graph on each with the copy between; inside MirroredStrategy::run each replica replays
+// its own graph (two virtual GPUs reducing to one device, two cards over NCCL). Skips
+// without a GPU.
 #include <string>
 #include <vector>
 
@@ -21,6 +24,12 @@ class GpuFunctionTest : public RuntimeTest {
   void SetUp() override {
     RuntimeTest::SetUp();
     if (config::list_physical_devices("GPU").empty()) GTEST_SKIP() << "needs a GPU";
+  }
+  // Splits GPU 0 into two logical GPUs of 1 GiB.
+  static void two_virtual_gpus() {
+    config::set_logical_device_configuration(
+        config::list_physical_devices("GPU")[0],
+        {{.memory_limit_mb = 1024}, {.memory_limit_mb = 1024}});
   }
 };
 
@@ -90,6 +99,43 @@ TEST_F(GpuFunctionTest, AVariableMovedBetweenCallsIsCapturedAgain) {
   EXPECT_EQ(held.to_vector<float>(), (std::vector<float>{3, 4}));
   EXPECT_EQ(f.replay_kind(), "graph");
   EXPECT_EQ(v.read_value().to_vector<float>(), (std::vector<float>{4, 5}));
+}
+
+TEST_F(GpuFunctionTest, AFunctionOverTwoGpusIsAGraphOnEachWithTheCopyBetween) {
+  two_virtual_gpus();
+  auto body = [](absl::Span<const Tensor> a) -> std::vector<Tensor> {
+    Tensor x = a[0];
+    {
+      DeviceScope first("/GPU:0");
+      for (int i = 0; i < 10; ++i) x = mul(add(x, a[1]), a[1]);
+    }
+    DeviceScope second("/GPU:1");
+    Tensor y = matmul(x, x, false, true);
+    for (int i = 0; i < 10; ++i) y = sub(y, a[1]);
+    return {y, x};
+  };
+  Function f(body);
+  DeviceScope scope("/GPU:0");
+  const Tensor y = constant(std::vector<float>{0.5f, 1.5f, -1.f}, {1, 3});
+  for (int i = 0; i < 3; ++i) {
+    const Tensor x = constant(std::vector<float>{1.f + i, 2.f, -3.f}, {1, 3});
+    const std::vector<Tensor> got = f({x, y}), want = body({x, y});
+    for (int k = 0; k < 2; ++k) {
+      EXPECT_EQ(got[k].device(), want[k].device());
+      EXPECT_EQ(got[k].to_vector<float>(), want[k].to_vector<float>()) << i;
+    }
+  }
+  EXPECT_EQ(f.replay_kind(), "graph");
+}
+
+TEST_F(GpuFunctionTest, EachReplicaOfTwoVirtualGpusReplaysItsOwnGraph) {
+  two_virtual_gpus();
+  EXPECT_EQ(check_replica_training_replay({"/GPU:0", "/GPU:1"}, 6), "graph");
+}
+
+TEST_F(GpuFunctionTest, EachReplicaOfTwoCardsReplaysItsOwnGraphBetweenNcclAllReduces) {
+  if (config::list_physical_devices("GPU").size() < 2) GTEST_SKIP() << "needs two GPUs";
+  EXPECT_EQ(check_replica_training_replay({"/GPU:0", "/GPU:1"}, 6), "graph");
 }
 
 }  // namespace
