@@ -12,12 +12,27 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "allocator/allocator.h"
 #include "core/device_type.h"
 
 namespace mt::internal {
 
+class Device;
 class RemoteOps;
+
+// What a graph capture hands its body (Device::capture_graph).
+class GraphCapture {
+ public:
+  virtual ~GraphCapture() = default;
+  // Returns the kernel state through which a kernel on `device` enqueues into the capture;
+  // InvalidArgument for a device the capture was not opened over.
+  virtual absl::StatusOr<void*> kernel_state(Device& device) = 0;
+  // Enqueues into the capture a copy of `bytes` from `src` on `from` to `dst` on `to`,
+  // after what the capture holds for either device and before what it gets for either
+  // after.
+  virtual absl::Status copy(Device& to, void* dst, Device& from, const void* src, size_t bytes) = 0;
+};
 
 class Device {
  public:
@@ -74,14 +89,17 @@ class Device {
   // Frees a mark from record_mark(); nullptr is a no-op.
   virtual void release_mark(void* /*mark*/) {}
   // CUDA graphs (runtime/function/concrete_function.cc). Captures what `body` enqueues
-  // through the kernel state it is handed (a stream of the capture's own, so that no other
-  // thread's work lands in it) into an executable graph, and returns the graph;
-  // Unimplemented on a device without graphs (the CPU).
+  // through the capture it is handed (streams of the capture's own, so that no other
+  // thread's work lands in it) on this device and on `others` (GPUs of this process) into
+  // one executable graph, and returns the graph; Unimplemented on a device without graphs
+  // (the CPU), the CUDA error when the devices cannot share a graph.
   virtual absl::StatusOr<void*> capture_graph(
-      const std::function<absl::Status(void* kernel_state)>& /*body*/) {
+      absl::Span<Device* const> /*others*/,
+      const std::function<absl::Status(GraphCapture&)>& /*body*/) {
     return absl::UnimplementedError("this device has no graphs");
   }
-  // Enqueues a graph from capture_graph() on this device's stream.
+  // Enqueues a graph from capture_graph() on this device's stream, after the work the
+  // other devices' streams hold and before what they get next.
   virtual absl::Status launch_graph(void* /*graph*/) {
     return absl::UnimplementedError("this device has no graphs");
   }

@@ -18,6 +18,7 @@ std::vector<Tensor> Function::operator()(absl::Span<const Tensor> args) {
 
 int Function::tracing_count() const { return cache_->tracing_count(); }
 std::string Function::replay_kind() const { return cache_->replay_kind(); }
+int Function::graphs_per_replay() const { return cache_->graphs_per_replay(); }
 int64_t Function::arena_bytes() const { return cache_->arena_bytes(); }
 
 namespace config {

@@ -62,9 +62,13 @@ class Function {
 
   // How many times the body was traced (TensorFlow's experimental_get_tracing_count).
   int tracing_count() const;
-  // How the last signature called replays: "graph" (one CUDA graph), "steps" (a flat list),
-  // "eager" (it cannot replay), or "" before the first call.
+  // How the last signature called replays: "graph" (every kernel inside CUDA graphs),
+  // "steps" (a flat list), "eager" (it cannot replay), or "" before the first call.
   std::string replay_kind() const;
+  // How many CUDA graphs a replay of the last signature called launches: one for a
+  // function on one GPU or on several GPUs that can share a graph (copies and events
+  // inside), one per run of kernels between merges inside MirroredStrategy::run.
+  int graphs_per_replay() const;
   // The bytes of the arenas of every traced signature.
   int64_t arena_bytes() const;
 

@@ -6,6 +6,7 @@
 #include "runtime/context.h"
 #include "runtime/error.h"
 #include "runtime/json_writer.h"
+#include "runtime/memory_labels.h"
 #include "runtime/trace_recorder.h"
 
 namespace mt {
@@ -68,7 +69,9 @@ MemorySnapshot take_snapshot(Device& device) {
       chunk.offset = static_cast<int64_t>(c.address - r.address);
       chunk.size = c.size;
       chunk.state = state_name(c.state);
-      if (c.state == ChunkInfo::State::kInUse) trace_lookup_allocation(c.address, &chunk);
+      if (c.state == ChunkInfo::State::kInUse && !find_block_label(c.address, &chunk.op)) {
+        trace_lookup_allocation(c.address, &chunk);
+      }
     }
   }
   // Read the totals last, so that they are at least as new as the chunks.

@@ -2,8 +2,8 @@
 # Runs on the GPU machine from the repository root (see scripts/gpu-check.sh). Optional
 # arguments: the steps to run (tests faults sanitizer racecheck examples distributed
 # benchmarks cpubench halfbench python fuzz, and soak soak-start soak-collect cardfill
-# trainbench strategybench ddpbench tlsbench functionbench); default all but the soak
-# steps, cardfill and the last five. `tlsbench` runs bench/distributed/tls_compare.sh on the bundle's
+# trainbench strategybench ddpbench tlsbench functionbench replicabench); default all but
+# the soak steps, cardfill and the last six. `tlsbench` runs bench/distributed/tls_compare.sh on the bundle's
 # remote_benchmark (MT_TLSBENCH_ROUNDS rounds, default 3): plaintext beside mutual TLS,
 # large tensors whole on one connection and in parts over several. `fuzz` runs the
 # differential fuzzer against
@@ -469,6 +469,20 @@ for step in $steps; do
         two=$(awk -v d="$dtype" '$1 == "BM_WideStep/gpus:2/bf16:" d "/manual_time_median" {print $2}' "$out/strategy-bench.log")
         record "wide step bf16=$dtype 1 vs 2 GPUs" "$(awk -v a="$one" -v b="$two" 'BEGIN {
           if (a > 0 && b > 0) printf "%.2f ms  %.2f ms  scaling %.2fx", a, b, a/b; else print "?" }')"
+      done ;;
+    replicabench)
+      # mt.function inside MirroredStrategy.run (issue 22): the small MLP's step per replica,
+      # eager or replaying each replica's own graph, on two GPUs and on one.
+      .gpu/bin/mirrored_strategy_benchmark --benchmark_filter=BM_SmallStepReplicas \
+        --benchmark_repetitions=3 --benchmark_min_time=0.05 \
+        --benchmark_report_aggregates_only=true >"$out/replica-bench.log" 2>&1
+      record "replica small step" "rc=$?"
+      grep -E '_median|ERROR' "$out/replica-bench.log"
+      for one in 0 1; do
+        e=$(awk -v o="$one" '$1 == "BM_SmallStepReplicas/function:0/one_gpu:" o "/manual_time_median" {print $2}' "$out/replica-bench.log")
+        f=$(awk -v o="$one" '$1 == "BM_SmallStepReplicas/function:1/one_gpu:" o "/manual_time_median" {print $2}' "$out/replica-bench.log")
+        record "small step one_gpu=$one (us)" "$(awk -v a="$e" -v b="$f" 'BEGIN {
+          if (a > 0 && b > 0) printf "eager %.1f  function %.1f  speed-up %.2fx", a, b, a/b; else print "?" }')"
       done ;;
   esac
   record "step $step" "$((SECONDS - step_start)) s"

@@ -7,6 +7,9 @@
 //   BM_WideStep/gpus/dtype   the wide MLP of train_step_benchmark.cc (4096-4096-4096-4096,
 //                            Adam, global batch 4096) data-parallel on the first `gpus`
 //                            GPUs, each replica a batch of 4096/gpus. Counter examples/s.
+//   BM_SmallStepReplicas/function/one_gpu  the small MLP (784-256-10, Adam, global batch
+//                            32) on two GPUs or one, each replica's step eager or an
+//                            mt::Function replaying its own graph. Time per step.
 // Needs two GPUs (all-reduce) or as many as asked (step); skips itself otherwise.
 #include <benchmark/benchmark.h>
 #include <cuda_runtime.h>
@@ -215,6 +218,64 @@ BENCHMARK(BM_WideStep)
     ->ArgsProduct({{1, 2}, {0, 1}})
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
+
+// range(0): 0 each replica's step eager, 1 as an mt::Function (each replica replays its
+// own graph between the all-reduces). The small MLP of train_step_benchmark.cc (784-256-10,
+// Adam) with a global batch of 32 on two GPUs, and the same on GPU 0 alone (range(1) = 1),
+// where the function is one graph: what the step costs per replica beside one device.
+void BM_SmallStepReplicas(benchmark::State& state) {
+  const bool as_function = state.range(0) == 1;
+  const int n = state.range(1) == 1 ? 1 : 2;
+  if (num_gpus() < n) return state.SkipWithError("not enough GPUs");
+  MirroredStrategy& strategy = strategy_for(n);
+  const int64_t batch = 32;
+  std::vector<mt::Variable> params;
+  {
+    auto scope = strategy.scope();
+    const int64_t dims[] = {784, 256, 10};
+    for (int i = 0; i < 2; ++i) {
+      params.emplace_back(mt::random::stateless_normal({dims[i], dims[i + 1]}, {7, i}, 0, 0.05));
+      params.emplace_back(mt::zeros({dims[i + 1]}));
+    }
+  }
+  std::vector<Replica> data = strategy.run([&](ReplicaContext& ctx) {
+    const int r = ctx.replica_id_in_sync_group();
+    return Replica{mt::random::stateless_normal({batch / n, 784}, {8, r}),
+                   mt::random::stateless_uniform_int({batch / n}, {9, r}, 0, 10)};
+  });
+  mt::optimizers::Adam adam(1e-3);
+  mt::Function step_fn([&](absl::Span<const mt::Tensor> args) -> std::vector<mt::Tensor> {
+    replica_step(Replica{args[0], args[1]}, params, adam, batch);
+    return {};
+  });
+  auto step = [&] {
+    strategy.run([&](ReplicaContext& ctx) {
+      const Replica& mine = data[ctx.replica_id_in_sync_group()];
+      if (as_function) {
+        step_fn({mine.x, mine.y});
+      } else {
+        replica_step(mine, params, adam, batch);
+      }
+    });
+  };
+  for (int i = 0; i < 5; ++i) step();  // warm up: slots, pools, cuBLAS, the traces
+  synchronize_all();
+  const int reps = 50;
+  for (auto _ : state) {
+    const auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < reps; ++i) step();
+    synchronize_all();
+    const std::chrono::duration<double> s = std::chrono::steady_clock::now() - start;
+    state.SetIterationTime(s.count() / reps);
+  }
+  state.SetLabel(std::string(strategy.cross_device_ops_name()) +
+                 (as_function ? " function:" + step_fn.replay_kind() : " eager"));
+}
+BENCHMARK(BM_SmallStepReplicas)
+    ->ArgNames({"function", "one_gpu"})
+    ->ArgsProduct({{0, 1}, {0, 1}})
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 

@@ -17,6 +17,7 @@ the function traces; variables are read and written at every call.
 """
 
 import functools
+import inspect
 import threading
 import weakref
 
@@ -123,8 +124,31 @@ class Function:
             self._outputs[key] = _flatten(result, out_tensors)  # variables stay as they are
             return out_tensors
 
-        flat_out = self._cache.call(tensors, body, key)
+        # A new signature traces: its _Arg nodes take the parameters' names in the log.
+        names = [] if key in self._outputs else self._arg_names(args, kwargs, len(tensors))
+        flat_out = self._cache.call(tensors, body, key, names)
         return _pack(self._outputs[key], iter(flat_out))
+
+    def _arg_names(self, args, kwargs, count):
+        """The name of each flattened tensor argument, in _flatten's order: its parameter's,
+        with _0, _1, ... when the parameter holds several (TensorFlow's _Arg names); [] when
+        the function's signature cannot be read."""
+        try:
+            params = list(inspect.signature(self._python_function).parameters.values())
+        except (TypeError, ValueError):
+            return []
+        positional = [p.name for p in params if p.kind in (
+            inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+        star = next((p.name for p in params if p.kind == inspect.Parameter.VAR_POSITIONAL),
+                    "args")
+        named = [(positional[i] if i < len(positional) else f"{star}_{i - len(positional)}", v)
+                 for i, v in enumerate(args)] + list(kwargs.items())
+        names = []
+        for base, value in named:
+            found = []
+            _flatten(value, found)
+            names += [base] if len(found) == 1 else [f"{base}_{k}" for k in range(len(found))]
+        return names if len(names) == count else []
 
     def __get__(self, instance, owner):
         """A decorated method: one Function per instance, as TensorFlow binds them."""

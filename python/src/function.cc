@@ -24,16 +24,16 @@ void bind_function(nb::module_& m) {
       .def(
           "call",
           [](FunctionCache& cache, const std::vector<Tensor>& args, nb::callable body,
-             const std::string& key) {
+             const std::string& key, const std::vector<std::string>& names) {
             const FunctionCache::Body traced = [&body](absl::Span<const Tensor> a) {
               nb::gil_scoped_acquire gil;
               nb::object out = body(std::vector<Tensor>(a.begin(), a.end()));
               return nb::cast<std::vector<Tensor>>(out);
             };
             nb::gil_scoped_release release;
-            return cache.call(args, traced, key);
+            return cache.call(args, traced, key, names);
           },
-          nb::arg("args"), nb::arg("body"), nb::arg("key"))
+          nb::arg("args"), nb::arg("body"), nb::arg("key"), nb::arg("names"))
       .def_prop_ro("tracing_count", &FunctionCache::tracing_count)
       .def_prop_ro("replay_kind", &FunctionCache::replay_kind)
       .def_prop_ro("arena_bytes", &FunctionCache::arena_bytes);

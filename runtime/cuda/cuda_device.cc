@@ -5,6 +5,7 @@
 #include "allocator/pools.h"
 #include "core/fault_injection.h"
 #include "core/status.h"
+#include "runtime/cuda/capture_handles.h"
 
 namespace mt::internal {
 namespace {
@@ -198,84 +199,6 @@ void CudaDevice::release_mark(void* mark) {
   if (mark != nullptr) cudaEventDestroy(static_cast<cudaEvent_t>(mark));
 }
 
-// Note [Graph capture]
-// A capture records what kernels enqueue on a stream. It uses a stream of its own, with a
-// cuBLAS handle bound to it and given a fixed workspace (so that cuBLAS allocates nothing
-// while capturing), so that ops other threads run on this device meanwhile go to the
-// device's stream as always and stay out of the graph. The graph is launched on the
-// device's stream, in order with everything else there; the kernel scratch is the
-// device's own, which that order keeps safe.
-struct CudaDevice::CaptureHandles {
-  cuda::Stream stream;
-  cuda::CublasHandle cublas;
-  cuda::DeviceBuffer workspace;
-  cuda::BlasLock blas;
-  cuda::GpuState state;
-};
-
 CudaDevice::~CudaDevice() = default;
-
-constexpr size_t kCaptureWorkspaceBytes = size_t{32} << 20;
-
-absl::StatusOr<CudaDevice::CaptureHandles*> CudaDevice::capture_handles() {
-  if (capture_ != nullptr) return capture_.get();
-  auto h = std::make_unique<CaptureHandles>();
-  MT_ASSIGN_OR_RETURN(h->stream, cuda::Stream::create());
-  MT_ASSIGN_OR_RETURN(h->cublas, cuda::CublasHandle::create(h->stream.get()));
-  MT_ASSIGN_OR_RETURN(h->workspace, cuda::DeviceBuffer::create(kCaptureWorkspaceBytes));
-  if (cublasSetWorkspace(h->cublas.get(), h->workspace.get(), kCaptureWorkspaceBytes) !=
-      CUBLAS_STATUS_SUCCESS) {
-    return absl::InternalError("cublasSetWorkspace failed");
-  }
-  h->state = state_;
-  h->state.stream = h->stream.get();
-  h->state.cublas = h->cublas.get();
-  h->state.blas = &h->blas;
-  capture_ = std::move(h);
-  return capture_.get();
-}
-
-absl::StatusOr<void*> CudaDevice::capture_graph(
-    const std::function<absl::Status(void* kernel_state)>& body) {
-  cuda::ScopedDevice scoped(state_.physical_device);
-  MT_RETURN_IF_ERROR(scoped.status());
-  internal::MutexLock lock(&capture_mu_);
-  MT_ASSIGN_OR_RETURN(CaptureHandles * h, capture_handles());
-  cudaStream_t stream = h->stream.get();
-  MT_RETURN_IF_ERROR(cuda_check("cudaStreamBeginCapture",
-                                cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal)));
-  absl::Status status = body(&h->state);
-  cudaGraph_t graph = nullptr;
-  const cudaError_t ended = cudaStreamEndCapture(stream, &graph);
-  if (status.ok()) status = cuda_check("cudaStreamEndCapture", ended);
-  cudaGraphExec_t exec = nullptr;
-  if (status.ok()) {
-    status = cuda_check("cudaGraphInstantiate", cudaGraphInstantiate(&exec, graph, 0));
-  }
-  if (graph != nullptr) cudaGraphDestroy(graph);
-  // The upload a first launch would make (about a millisecond for a small model's step),
-  // made now, so that the first replay costs what the others do.
-  if (status.ok()) status = cuda_check("cudaGraphUpload", cudaGraphUpload(exec, state_.stream));
-  if (!status.ok()) {
-    if (exec != nullptr) cudaGraphExecDestroy(exec);
-    cudaGetLastError();  // a failed capture leaves no sticky error behind
-    return status;
-  }
-  return static_cast<void*>(exec);
-}
-
-absl::Status CudaDevice::launch_graph(void* graph) {
-  cuda::ScopedDevice scoped(state_.physical_device);
-  MT_RETURN_IF_ERROR(scoped.status());
-  return cuda_check("cudaGraphLaunch",
-                    cudaGraphLaunch(static_cast<cudaGraphExec_t>(graph), stream()));
-}
-
-void CudaDevice::release_graph(void* graph) {
-  if (graph == nullptr) return;
-  cuda::ScopedDevice scoped(state_.physical_device);
-  // A launch still in flight is not cut short: CUDA frees the graph once it completes.
-  cudaGraphExecDestroy(static_cast<cudaGraphExec_t>(graph));
-}
 
 }  // namespace mt::internal

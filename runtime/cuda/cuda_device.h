@@ -48,7 +48,8 @@ class CudaDevice final : public Device {
   double mark_elapsed_ms(void* from, void* to) override;
   void release_mark(void* mark) override;
   absl::StatusOr<void*> capture_graph(
-      const std::function<absl::Status(void* kernel_state)>& body) override;
+      absl::Span<Device* const> others,
+      const std::function<absl::Status(GraphCapture&)>& body) override;
   absl::Status launch_graph(void* graph) override;
   void release_graph(void* graph) override;
 
@@ -56,10 +57,11 @@ class CudaDevice final : public Device {
   // Copies to `dst` on `to` from this device's `src`, ordered as Note [Stream order] says.
   absl::Status copy_to_gpu(CudaDevice& to, void* dst, const void* src, size_t bytes);
 
-  // What a graph capture launches through (capture_graph): a stream and a cuBLAS handle of
-  // its own, made on first use.
+  // What a graph capture launches through (capture_graph, cuda_graph.cc): a stream and a
+  // cuBLAS handle of its own, made on first use, with capture_mu_ held.
   struct CaptureHandles;
-  absl::StatusOr<CaptureHandles*> capture_handles();
+  friend class CudaGraphCapture;
+  absl::StatusOr<CaptureHandles*> capture_handles() ABSL_EXCLUSIVE_LOCKS_REQUIRED(capture_mu_);
 
   Handles handles_;
   cuda::BlasLock blas_;

@@ -1,5 +1,6 @@
 #include "runtime/function/concrete_function.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -8,6 +9,7 @@
 #include "kernels/op_def.h"
 #include "runtime/device.h"
 #include "runtime/function/function_plan.h"
+#include "runtime/memory_labels.h"
 #include "runtime/tensor_impl.h"
 #include "runtime/variable.h"
 
@@ -17,23 +19,74 @@ ConcreteFunction::ConcreteFunction(std::unique_ptr<FunctionGraph> graph)
     : graph_(std::move(graph)) {}
 
 ConcreteFunction::~ConcreteFunction() {
+  for (const Tensor& arena : arenas_) unlabel_block(arena.impl()->data);
   for (Segment& seg : segments_) {
     if (seg.exec != nullptr) seg.gpu->release_graph(seg.exec);
   }
 }
 
 absl::StatusOr<std::unique_ptr<ConcreteFunction>> ConcreteFunction::create(
-    std::unique_ptr<FunctionGraph> graph, const KernelRegistry& registry) {
+    std::unique_ptr<FunctionGraph> graph, const KernelRegistry& registry, const std::string& name) {
   std::unique_ptr<ConcreteFunction> f(new ConcreteFunction(std::move(graph)));
   MutexLock lock(&f->mu_);
-  MT_RETURN_IF_ERROR(f->plan(registry));
+  MT_RETURN_IF_ERROR(f->plan(registry, name));
+  // A graph over several GPUs that CUDA refuses becomes one per GPU with the copies between;
+  // without a graph a segment replays as a flat list, its arguments still copied into
+  // buffers.
+  std::vector<Segment> segments;
   for (Segment& seg : f->segments_) {
-    if (seg.gpu == nullptr) continue;
-    // Without a graph the segment replays as a flat list, its arguments still copied into
-    // buffers.
-    if (!f->capture(seg).ok()) seg.gpu = nullptr;
+    if (seg.gpu != nullptr && !f->capture(seg).ok() && !seg.others.empty()) {
+      for (Segment& part : f->split(seg.begin, seg.end, false)) {
+        if (part.gpu != nullptr && !f->capture(part).ok()) part.gpu = nullptr;
+        segments.push_back(std::move(part));
+      }
+      continue;
+    }
+    if (seg.gpu != nullptr && seg.exec == nullptr) seg.gpu = nullptr;
+    segments.push_back(std::move(seg));
   }
+  f->segments_ = std::move(segments);
   return f;
+}
+
+std::vector<ConcreteFunction::Segment> ConcreteFunction::split(size_t begin, size_t end,
+                                                               bool across_gpus) const {
+  auto local_gpu = [](Device* d) {
+    return d->type() == DeviceType::kGPU && d->remote() == nullptr;
+  };
+  std::vector<Segment> segments;
+  for (size_t i = begin; i < end; ++i) {
+    const FunctionStep& step = graph_->steps[i];
+    Device* gpu = nullptr;  // the device a graph of this step launches on
+    std::vector<Device*> devices;
+    if (step.kind == FunctionStep::Kind::kKernel && local_gpu(step.device)) {
+      gpu = step.device;
+    } else if (across_gpus && step.kind == FunctionStep::Kind::kCopy && local_gpu(step.device) &&
+               local_gpu(graph_->values[step.inputs[0]].device)) {
+      gpu = step.device;
+      devices.push_back(graph_->values[step.inputs[0]].device);
+    }
+    Segment* last = segments.empty() ? nullptr : &segments.back();
+    const bool joins = last != nullptr &&
+                       (gpu == nullptr ? last->gpu == nullptr
+                                       : last->gpu != nullptr && (across_gpus || last->gpu == gpu));
+    if (!joins) {
+      segments.emplace_back();
+      segments.back().begin = i;
+      segments.back().gpu = gpu;
+      last = &segments.back();
+    }
+    last->end = i + 1;
+    if (gpu == nullptr) continue;
+    devices.push_back(gpu);
+    for (Device* d : devices) {
+      if (d != last->gpu &&
+          std::find(last->others.begin(), last->others.end(), d) == last->others.end()) {
+        last->others.push_back(d);
+      }
+    }
+  }
+  return segments;
 }
 
 bool ConcreteFunction::uses_graph() const {
@@ -67,7 +120,9 @@ std::vector<std::string> ConcreteFunction::placement_lines() const {
   std::vector<std::string> lines;
   for (const FunctionValue& v : g.values) {
     if (v.kind == ValueKind::kArg) {
-      lines.push_back(absl::StrCat("args_", v.index, ": (_Arg): ", v.device->name()));
+      const std::string name =
+          g.arg_names.empty() ? absl::StrCat("args_", v.index) : g.arg_names[v.index];
+      lines.push_back(absl::StrCat(name, ": (_Arg): ", v.device->name()));
     }
   }
   absl::flat_hash_map<std::string, int> seen;
@@ -86,7 +141,7 @@ std::vector<std::string> ConcreteFunction::placement_lines() const {
   return lines;
 }
 
-absl::Status ConcreteFunction::plan(const KernelRegistry& registry) {
+absl::Status ConcreteFunction::plan(const KernelRegistry& registry, const std::string& name) {
   FunctionGraph& g = *graph_;
   // A copy within one device is Identity's kernel, which a capture records.
   for (FunctionStep& step : g.steps) {
@@ -99,21 +154,8 @@ absl::Status ConcreteFunction::plan(const KernelRegistry& registry) {
     step.op = OpId::kIdentity;
     step.kernel = identity;
   }
-  // The segments: each longest run of kernels on one GPU is one CUDA graph.
-  for (size_t i = 0; i < g.steps.size(); ++i) {
-    const FunctionStep& step = g.steps[i];
-    Device* gpu = step.kind == FunctionStep::Kind::kKernel &&
-                          step.device->type() == DeviceType::kGPU &&
-                          step.device->remote() == nullptr
-                      ? step.device
-                      : nullptr;
-    if (segments_.empty() || segments_.back().gpu != gpu) {
-      segments_.emplace_back();
-      segments_.back().begin = i;
-      segments_.back().gpu = gpu;
-    }
-    segments_.back().end = i + 1;
-  }
+  // The segments: each longest run of kernels and copies on the GPUs is one CUDA graph.
+  segments_ = split(0, g.steps.size(), true);
   // The arguments a graph reads get buffers of the graph's own, which each replay copies
   // into. (A kernel reads only tensors on its device: the execute body copied the others.)
   arg_slot_.assign(g.num_args, -1);
@@ -140,6 +182,7 @@ absl::Status ConcreteFunction::plan(const KernelRegistry& registry) {
     MT_ASSIGN_OR_RETURN(Shape shape, Shape::make({arena.bytes}));
     MT_ASSIGN_OR_RETURN(TensorImpl * impl, allocate_tensor(*arena.device, DType::kBool, shape));
     arenas_.emplace_back(impl);
+    label_block(impl->data, absl::StrCat("function '", name, "'"));
     char* base = static_cast<char*>(impl->data);
     for (const auto& [id, offset] : arena.offsets) {
       data_[id] = g.values[id].bytes == 0 ? nullptr : base + offset;
@@ -242,7 +285,7 @@ absl::Status ConcreteFunction::bind(absl::Span<const Tensor> args) {
   return absl::OkStatus();
 }
 
-absl::Status ConcreteFunction::run_steps(size_t begin, size_t end, void* graph_state) {
+absl::Status ConcreteFunction::run_steps(size_t begin, size_t end, GraphCapture* capture) {
   const FunctionGraph& g = *graph_;
   for (size_t i = begin; i < end; ++i) {
     const FunctionStep& step = g.steps[i];
@@ -254,6 +297,11 @@ absl::Status ConcreteFunction::run_steps(size_t begin, size_t end, void* graph_s
     if (step.kind == FunctionStep::Kind::kCopy) {
       const FunctionValue& src = g.values[step.inputs[0]];
       if (src.bytes == 0) continue;
+      if (capture != nullptr) {
+        MT_RETURN_IF_ERROR(capture->copy(*step.device, data_[step.outputs[0]], *src.device,
+                                         data_[step.inputs[0]], src.bytes));
+        continue;
+      }
       MT_ASSIGN_OR_RETURN(PendingUse use,
                           step.device->copy_from_device(data_[step.outputs[0]], *src.device,
                                                         data_[step.inputs[0]], src.bytes));
@@ -263,9 +311,11 @@ absl::Status ConcreteFunction::run_steps(size_t begin, size_t end, void* graph_s
     for (size_t j = 0; j < r.args.size(); ++j) r.args[j].data = data_[step.inputs[j]];
     for (size_t j = 0; j < r.outs.size(); ++j) r.outs[j].data = data_[step.outputs[j]];
     const MutableTensorArg none{nullptr, nullptr, DType::kFloat32};
-    const KernelContext kc{r.args, r.outs.empty() ? none : r.outs[0], &step.attrs,
-                           graph_state != nullptr ? graph_state : step.device->kernel_state(),
-                           r.outs};
+    void* state = step.device->kernel_state();
+    if (capture != nullptr) {
+      MT_ASSIGN_OR_RETURN(state, capture->kernel_state(*step.device));
+    }
+    const KernelContext kc{r.args, r.outs.empty() ? none : r.outs[0], &step.attrs, state, r.outs};
     MT_RETURN_IF_ERROR(step.device->make_current());
     MT_RETURN_IF_ERROR(step.kernel(kc));
   }
@@ -311,8 +361,8 @@ absl::Status ConcreteFunction::capture(Segment& seg) {
     seg.gpu->release_graph(seg.exec);
     seg.exec = nullptr;
   }
-  MT_ASSIGN_OR_RETURN(seg.exec, seg.gpu->capture_graph([this, &seg](void* state) {
-    return run_steps(seg.begin, seg.end, state);
+  MT_ASSIGN_OR_RETURN(seg.exec, seg.gpu->capture_graph(seg.others, [this, &seg](GraphCapture& c) {
+    return run_steps(seg.begin, seg.end, &c);
   }));
   return absl::OkStatus();
 }

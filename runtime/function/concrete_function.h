@@ -32,6 +32,7 @@
 #include "core/mutex.h"
 #include "kernels/kernel.h"
 #include "kernels/kernel_registry.h"
+#include "runtime/device.h"
 #include "runtime/function/function_graph.h"
 #include "runtime/tensor.h"
 
@@ -41,8 +42,10 @@ class ConcreteFunction {
  public:
   // Plans `graph`, allocates its arenas and, where it can, captures its CUDA graph.
   // Errors: ResourceExhausted when an arena does not fit its device's pool.
+  // Its arenas are labelled "function '<name>'" in memory snapshots.
   static absl::StatusOr<std::unique_ptr<ConcreteFunction>> create(
-      std::unique_ptr<FunctionGraph> graph, const KernelRegistry& registry);
+      std::unique_ptr<FunctionGraph> graph, const KernelRegistry& registry,
+      const std::string& name = "function");
   ~ConcreteFunction();
   ConcreteFunction(const ConcreteFunction&) = delete;
   ConcreteFunction& operator=(const ConcreteFunction&) = delete;
@@ -65,11 +68,13 @@ class ConcreteFunction {
 
  private:
   explicit ConcreteFunction(std::unique_ptr<FunctionGraph> graph);
-  // Steps [begin, end): one CUDA graph on `gpu`, or a flat list when `gpu` is null.
+  // Steps [begin, end): one CUDA graph launched on `gpu` (its nodes on `gpu` and on
+  // `others`), or a flat list when `gpu` is null.
   struct Segment {
     size_t begin = 0;
     size_t end = 0;
     Device* gpu = nullptr;
+    std::vector<Device*> others;
     void* exec = nullptr;              // the captured graph
     std::vector<void*> captured_with;  // the variables' buffers the graph was captured with
   };
@@ -77,12 +82,16 @@ class ConcreteFunction {
     absl::InlinedVector<TensorArg, 4> args;
     absl::InlinedVector<MutableTensorArg, 2> outs;
   };
-  absl::Status plan(const KernelRegistry& registry);
+  absl::Status plan(const KernelRegistry& registry, const std::string& name);
   absl::Status run_actions();
   // Points the variables' values at their buffers of the moment.
   void bind_variables();
   absl::Status bind(absl::Span<const Tensor> args);
-  absl::Status run_steps(size_t begin, size_t end, void* graph_state);
+  // Splits steps [begin, end) into segments: runs of kernels on one GPU, or with
+  // `across_gpus`, runs of kernels and copies on any GPUs of this process.
+  std::vector<Segment> split(size_t begin, size_t end, bool across_gpus) const;
+  // Runs steps [begin, end), into `capture` when one is given.
+  absl::Status run_steps(size_t begin, size_t end, GraphCapture* capture);
   absl::Status run_merge(const FunctionStep& step);
   absl::Status run_segment(Segment& seg);
   absl::Status capture(Segment& seg);

@@ -63,7 +63,8 @@ std::atomic<bool> g_run_eagerly{false};
 bool functions_run_eagerly() { return g_run_eagerly.load(std::memory_order_relaxed); }
 
 std::vector<Tensor> FunctionCache::call(absl::Span<const Tensor> args, const Body& body,
-                                        std::string_view extra_key) {
+                                        std::string_view extra_key,
+                                        absl::Span<const std::string> arg_names) {
   if (functions_run_eagerly() || active_recorder() != nullptr) {
     return body(args);
   }
@@ -75,15 +76,16 @@ std::vector<Tensor> FunctionCache::call(absl::Span<const Tensor> args, const Bod
     if (it != entries_.end()) {
       entry = it->second;
       last_kind_ = kind_of(entry->concrete.get());
+      last_graphs_ = entry->concrete == nullptr ? 0 : entry->concrete->num_graphs();
     }
   }
-  if (entry == nullptr) return trace(args, body, std::move(key));
+  if (entry == nullptr) return trace(args, body, std::move(key), arg_names);
   if (entry->concrete == nullptr) return body(args);
   return value_or_throw(entry->concrete->call(args));
 }
 
 std::vector<Tensor> FunctionCache::trace(absl::Span<const Tensor> args, const Body& body,
-                                         std::string key) {
+                                         std::string key, absl::Span<const std::string> arg_names) {
   tracing_count_.fetch_add(1, std::memory_order_relaxed);
   auto entry = std::make_shared<Entry>();
   std::vector<Tensor> outputs;
@@ -95,9 +97,11 @@ std::vector<Tensor> FunctionCache::trace(absl::Span<const Tensor> args, const Bo
   }
   absl::Status why = graph.status();
   if (graph.ok()) {
+    if (arg_names.size() == args.size())
+      (*graph)->arg_names.assign(arg_names.begin(), arg_names.end());
     Runtime* rt = value_or_throw(Context::get().runtime());
     absl::StatusOr<std::unique_ptr<ConcreteFunction>> concrete =
-        ConcreteFunction::create(*std::move(graph), rt->registry());
+        ConcreteFunction::create(*std::move(graph), rt->registry(), name_);
     if (concrete.ok()) {
       entry->concrete = *std::move(concrete);
       if (Context::get().log_placement()) {
@@ -114,8 +118,14 @@ std::vector<Tensor> FunctionCache::trace(absl::Span<const Tensor> args, const Bo
   }
   MutexLock lock(&mu_);
   last_kind_ = kind_of(entry->concrete.get());
+  last_graphs_ = entry->concrete == nullptr ? 0 : entry->concrete->num_graphs();
   entries_.try_emplace(std::move(key), std::move(entry));
   return outputs;
+}
+
+int FunctionCache::graphs_per_replay() const {
+  MutexLock lock(&mu_);
+  return last_graphs_;
 }
 
 std::string FunctionCache::replay_kind() const {

@@ -29,24 +29,31 @@ class FunctionCache {
   // replica traces and replays its own (Note [Replicas in a function]). Runs `body` eagerly
   // when functions run eagerly, inside another function's trace (which records the ops
   // itself), or when the signature cannot replay. Throws mt::Error.
+  // `arg_names` (optional, one per argument) name the graph's _Arg nodes in the
+  // placement log, as Python's parameter names do in TensorFlow's.
   std::vector<Tensor> call(absl::Span<const Tensor> args, const Body& body,
-                           std::string_view extra_key = {});
+                           std::string_view extra_key = {},
+                           absl::Span<const std::string> arg_names = {});
 
   int tracing_count() const { return tracing_count_.load(std::memory_order_relaxed); }
   std::string replay_kind() const;
+  // The CUDA graphs a replay of the last signature called launches.
+  int graphs_per_replay() const;
   int64_t arena_bytes() const;
 
  private:
   struct Entry {
     std::unique_ptr<ConcreteFunction> concrete;  // null: runs eagerly
   };
-  std::vector<Tensor> trace(absl::Span<const Tensor> args, const Body& body, std::string key);
+  std::vector<Tensor> trace(absl::Span<const Tensor> args, const Body& body, std::string key,
+                            absl::Span<const std::string> arg_names);
 
   std::string name_;
   std::atomic<int> tracing_count_{0};
   mutable Mutex mu_;
   absl::flat_hash_map<std::string, std::shared_ptr<Entry>> entries_ ABSL_GUARDED_BY(mu_);
   std::string last_kind_ ABSL_GUARDED_BY(mu_);
+  int last_graphs_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 // Whether functions run their bodies eagerly (mt::config::run_functions_eagerly).

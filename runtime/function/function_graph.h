@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "absl/container/inlined_vector.h"
@@ -73,6 +74,7 @@ struct HostAction {
 
 struct FunctionGraph {
   int num_args = 0;
+  std::vector<std::string> arg_names;  // for the placement log; empty: args_0, args_1, ...
   std::vector<FunctionValue> values;
   std::vector<FunctionStep> steps;
   std::vector<Tensor> constants;

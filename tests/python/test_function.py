@@ -153,3 +153,27 @@ def test_numpy_arguments_are_tensors_and_python_outputs_pass_through():
     np.testing.assert_array_equal(out2.numpy(), [6.0, 7.0])
     assert word == "done" and nothing is None
     assert f.experimental_get_tracing_count() == 1
+
+
+def test_the_placement_log_names_the_graphs_args_after_the_parameters():
+    lines = []
+
+    @mt.function
+    def step(x, pair, *rest, scale=None):
+        return mt.matmul(x, pair[0]) + pair[1] + rest[0] * scale
+
+    cpu = "/job:localhost/replica:0/task:0/device:CPU:0"
+    with mt.device("/CPU:0"):
+        x, w, b, c = mt.ones([2, 2]), mt.ones([2, 2]), mt.ones([2]), mt.zeros([2])
+        mt.debugging.set_log_sink(lines.append)
+        mt.debugging.set_log_device_placement(True)
+        try:
+            step(x, (w, b), c, scale=mt.constant(2.0))
+            step(x, (w, b), c, scale=mt.constant(3.0))  # a replay logs nothing
+        finally:
+            mt.debugging.set_log_device_placement(False)
+            mt.debugging.set_log_sink(None)
+    args = [line for line in lines if "(_Arg)" in line]
+    assert args == [f"{n}: (_Arg): {cpu}" for n in ("x", "pair_0", "pair_1", "rest_0", "scale")]
+    assert f"MatMul: (MatMul): {cpu}" in lines
+    assert lines.count(f"identity_RetVal: (_Retval): {cpu}") == 1

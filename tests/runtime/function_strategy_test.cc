@@ -72,8 +72,9 @@ TEST_F(FunctionStrategyTest, AReplicasErrorAtAReplayReachesTheCallerAndTheOthers
   });
   EXPECT_EQ(e.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(e.what(), HasSubstr("every replica must reduce"));
-  std::vector<Tensor> again =
-      strategy.run([&](ReplicaContext&) { return f({constant({3.f, 4.f})})[0]; });
+  std::vector<Tensor> again = strategy.run([&](ReplicaContext&) {
+    return f({constant({3.f, 4.f})})[0];
+  });
   EXPECT_THAT(values(again[1]), ElementsAre(6, 8));
 }
 

@@ -68,6 +68,30 @@ TEST_F(FunctionTest, ReplayAllocatesOnlyItsOutputs) {
   EXPECT_GT(f.arena_bytes(), 0);
 }
 
+TEST_F(FunctionTest, TheArenaIsNamedForItsFunctionInMemorySnapshots) {
+  auto arenas = [] {
+    std::vector<int64_t> sizes;
+    for (const MemoryRegion& r : config::memory_snapshot("CPU:0").regions) {
+      for (const MemoryChunk& c : r.chunks) {
+        if (c.op == "function 'chain'") sizes.push_back(c.size);
+      }
+    }
+    return sizes;
+  };
+  {
+    Function f(
+        [](absl::Span<const Tensor> a) -> std::vector<Tensor> {
+          return {mul(add(a[0], a[0]), a[0])};
+        },
+        "chain");
+    f({constant({1.f, 2.f, 3.f})});
+    const std::vector<int64_t> sizes = arenas();
+    ASSERT_EQ(sizes.size(), 1u);
+    EXPECT_GE(sizes[0], f.arena_bytes());
+  }
+  EXPECT_TRUE(arenas().empty());  // gone with its function
+}
+
 TEST_F(FunctionTest, OutputsOutliveTheNextReplay) {
   Function f([](absl::Span<const Tensor> a) -> std::vector<Tensor> { return {mul(a[0], a[0])}; });
   f({constant(1.f)});

@@ -1,8 +1,8 @@
 // mt::Function on a GPU: a replay is one CUDA graph launch and gives, bit for bit, what the
 // body gives eagerly (random op chains over the op table, a training step); arguments from
 // the host and other devices make a flat replay; a variable moved between calls makes the
-// graph captured again; a replay allocates only its outputs; a function over two GPUs is a
-// graph on each with the copy between; inside MirroredStrategy::run each replica replays
+// graph captured again; a replay allocates only its outputs; a function over two GPUs is
+// one graph with the copies inside; inside MirroredStrategy::run each replica replays
 // its own graph (two virtual GPUs reducing to one device, two cards over NCCL). Skips
 // without a GPU.
 #include <string>
@@ -101,7 +101,7 @@ TEST_F(GpuFunctionTest, AVariableMovedBetweenCallsIsCapturedAgain) {
   EXPECT_EQ(v.read_value().to_vector<float>(), (std::vector<float>{4, 5}));
 }
 
-TEST_F(GpuFunctionTest, AFunctionOverTwoGpusIsAGraphOnEachWithTheCopyBetween) {
+TEST_F(GpuFunctionTest, AFunctionOverTwoGpusIsOneGraphWithTheCopiesInside) {
   two_virtual_gpus();
   auto body = [](absl::Span<const Tensor> a) -> std::vector<Tensor> {
     Tensor x = a[0];
@@ -126,6 +126,7 @@ TEST_F(GpuFunctionTest, AFunctionOverTwoGpusIsAGraphOnEachWithTheCopyBetween) {
     }
   }
   EXPECT_EQ(f.replay_kind(), "graph");
+  EXPECT_EQ(f.graphs_per_replay(), 1);  // both GPUs and the copies in one graph
 }
 
 TEST_F(GpuFunctionTest, EachReplicaOfTwoVirtualGpusReplaysItsOwnGraph) {

@@ -1,0 +1,19 @@
+#pragma once
+// CudaDevice::CaptureHandles (internal): what a graph capture on one GPU enqueues through
+// (Note [Graph capture] in cuda_graph.cc): a stream, a cuBLAS handle bound to it with a
+// fixed workspace, and the kernel state that names them.
+
+#include "core/cuda/cuda_handles.h"
+#include "runtime/cuda/cuda_device.h"
+
+namespace mt::internal {
+
+struct CudaDevice::CaptureHandles {
+  cuda::Stream stream;
+  cuda::CublasHandle cublas;
+  cuda::DeviceBuffer workspace;
+  cuda::BlasLock blas;
+  cuda::GpuState state;
+};
+
+}  // namespace mt::internal
