@@ -187,6 +187,49 @@ class NcclAllReduce final : public CrossDeviceOps {
   int64_t bucket_bytes_;
 };
 
+// Note [NCCL's memory before the pools]
+// NCCL allocates device memory at ncclCommInitAll and again at the first collective it
+// enqueues. A GPU's default pool reserves the card's free memory less 1 GiB at its first
+// allocation (Note [Default GPU pool size] in gpu_backend.cc); on two H200s (NCCL 2.28.9)
+// the strategy's first all-reduce then failed with "unhandled cuda error" (NCCL: out of
+// memory), while pools in growth mode left room. So the strategy runs one tiny all-reduce
+// as soon as the communicators exist, on buffers of its own, and waits for it: NCCL then
+// holds what it needs before the pools' first allocations (a strategy made before any
+// tensor, as the guide makes it), and a pool that finds less free memory than its limit
+// takes what is left.
+absl::Status warm_up(const NcclLibrary& nccl, const std::vector<CudaDevice*>& gpus,
+                     const std::vector<NcclCommHandle>& comms) {
+  constexpr size_t kCount = 64;
+  std::vector<cuda::DeviceBuffer> buffers;
+  for (CudaDevice* gpu : gpus) {
+    cuda::ScopedDevice scoped(gpu->physical_id());
+    MT_RETURN_IF_ERROR(scoped.status());
+    MT_ASSIGN_OR_RETURN(cuda::DeviceBuffer buffer,
+                        cuda::DeviceBuffer::create(kCount * sizeof(float)));
+    MT_RETURN_IF_ERROR(
+        cuda_check("cudaMemsetAsync",
+                   cudaMemsetAsync(buffer.get(), 0, kCount * sizeof(float), gpu->stream())));
+    buffers.push_back(std::move(buffer));
+  }
+  nccl.group_start();
+  absl::Status status = absl::OkStatus();
+  for (size_t i = 0; i < gpus.size(); ++i) {
+    absl::Status s =
+        nccl.check("ncclAllReduce",
+                   nccl.all_reduce(buffers[i].get(), buffers[i].get(), kCount, cuda::kNcclFloat32,
+                                   cuda::kNcclSum, comms[i], gpus[i]->stream()));
+    if (status.ok()) status = s;
+  }
+  absl::Status ended = nccl.check("ncclGroupEnd", nccl.group_end());
+  if (status.ok()) status = ended;
+  for (CudaDevice* gpu : gpus) {
+    cuda::ScopedDevice scoped(gpu->physical_id());
+    absl::Status synced = cuda_check("cudaStreamSynchronize", cudaStreamSynchronize(gpu->stream()));
+    if (status.ok()) status = synced;
+  }
+  return status;
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<CrossDeviceOps>> make_nccl_all_reduce(
@@ -208,6 +251,12 @@ absl::StatusOr<std::unique_ptr<CrossDeviceOps>> make_nccl_all_reduce(
       "ncclCommInitAll",
       nccl->comm_init_all(comms.data(), static_cast<int>(comms.size()), ordinals.data()));
   if (!status.ok()) return absl::FailedPreconditionError(status.message());
+  status = warm_up(*nccl, gpus, comms);
+  if (!status.ok()) {
+    for (NcclCommHandle comm : comms) nccl->comm_destroy(comm);
+    return absl::FailedPreconditionError(
+        absl::StrCat("NCCL's first all-reduce failed: ", status.message()));
+  }
   return std::unique_ptr<CrossDeviceOps>(
       new NcclAllReduce(nccl, std::move(gpus), std::move(comms), bucket_bytes));
 }
