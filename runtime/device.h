@@ -65,7 +65,7 @@ class Device {
   // runs on as an integer (0 on the CPU).
   virtual int hardware_ordinal() const { return 0; }
   virtual uintptr_t stream_handle() const { return 0; }
-  // Trace support (Note [Device time] in runtime/trace_recorder.h). Records a timing mark
+  // Trace support (Note [Device time] in runtime/trace/trace_recorder.h). Records a timing mark
   // after the work enqueued so far and returns it; nullptr where host time is device time
   // (the CPU) or on failure.
   virtual void* record_mark() { return nullptr; }

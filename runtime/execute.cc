@@ -10,12 +10,12 @@
 #include "placement/small_op_rule.h"
 #include "runtime/autodiff/tape.h"
 #include "runtime/context.h"
-#include "runtime/explain.h"
 #include "runtime/function/function_recorder.h"
 #include "runtime/remote.h"
 #include "runtime/scope_stack.h"
 #include "runtime/tensor_impl.h"
-#include "runtime/trace_recorder.h"
+#include "runtime/trace/explain.h"
+#include "runtime/trace/trace_recorder.h"
 
 namespace mt::internal {
 namespace {

@@ -1,4 +1,4 @@
-#include "runtime/explain.h"
+#include "runtime/trace/explain.h"
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
