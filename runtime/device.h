@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
@@ -73,6 +74,10 @@ class Device {
   virtual double mark_elapsed_ms(void* /*from*/, void* /*to*/) { return -1; }
   // Frees a mark from record_mark(); nullptr is a no-op.
   virtual void release_mark(void* /*mark*/) {}
+  // The cost policy's timings (runtime/cost_policy.h). Returns the milliseconds from mark
+  // `from` to mark `to` once the device has passed `to`, without waiting for it: nullopt
+  // while it has not, -1 on failure. The CPU has no marks (its time is the host clock).
+  virtual std::optional<double> try_mark_elapsed_ms(void* /*from*/, void* /*to*/) { return -1; }
   // CUDA graphs (runtime/function/concrete_function.cc). Captures what `body` enqueues
   // through the kernel state it is handed (a stream of the capture's own, so that no other
   // thread's work lands in it) into an executable graph, and returns the graph;

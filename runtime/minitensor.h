@@ -26,6 +26,7 @@
 #include "runtime/nn_ops.h"                        // IWYU pragma: export
 #include "runtime/ops.h"                           // IWYU pragma: export
 #include "runtime/optimizers.h"                    // IWYU pragma: export
+#include "runtime/placement_policy.h"              // IWYU pragma: export
 #include "runtime/random_ops.h"                    // IWYU pragma: export
 #include "runtime/tensor.h"                        // IWYU pragma: export
 #include "runtime/trace/memory_snapshot.h"         // IWYU pragma: export
