@@ -12,7 +12,7 @@
 #include "runtime/execute.h"
 #include "runtime/minitensor.h"
 #include "runtime/scope_stack.h"
-#include "runtime/trace.h"
+#include "runtime/trace/trace.h"
 
 namespace mt {
 namespace {
@@ -71,7 +71,7 @@ void BM_AddScalarTensors_EndToEnd(benchmark::State& state) {
 }
 BENCHMARK(BM_AddScalarTensors_EndToEnd);
 
-// The same add while a trace records (runtime/trace.h). The recording restarts every 2^16
+// The same add while a trace records (runtime/trace/trace.h). The recording restarts every 2^16
 // ops, outside the timing, so that it never reaches its event limit.
 void BM_AddScalarTensors_EndToEnd_Recording(benchmark::State& state) {
   DeviceScope cpu("/CPU:0");

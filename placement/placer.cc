@@ -21,6 +21,8 @@ const char* placement_reason_text(PlacementReason reason) {
       return "small integer inputs on the host CPU; pinned there";
     case PlacementReason::kResourceDevice:
       return "reads a variable; pinned to its device";
+    case PlacementReason::kCost:
+      return "cost policy: the earliest estimated finish";
   }
   return "unknown";
 }

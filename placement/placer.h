@@ -48,6 +48,7 @@ enum class PlacementReason : uint8_t {
   kSoftFallback,      // the requested device does not exist; soft placement chose
   kSmallOpOnHost,     // small integer inputs already on the host CPU: pinned there
   kResourceDevice,    // the op reads a variable: pinned to the variable's device
+  kCost,              // the cost policy's earliest estimated finish (placement/cost_model.h)
 };
 
 // Returns a short phrase for logs and explanations, e.g. "requested by device scope".
@@ -57,6 +58,7 @@ struct Placement {
   int device = -1;  // index into the Placer's device list
   KernelFn kernel = nullptr;
   PlacementReason reason = PlacementReason::kDefault;
+  bool measure = false;  // the cost policy wants this run timed
 };
 
 class Placer {
@@ -75,11 +77,19 @@ class Placer {
   // Returns the canonical name of device `index`.
   const std::string& device_name(int index) const { return names_[index]; }
 
+  // Returns the device indices in priority order (rule 2).
+  const std::vector<int>& priority() const { return priority_; }
+
+  // Returns the kernel of (op, dtype) on device `index`, or nullptr.
+  KernelFn kernel(int index, OpId op, DType dtype) const;
+
+  // Returns whether device `index` belongs to another task.
+  bool remote(int index) const { return devices_[index].job.has_value(); }
+
  private:
   // Returns the first device in priority order that matches `spec` (every device when
   // `spec` is null) and has a kernel, or -1.
   int best_with_kernel(OpId op, DType dtype, const DeviceSpec* spec) const;
-  KernelFn kernel(int device, OpId op, DType dtype) const;
   absl::Status unknown_device(const DeviceSpec& requested) const;
   absl::Status no_kernel(OpId op, DType dtype) const;
 

@@ -14,7 +14,7 @@
 #include "kernels/kernel_options.h"
 #include "runtime/context.h"
 #include "runtime/error.h"
-#include "runtime/trace_recorder.h"
+#include "runtime/trace/trace_recorder.h"
 
 namespace mt::config {
 namespace {

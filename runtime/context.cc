@@ -103,6 +103,7 @@ absl::StatusOr<std::unique_ptr<Runtime>> Runtime::create(const Settings& setting
     }
   }
   rt->set_up_small_op_rule();
+  rt->cost_policy_ = std::make_unique<CostPolicy>(*rt);
   return rt;
 }
 
@@ -207,6 +208,12 @@ void Context::set_soft_placement(bool enable) {
   }
 }
 
+void Context::set_cost_placement(bool enable) {
+  if (cost_placement_.exchange(enable, std::memory_order_acq_rel) != enable) {
+    epoch_.fetch_add(1, std::memory_order_acq_rel);
+  }
+}
+
 absl::Status Context::reset_for_testing() {
   internal::MutexLock lock(&mu_);
   Runtime* rt = runtime_.load(std::memory_order_acquire);
@@ -230,6 +237,7 @@ absl::Status Context::reset_for_testing() {
   discovered_ = false;
   soft_placement_.store(false);
   log_placement_.store(false);
+  cost_placement_.store(false);
   random_seeds_.set_global_seed(std::nullopt);
   epoch_.fetch_add(1, std::memory_order_acq_rel);
   return absl::OkStatus();

@@ -21,6 +21,7 @@
 #include "kernels/random_seed.h"
 #include "placement/placer.h"
 #include "runtime/config.h"
+#include "runtime/cost_policy.h"
 #include "runtime/device.h"
 
 namespace mt::internal {
@@ -87,6 +88,9 @@ class Runtime {
   // kResourceDevice); Unimplemented on a remote device.
   absl::StatusOr<Placement> resource_placement(OpId op, DType dtype, int device) const;
 
+  // Returns the cost placement policy's state (used while Context::cost_placement()).
+  CostPolicy& cost_policy() const { return *cost_policy_; }
+
  private:
   Runtime() = default;
   absl::Status add_cpu_devices(const PhysicalDeviceConfig& cpu, bool gpus_visible);
@@ -101,6 +105,7 @@ class Runtime {
   std::vector<absl::StatusOr<Placement>> defaults_;
   const Device* small_op_host_ = nullptr;
   std::vector<Placement> host_placements_;
+  std::unique_ptr<CostPolicy> cost_policy_;
 };
 
 class Context {
@@ -128,6 +133,9 @@ class Context {
   void set_soft_placement(bool enable);
   bool log_placement() const { return log_placement_.load(std::memory_order_relaxed); }
   void set_log_placement(bool enable) { log_placement_.store(enable, std::memory_order_relaxed); }
+  // Whether unscoped ops are placed by the cost policy (mt::config::set_placement_policy).
+  bool cost_placement() const { return cost_placement_.load(std::memory_order_relaxed); }
+  void set_cost_placement(bool enable);
 
   // Changes whenever a cached placement decision may no longer hold.
   uint64_t epoch() const { return epoch_.load(std::memory_order_acquire); }
@@ -152,6 +160,7 @@ class Context {
   std::atomic<Runtime*> runtime_{nullptr};
   std::atomic<bool> soft_placement_{false};
   std::atomic<bool> log_placement_{false};
+  std::atomic<bool> cost_placement_{false};
   std::atomic<uint64_t> epoch_{1};
   RandomSeedState random_seeds_;
 };

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
@@ -80,7 +81,7 @@ class Device {
   // runs on as an integer (0 on the CPU).
   virtual int hardware_ordinal() const { return 0; }
   virtual uintptr_t stream_handle() const { return 0; }
-  // Trace support (Note [Device time] in runtime/trace_recorder.h). Records a timing mark
+  // Trace support (Note [Device time] in runtime/trace/trace_recorder.h). Records a timing mark
   // after the work enqueued so far and returns it; nullptr where host time is device time
   // (the CPU) or on failure.
   virtual void* record_mark() { return nullptr; }
@@ -88,6 +89,10 @@ class Device {
   virtual double mark_elapsed_ms(void* /*from*/, void* /*to*/) { return -1; }
   // Frees a mark from record_mark(); nullptr is a no-op.
   virtual void release_mark(void* /*mark*/) {}
+  // The cost policy's timings (runtime/cost_policy.h). Returns the milliseconds from mark
+  // `from` to mark `to` once the device has passed `to`, without waiting for it: nullopt
+  // while it has not, -1 on failure. The CPU has no marks (its time is the host clock).
+  virtual std::optional<double> try_mark_elapsed_ms(void* /*from*/, void* /*to*/) { return -1; }
   // CUDA graphs (runtime/function/concrete_function.cc). Captures what `body` enqueues
   // through the capture it is handed (streams of the capture's own, so that no other
   // thread's work lands in it) on this device and on `others` (GPUs of this process) into

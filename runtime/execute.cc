@@ -1,5 +1,6 @@
 #include "runtime/execute.h"
 
+#include <algorithm>
 #include <new>
 #include <vector>
 
@@ -10,12 +11,12 @@
 #include "placement/small_op_rule.h"
 #include "runtime/autodiff/tape.h"
 #include "runtime/context.h"
-#include "runtime/explain.h"
 #include "runtime/function/function_recorder.h"
 #include "runtime/remote.h"
 #include "runtime/scope_stack.h"
 #include "runtime/tensor_impl.h"
-#include "runtime/trace_recorder.h"
+#include "runtime/trace/explain.h"
+#include "runtime/trace/trace_recorder.h"
 
 namespace mt::internal {
 namespace {
@@ -53,12 +54,29 @@ absl::StatusOr<Placement> place(Context& ctx, const Runtime& rt, OpId op, DType 
   return p;
 }
 
-// The small-op rule is read only when the other rules chose another device than the host
-// CPU: an op they put there already runs where the rule would pin it.
+int64_t output_bytes(const OutputMetas* outputs, absl::Span<const Tensor* const> inputs) {
+  int64_t bytes = 0;
+  if (outputs == nullptr) {  // not inferred (explain_placement): the largest input
+    for (const Tensor* t : inputs)
+      bytes = std::max(bytes, static_cast<int64_t>(t->impl()->bytes()));
+    return bytes;
+  }
+  for (const OutputMeta& m : *outputs) bytes += m.shape.num_elements() * dtype_size(m.dtype);
+  return bytes;
+}
+
+// The cost policy, when on, places every op that neither a scope nor a variable pins, before
+// the small-op rule (its estimates see the same small inputs). The small-op rule is read only when
+// the other rules chose another device than the host CPU: an op they put there already runs where
+// the rule would pin it.
 absl::StatusOr<Placement> place_op(Context& ctx, const Runtime& rt, OpId op, DType dtype,
-                                   absl::Span<const Tensor* const> inputs) {
+                                   absl::Span<const Tensor* const> inputs,
+                                   const OutputMetas* outputs) {
   if (__builtin_expect(op_has_flag(op, kResource), 0)) {  // MaybePinToResourceDevice
     return rt.resource_placement(op, dtype, device_index(*inputs[0]->impl()->device));
+  }
+  if (__builtin_expect(ctx.cost_placement(), 0) && scope_stack().top() == nullptr) {
+    return rt.cost_policy().place(op, dtype, inputs, output_bytes(outputs, inputs));
   }
   absl::StatusOr<Placement> p = place(ctx, rt, op, dtype);
   const Device* host = rt.small_op_host();
@@ -279,7 +297,7 @@ absl::Status run_op(OpId op, absl::Span<const Tensor* const> inputs, const Sourc
   OutputMetas out;
   MT_RETURN_IF_ERROR(infer_outputs(op, metas, attrs, &out));  // validate, then place
   const DType key = metas[source != nullptr ? 0 : op_key_input(op)].dtype;
-  MT_ASSIGN_OR_RETURN(Placement p, place_op(ctx, *rt, op, key, inputs));
+  MT_ASSIGN_OR_RETURN(Placement p, place_op(ctx, *rt, op, key, inputs, &out));
   Device& device = rt->device(p.device);
   if (ctx.log_placement()) log_op(op, key, p, device, inputs);
   if (__builtin_expect(traced, 0)) trace.emplace(op, key, p);
@@ -321,7 +339,14 @@ absl::Status run_op(OpId op, absl::Span<const Tensor* const> inputs, const Sourc
   } else {
     if (trace) trace->before_kernel(device);
     kernel = p.kernel;
-    status = run_kernel(device, kernel, out, args, attrs, outs);
+    if (__builtin_expect(p.measure, 0)) {  // the cost policy times this run
+      const int64_t out_bytes = output_bytes(&out, inputs);
+      CostTiming timing = rt->cost_policy().begin(device);
+      status = run_kernel(device, kernel, out, args, attrs, outs);
+      if (status.ok()) rt->cost_policy().end(timing, device, op, key, inputs, out_bytes);
+    } else {
+      status = run_kernel(device, kernel, out, args, attrs, outs);
+    }
     if (!status.ok()) outs->clear();
   }
   if (trace) trace->finish(device, *outs);

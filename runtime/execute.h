@@ -21,10 +21,16 @@ namespace mt::internal {
 // when it can (Note [Placement cache] in execute.cc).
 absl::StatusOr<Placement> place(Context& ctx, const Runtime& rt, OpId op, DType dtype);
 
-// Returns where `op` on `inputs` (keyed by `dtype`) runs: TensorFlow's small-op rule
-// (placement/small_op_rule.h) first, then place().
+// Returns where `op` on `inputs` (keyed by `dtype`, with `outputs` inferred, or null) runs:
+// a variable's device for a resource op; the cost policy for an unscoped op while it is on
+// (runtime/cost_policy.h); else place(), then TensorFlow's small-op rule
+// (placement/small_op_rule.h).
 absl::StatusOr<Placement> place_op(Context& ctx, const Runtime& rt, OpId op, DType dtype,
-                                   absl::Span<const Tensor* const> inputs);
+                                   absl::Span<const Tensor* const> inputs,
+                                   const OutputMetas* outputs);
+
+// Returns the bytes of `outputs`, or when null the largest input's (an estimate).
+int64_t output_bytes(const OutputMetas* outputs, absl::Span<const Tensor* const> inputs);
 
 // Runs `op` on `inputs` and returns its first output (the only one of most ops). Errors:
 // InvalidArgument (bad inputs, shapes, dtypes, attributes), NotFound (unknown device),

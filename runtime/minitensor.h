@@ -23,11 +23,12 @@
 #include "runtime/distribute/mirrored_strategy.h"  // IWYU pragma: export
 #include "runtime/error.h"                         // IWYU pragma: export
 #include "runtime/function.h"                      // IWYU pragma: export
-#include "runtime/memory_snapshot.h"               // IWYU pragma: export
 #include "runtime/nn_ops.h"                        // IWYU pragma: export
 #include "runtime/ops.h"                           // IWYU pragma: export
 #include "runtime/optimizers.h"                    // IWYU pragma: export
+#include "runtime/placement_policy.h"              // IWYU pragma: export
 #include "runtime/random_ops.h"                    // IWYU pragma: export
 #include "runtime/tensor.h"                        // IWYU pragma: export
-#include "runtime/trace.h"                         // IWYU pragma: export
+#include "runtime/trace/memory_snapshot.h"         // IWYU pragma: export
+#include "runtime/trace/trace.h"                   // IWYU pragma: export
 #include "runtime/variable.h"                      // IWYU pragma: export

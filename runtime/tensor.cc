@@ -6,7 +6,7 @@
 #include "runtime/error.h"
 #include "runtime/tensor_format.h"
 #include "runtime/tensor_impl.h"
-#include "runtime/trace_recorder.h"
+#include "runtime/trace/trace_recorder.h"
 
 namespace mt {
 namespace internal {

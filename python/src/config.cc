@@ -86,6 +86,20 @@ void bind_configuration(nb::module_& m) {
   m.def("reset_memory_stats", &config::reset_memory_stats, nb::arg("device"));
   m.def("release_unused_memory", &config::release_unused_memory, nb::arg("device"),
         nb::call_guard<nb::gil_scoped_release>());
+  m.def(
+      "set_placement_policy",
+      [](bool cost) {
+        config::set_placement_policy(cost ? config::PlacementPolicy::kCost
+                                          : config::PlacementPolicy::kPriority);
+      },
+      nb::arg("cost"));
+  m.def("get_placement_policy_is_cost",
+        [] { return config::get_placement_policy() == config::PlacementPolicy::kCost; });
+  m.def("save_placement_history", &config::save_placement_history, nb::arg("path"),
+        nb::call_guard<nb::gil_scoped_release>());
+  m.def("load_placement_history", &config::load_placement_history, nb::arg("path"),
+        nb::call_guard<nb::gil_scoped_release>());
+  m.def("get_bus_calibration_path", &config::get_bus_calibration_path);
 }
 
 // Sends placement log lines to `sink` (a Python callable taking a str), or to stderr when

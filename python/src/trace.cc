@@ -1,6 +1,6 @@
 // mt.trace: start and stop a recording, and write it as Chrome Trace Event JSON or as the
-// HTML report (runtime/trace.h). The writers release the GIL while they build the text.
-#include "runtime/trace.h"
+// HTML report (runtime/trace/trace.h). The writers release the GIL while they build the text.
+#include "runtime/trace/trace.h"
 
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/string_view.h>

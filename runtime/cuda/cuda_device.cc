@@ -195,6 +195,19 @@ double CudaDevice::mark_elapsed_ms(void* from, void* to) {
   return ms;
 }
 
+// Reads two marks with cudaEventQuery, which never waits: the cost policy polls its
+// pending timings from the op path (Note [GPU timings without waiting] in cost_policy.cc).
+std::optional<double> CudaDevice::try_mark_elapsed_ms(void* from, void* to) {
+  auto a = static_cast<cudaEvent_t>(from);
+  auto b = static_cast<cudaEvent_t>(to);
+  if (a == nullptr || b == nullptr) return -1;
+  cudaError_t ready = cudaEventQuery(b);
+  if (ready == cudaErrorNotReady) return std::nullopt;
+  float ms = 0;
+  if (ready != cudaSuccess || cudaEventElapsedTime(&ms, a, b) != cudaSuccess) return -1;
+  return ms;
+}
+
 void CudaDevice::release_mark(void* mark) {
   if (mark != nullptr) cudaEventDestroy(static_cast<cudaEvent_t>(mark));
 }

@@ -47,6 +47,7 @@ class CudaDevice final : public Device {
   void* record_mark() override;
   double mark_elapsed_ms(void* from, void* to) override;
   void release_mark(void* mark) override;
+  std::optional<double> try_mark_elapsed_ms(void* from, void* to) override;
   absl::StatusOr<void*> capture_graph(
       absl::Span<Device* const> others,
       const std::function<absl::Status(GraphCapture&)>& body) override;

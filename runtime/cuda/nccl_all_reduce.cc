@@ -18,7 +18,7 @@
 #include "runtime/cuda/nccl_library.h"
 #include "runtime/distribute/cross_device_ops.h"
 #include "runtime/tensor_impl.h"
-#include "runtime/trace_recorder.h"
+#include "runtime/trace/trace_recorder.h"
 
 namespace mt::internal {
 namespace {

@@ -9,7 +9,7 @@
 #include "kernels/op_def.h"
 #include "runtime/device.h"
 #include "runtime/function/function_plan.h"
-#include "runtime/memory_labels.h"
+#include "runtime/trace/memory_labels.h"
 #include "runtime/tensor_impl.h"
 #include "runtime/variable.h"
 

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "gmock/gmock.h"
-#include "runtime/trace.h"
+#include "runtime/trace/trace.h"
 #include "tests/distributed/distributed_fixture.h"
 #include "tests/runtime/json_test_util.h"
 

@@ -100,3 +100,28 @@ def test_log_lines_go_to_stderr_or_to_a_sink():
             "/job:localhost/replica:0/task:0/device:CPU:0") in r.stderr
     assert r.stdout.strip() == (
         "['Executing op AddV2 in device /job:localhost/replica:0/task:0/device:CPU:0']")
+
+
+def test_placement_policy_switches_between_priority_and_cost(tmp_path):
+    r = run_python(f"""
+        import minitensor as mt
+        exp = mt.config.experimental
+        print(exp.get_placement_policy())
+        exp.set_placement_policy("cost")
+        print(exp.get_placement_policy())
+        try:
+            exp.set_placement_policy("fastest")
+        except ValueError as e:
+            print(e)
+        print(exp.load_placement_history({str(tmp_path / "missing.txt")!r}))
+        exp.save_placement_history({str(tmp_path / "history.txt")!r})
+        print(exp.load_placement_history({str(tmp_path / "history.txt")!r}))
+        exp.set_placement_policy("priority")
+        print(exp.get_placement_policy())
+    """, env={**os.environ, "XDG_CACHE_HOME": str(tmp_path)})
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == [
+        "priority", "cost",
+        "placement policy must be one of 'priority', 'cost', got 'fastest'",
+        "False", "True", "priority"]
+    assert "placement history" in r.stderr and "not loaded" in r.stderr

@@ -1,9 +1,9 @@
 // mt::config::memory_snapshot and last_oom_snapshot.
 
-#include "runtime/memory_snapshot.h"
+#include "runtime/trace/memory_snapshot.h"
 
 #include "gtest/gtest.h"
-#include "runtime/trace.h"
+#include "runtime/trace/trace.h"
 #include "tests/runtime/json_test_util.h"
 #include "tests/runtime/runtime_fixture.h"
 

@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "gtest/gtest.h"
-#include "runtime/trace.h"
+#include "runtime/trace/trace.h"
 #include "tests/runtime/json_test_util.h"
 #include "tests/runtime/runtime_fixture.h"
 

@@ -33,8 +33,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "runtime/memory_snapshot.h"
 #include "runtime/minitensor.h"
+#include "runtime/trace/memory_snapshot.h"
 
 namespace mt::testing {
 

@@ -6,7 +6,7 @@
 #include <thread>
 #include <vector>
 
-#include "runtime/trace.h"
+#include "runtime/trace/trace.h"
 #include "tests/runtime/json_test_util.h"
 #include "tests/runtime/runtime_fixture.h"
 

@@ -1,6 +1,6 @@
 // mt::trace: the recording, its Chrome Trace Event JSON and its errors.
 
-#include "runtime/trace.h"
+#include "runtime/trace/trace.h"
 
 #include <cstdio>
 #include <vector>

@@ -1,7 +1,9 @@
-"""tf.config.experimental: memory growth, memory statistics and the older aliases.
+"""tf.config.experimental: memory growth, memory statistics and the older aliases, and
+minitensor's placement policies.
 
     mt.config.experimental.set_memory_growth(gpu, True)
     mt.config.experimental.get_memory_info("GPU:0")   # {"current": ..., "peak": ..., ...}
+    mt.config.experimental.set_placement_policy("cost")  # docs/placement.md
 """
 
 from .. import _minitensor as _mt
@@ -15,7 +17,9 @@ set_virtual_device_configuration = set_logical_device_configuration
 get_virtual_device_configuration = get_logical_device_configuration
 
 __all__ = [
-    "VirtualDeviceConfiguration", "get_memory_growth", "get_memory_info",
+    "VirtualDeviceConfiguration", "get_bus_calibration_path", "get_memory_growth",
+    "get_memory_info", "get_placement_policy", "load_placement_history",
+    "save_placement_history", "set_placement_policy",
     "get_virtual_device_configuration", "get_visible_devices", "list_logical_devices",
     "list_physical_devices", "release_unused_memory", "reset_memory_stats", "set_gpu_options",
     "set_memory_growth", "set_virtual_device_configuration", "set_visible_devices",
@@ -51,3 +55,39 @@ def reset_memory_stats(device):
 def release_unused_memory(device):
     """Returns the pool's empty regions to the system; returns how many bytes."""
     return _mt.release_unused_memory(device)
+
+
+_POLICIES = ("priority", "cost")
+
+
+def set_placement_policy(policy):
+    """Chooses how ops that no device scope and no variable pins pick their device.
+
+    "priority" (the default) is TensorFlow's eager placer; "cost" runs each op where its
+    estimated finish is earliest, from measured times (docs/placement.md).
+    """
+    if policy not in _POLICIES:
+        raise ValueError(
+            f"placement policy must be one of {', '.join(map(repr, _POLICIES))}, got {policy!r}")
+    _mt.set_placement_policy(policy == "cost")
+
+
+def get_placement_policy():
+    """Returns "priority" or "cost"."""
+    return "cost" if _mt.get_placement_policy_is_cost() else "priority"
+
+
+def save_placement_history(path):
+    """Writes the cost policy's measurements to ``path``."""
+    _mt.save_placement_history(str(path))
+
+
+def load_placement_history(path):
+    """Loads measurements saved by save_placement_history; False (with a warning) when the
+    file is missing, corrupt or from another machine."""
+    return _mt.load_placement_history(str(path))
+
+
+def get_bus_calibration_path():
+    """Returns the bus calibration cache file ("" when none): delete it to measure again."""
+    return _mt.get_bus_calibration_path()

@@ -1,6 +1,6 @@
 // mt::trace and placement reasons on real GPUs. Every test skips itself when no GPU is
 // visible.
-#include "runtime/trace.h"
+#include "runtime/trace/trace.h"
 #include "tests/runtime/json_test_util.h"
 #include "tests/runtime/runtime_fixture.h"
 

@@ -1,4 +1,4 @@
-#include "runtime/json_writer.h"
+#include "runtime/trace/json_writer.h"
 
 #include <cmath>
 

@@ -9,8 +9,8 @@
 //   std::string json = s.to_json();
 //
 // A chunk's op, dtype, shape and time are known when it was allocated while a trace was
-// recording (runtime/trace.h); otherwise they are empty. An mt::Function's arena reads as
-// op "function 'name'" (runtime/memory_labels.h). A chunk is "free", "in_use" or
+// recording (runtime/trace/trace.h); otherwise they are empty. An mt::Function's arena
+// reads as op "function 'name'" (runtime/trace/memory_labels.h). A chunk is "free", "in_use" or
 // "cached" (free, but kept by the pool's central lists for reuse; blocks in a thread's
 // cache read as "in_use"). After an OOM the failing pool's snapshot at that moment stays
 // available from last_oom_snapshot. Functions throw mt::Error: NotFound for an unknown

@@ -5,9 +5,9 @@
 #include "absl/strings/str_cat.h"
 #include "runtime/context.h"
 #include "runtime/error.h"
-#include "runtime/json_writer.h"
-#include "runtime/trace.h"
-#include "runtime/trace_state.h"
+#include "runtime/trace/json_writer.h"
+#include "runtime/trace/trace.h"
+#include "runtime/trace/trace_state.h"
 
 namespace mt::internal {
 namespace {

@@ -2,7 +2,7 @@
 // draws memory over time (SVG polylines), each pool's block map at its peak (SVG rects),
 // tables of ops per device and of copies, and sets body[data-rendered] when done.
 
-#include "runtime/report_page.h"
+#include "runtime/trace/report_page.h"
 
 namespace mt::internal {
 

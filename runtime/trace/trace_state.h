@@ -9,8 +9,8 @@
 #include "absl/container/flat_hash_map.h"
 #include "core/mutex.h"
 #include "runtime/context.h"
-#include "runtime/memory_snapshot.h"
-#include "runtime/trace_recorder.h"
+#include "runtime/trace/memory_snapshot.h"
+#include "runtime/trace/trace_recorder.h"
 
 namespace mt::internal {
 

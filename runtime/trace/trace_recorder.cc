@@ -1,4 +1,4 @@
-#include "runtime/trace_recorder.h"
+#include "runtime/trace/trace_recorder.h"
 
 #include <chrono>
 #include <optional>
@@ -9,8 +9,8 @@
 #include "core/mutex.h"
 #include "runtime/context.h"
 #include "runtime/error.h"
-#include "runtime/trace.h"
-#include "runtime/trace_state.h"
+#include "runtime/trace/trace.h"
+#include "runtime/trace/trace_state.h"
 
 namespace mt::internal {
 

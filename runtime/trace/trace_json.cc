@@ -2,9 +2,9 @@
 // open): {"traceEvents": [...]}, times in microseconds since the recording started.
 
 #include "absl/strings/str_cat.h"
-#include "runtime/explain.h"
-#include "runtime/json_writer.h"
-#include "runtime/trace_state.h"
+#include "runtime/trace/explain.h"
+#include "runtime/trace/json_writer.h"
+#include "runtime/trace/trace_state.h"
 
 namespace mt::internal {
 namespace {

@@ -1,9 +1,9 @@
 // mt::trace::report_html: the report page with the last recording's data inline.
 
 #include "absl/strings/str_cat.h"
-#include "runtime/report_page.h"
-#include "runtime/trace.h"
-#include "runtime/trace_state.h"
+#include "runtime/trace/report_page.h"
+#include "runtime/trace/trace.h"
+#include "runtime/trace/trace_state.h"
 
 namespace mt::trace {
 

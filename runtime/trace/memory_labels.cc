@@ -1,4 +1,4 @@
-#include "runtime/memory_labels.h"
+#include "runtime/trace/memory_labels.h"
 
 #include <utility>
 

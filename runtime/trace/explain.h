@@ -31,7 +31,7 @@ std::string short_name(const Device& device);
 std::string human_bytes(int64_t bytes);
 
 // Returns the reason code of `reason`: "default", "scope", "no_kernel_fallback",
-// "soft_fallback", "small_op_on_host".
+// "soft_fallback", "small_op_on_host", "resource_device", "cost".
 const char* reason_code(PlacementReason reason);
 
 // Returns why (op, dtype) went where `p` says when `requested` (null: no scope) was asked

@@ -27,7 +27,7 @@
 #include "kernels/op_id.h"
 #include "placement/placer.h"
 #include "runtime/device.h"
-#include "runtime/memory_snapshot.h"
+#include "runtime/trace/memory_snapshot.h"
 
 namespace mt::internal {
 

@@ -1,13 +1,13 @@
-#include "runtime/memory_snapshot.h"
+#include "runtime/trace/memory_snapshot.h"
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "core/mutex.h"
 #include "runtime/context.h"
 #include "runtime/error.h"
-#include "runtime/json_writer.h"
-#include "runtime/memory_labels.h"
-#include "runtime/trace_recorder.h"
+#include "runtime/trace/json_writer.h"
+#include "runtime/trace/memory_labels.h"
+#include "runtime/trace/trace_recorder.h"
 
 namespace mt {
 namespace internal {

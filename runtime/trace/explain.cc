@@ -1,4 +1,4 @@
-#include "runtime/explain.h"
+#include "runtime/trace/explain.h"
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -23,6 +23,17 @@ void append_copies(std::string* out, const Device& device, absl::Span<const Tens
     absl::StrAppend(out, "; input ", i, " copied from ", short_name(*impl->device), ", ",
                     human_bytes(static_cast<int64_t>(impl->bytes())));
   }
+}
+
+// Returns placement_detail(), or for the cost policy its estimates.
+std::string detail(OpId op, DType dtype, const Placement& p,
+                   absl::Span<const Tensor* const> inputs) {
+  Runtime* rt = Context::get().runtime_if_initialized();
+  if (p.reason == PlacementReason::kCost && rt != nullptr) {
+    return rt->cost_policy().describe(op, dtype, inputs, output_bytes(nullptr, inputs));
+  }
+  const ScopeEntry* scope = scope_stack().top();
+  return placement_detail(op, dtype, scope ? &scope->spec : nullptr, p);
 }
 
 absl::StatusOr<OpId> find_op(std::string_view name) {
@@ -67,6 +78,8 @@ const char* reason_code(PlacementReason reason) {
       return "small_op_on_host";
     case PlacementReason::kResourceDevice:
       return "resource_device";
+    case PlacementReason::kCost:
+      return "cost";
   }
   return "unknown";
 }
@@ -91,6 +104,8 @@ std::string placement_detail(OpId op, DType dtype, const DeviceSpec* requested,
     case PlacementReason::kResourceDevice:
       return absl::StrCat("input 0 is a variable: pinned to its device",
                           requested == nullptr ? "" : absl::StrCat(" (asked for ", asked, ")"));
+    case PlacementReason::kCost:
+      return "cost policy: the earliest estimated finish";
   }
   return "unknown";
 }
@@ -98,9 +113,7 @@ std::string placement_detail(OpId op, DType dtype, const DeviceSpec* requested,
 void log_op(OpId op, DType dtype, const Placement& p, const Device& device,
             absl::Span<const Tensor* const> inputs) {
   if (!g_log_reasons.load(std::memory_order_relaxed)) return log_placement(op, device.name());
-  const ScopeEntry* scope = scope_stack().top();
-  std::string text = absl::StrCat(device.name(), " (",
-                                  placement_detail(op, dtype, scope ? &scope->spec : nullptr, p));
+  std::string text = absl::StrCat(device.name(), " (", detail(op, dtype, p, inputs));
   append_copies(&text, device, inputs);
   text.push_back(')');
   log_placement(op, text);  // the suffix rides after the device name
@@ -119,7 +132,7 @@ absl::StatusOr<debugging::PlacementExplanation> explain(std::string_view name,
   if (!inputs.empty()) dtype = inputs[0]->impl()->dtype;
   Context& ctx = Context::get();
   MT_ASSIGN_OR_RETURN(Runtime * rt, ctx.runtime());
-  MT_ASSIGN_OR_RETURN(Placement p, place_op(ctx, *rt, op, dtype, inputs));
+  MT_ASSIGN_OR_RETURN(Placement p, place_op(ctx, *rt, op, dtype, inputs, nullptr));
   const Device& device = rt->device(p.device);
   const ScopeEntry* scope = scope_stack().top();
   debugging::PlacementExplanation e;
@@ -127,7 +140,7 @@ absl::StatusOr<debugging::PlacementExplanation> explain(std::string_view name,
   e.device = device.name();
   e.requested = scope == nullptr ? "" : to_string(scope->spec);
   e.reason = reason_code(p.reason);
-  e.detail = placement_detail(op, dtype, scope ? &scope->spec : nullptr, p);
+  e.detail = detail(op, dtype, p, inputs);
   for (size_t i = 0; i < inputs.size(); ++i) {
     const TensorImpl* impl = inputs[i]->impl();
     if (impl->device == &device) continue;

@@ -1,0 +1,219 @@
+#include "placement/cost_model.h"
+
+#include <algorithm>
+#include <tuple>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "core/check.h"
+
+namespace mt {
+namespace {
+
+// Note [Measured execution time]: the first measurement of a key on a device pays for
+// warm-up and is replaced by the second; later ones move the mean by a quarter, so that an
+// estimate follows a machine whose speed changes (clocks, other processes) within a few runs.
+constexpr double kSmoothing = 0.25;
+
+std::string micros(double ns) { return absl::StrFormat("%.1f us", ns / 1000); }
+
+}  // namespace
+
+const CostEstimate& CostChoice::chosen() const {
+  for (const CostEstimate& e : estimates) {
+    if (e.device == device) return e;
+  }
+  MT_CHECK(false);
+  return estimates[0];
+}
+
+CostModel::CostModel(std::vector<CostDevice> devices, const CostClock* clock)
+    : devices_(std::move(devices)),
+      clock_(clock),
+      busy_until_ns_(new std::atomic<int64_t>[devices_.size()]) {
+  for (size_t i = 0; i < devices_.size(); ++i) busy_until_ns_[i].store(0);
+}
+
+uint64_t CostModel::stat_key(const CostKey& key, int device) {
+  return static_cast<uint64_t>(key.op) | static_cast<uint64_t>(key.dtype) << 16 |
+         static_cast<uint64_t>(key.bucket) << 24 | static_cast<uint64_t>(device) << 32;
+}
+
+uint64_t CostModel::fit_key(OpId op, int device) {
+  return static_cast<uint64_t>(op) | static_cast<uint64_t>(device) << 32;
+}
+
+void CostModel::set_bus(const BusModel& bus) {
+  {
+    internal::MutexLock lock(&mu_);
+    bus_ = bus;
+  }
+  generation_.fetch_add(1, std::memory_order_acq_rel);
+}
+
+BusModel CostModel::bus() const {
+  internal::MutexLock lock(&mu_);
+  return bus_;
+}
+
+bool CostModel::exec_estimate(const CostKey& key, int device, int64_t footprint, double* ns) const {
+  auto it = stats_.find(stat_key(key, device));
+  if (it != stats_.end() && it->second.count >= kMinSamples) {
+    *ns = it->second.mean_ns;
+    return true;
+  }
+  auto fit = fits_.find(fit_key(key.op, device));
+  if (fit == fits_.end() || !fit->second.ready()) return false;
+  *ns = fit->second.predict(static_cast<double>(footprint));
+  return true;
+}
+
+CostEstimate CostModel::estimate(const CostKey& key, int device, int64_t footprint,
+                                 absl::Span<const CostInput> inputs) const {
+  CostEstimate e;
+  e.device = device;
+  e.known = exec_estimate(key, device, footprint, &e.exec_ns);
+  e.wait_ns = queued_ns(device);
+  for (const CostInput& in : inputs) {
+    if (in.device == device) continue;
+    e.wait_ns = std::max(e.wait_ns, queued_ns(in.device));  // the copy waits for its source
+    Link link = link_between(devices_[in.device].type, devices_[device].type);
+    if (!bus_.has(link)) {
+      e.known = false;
+      continue;
+    }
+    e.copy_ns += bus_.transfer_ns(link, static_cast<double>(in.bytes));
+  }
+  return e;
+}
+
+CostChoice CostModel::choose(const CostKey& key, int64_t footprint,
+                             absl::Span<const int> candidates, absl::Span<const bool> fits,
+                             absl::Span<const CostInput> inputs) {
+  MT_CHECK(!candidates.empty() && fits.size() == candidates.size());
+  internal::MutexLock lock(&mu_);
+  CostChoice c;
+  c.calibrated = true;
+  int first_fitting = -1, best = -1, explore = -1;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    CostEstimate& e = c.estimates.emplace_back(estimate(key, candidates[i], footprint, inputs));
+    e.fits = fits[i];
+    if (!e.fits) continue;
+    if (first_fitting < 0) first_fitting = static_cast<int>(i);
+    if (!e.known) {
+      c.calibrated = false;
+      if (explore < 0 && stats_[stat_key(key, e.device)].tries < kMaxTries) {
+        explore = static_cast<int>(i);
+      }
+      continue;
+    }
+    if (best < 0 || e.finish_ns() < c.estimates[best].finish_ns()) best = static_cast<int>(i);
+  }
+  int pick = best;
+  if (!c.calibrated) {  // Note [Calibrating the cost model]
+    if (footprint > kExploreMaxBytes) {
+      pick = first_fitting;
+    } else if (explore >= 0) {
+      pick = explore;
+    } else if (best < 0) {
+      pick = first_fitting;
+    }
+  }
+  if (pick < 0) pick = 0;  // nothing fits: the priority device, which will report the OOM
+  c.device = c.estimates[pick].device;
+  if (!c.calibrated) ++stats_[stat_key(key, c.device)].tries;
+  return c;
+}
+
+void CostModel::add_point(const CostKey& key, int device, const Stat& stat) {
+  SizeFit& fit = fits_[fit_key(key.op, device)];
+  bool was_ready = fit.ready();
+  fit.set_point(key.bucket * 16 + static_cast<int>(key.dtype), stat.mean_bytes, stat.mean_ns);
+  if (!was_ready && fit.ready()) generation_.fetch_add(1, std::memory_order_acq_rel);
+}
+
+void CostModel::record(const CostKey& key, int device, int64_t bytes, double ns) {
+  internal::MutexLock lock(&mu_);
+  Stat& s = stats_[stat_key(key, device)];
+  ++s.count;
+  if (s.count <= kMinSamples) {  // Note [Measured execution time]
+    s.mean_ns = ns;
+    s.mean_bytes = static_cast<double>(bytes);
+  } else {
+    s.mean_ns += kSmoothing * (ns - s.mean_ns);
+    s.mean_bytes += kSmoothing * (static_cast<double>(bytes) - s.mean_bytes);
+  }
+  if (s.count < kMinSamples) return;
+  if (s.count == kMinSamples) generation_.fetch_add(1, std::memory_order_acq_rel);
+  add_point(key, device, s);
+}
+
+void CostModel::note_enqueued(int device, double exec_ns) {
+  if (devices_[device].type != DeviceType::kGPU) return;  // runs inline: nothing queues
+  const int64_t now = clock_->now_ns();
+  std::atomic<int64_t>& busy = busy_until_ns_[device];
+  int64_t old = busy.load(std::memory_order_relaxed);
+  int64_t next;
+  do {
+    next = std::max(old, now) + static_cast<int64_t>(exec_ns);
+  } while (!busy.compare_exchange_weak(old, next, std::memory_order_relaxed));
+}
+
+double CostModel::queued_ns(int device) const {
+  if (devices_[device].type != DeviceType::kGPU) return 0;
+  int64_t left = busy_until_ns_[device].load(std::memory_order_relaxed) - clock_->now_ns();
+  return left > 0 ? static_cast<double>(left) : 0;
+}
+
+std::vector<CostRecord> CostModel::history() const {
+  internal::MutexLock lock(&mu_);
+  std::vector<CostRecord> out;
+  for (const auto& [k, s] : stats_) {
+    if (s.count == 0) continue;
+    out.push_back(CostRecord{static_cast<OpId>(k & 0xffff), static_cast<DType>((k >> 16) & 0xff),
+                             static_cast<int>((k >> 24) & 0xff), static_cast<int>(k >> 32), s.count,
+                             s.mean_ns, s.mean_bytes});
+  }
+  std::sort(out.begin(), out.end(), [](const CostRecord& a, const CostRecord& b) {
+    return std::tie(a.device, a.op, a.dtype, a.bucket) <
+           std::tie(b.device, b.op, b.dtype, b.bucket);
+  });
+  return out;
+}
+
+void CostModel::load_history(absl::Span<const CostRecord> records) {
+  {
+    internal::MutexLock lock(&mu_);
+    stats_.clear();
+    fits_.clear();
+    for (const CostRecord& r : records) {
+      CostKey key{r.op, r.dtype, r.bucket};
+      Stat& s = stats_[stat_key(key, r.device)];
+      s.count = r.count;
+      s.mean_ns = r.mean_ns;
+      s.mean_bytes = r.mean_bytes;
+      if (s.count >= kMinSamples) add_point(key, r.device, s);
+    }
+  }
+  generation_.fetch_add(1, std::memory_order_acq_rel);
+}
+
+std::string CostModel::describe(const CostChoice& choice) const {
+  std::string out = choice.calibrated ? "" : "calibrating: ";
+  auto one = [&](const CostEstimate& e) {
+    std::string s = devices_[e.device].name;
+    if (!e.fits) return absl::StrCat(s, " skipped: its pool cannot take the output");
+    if (!e.known) return absl::StrCat(s, " not measured yet");
+    absl::StrAppend(&s, " ", micros(e.exec_ns));
+    if (e.copy_ns > 0) absl::StrAppend(&s, " + copy ", micros(e.copy_ns));
+    if (e.wait_ns > 0) absl::StrAppend(&s, " + queued ", micros(e.wait_ns));
+    return s;
+  };
+  absl::StrAppend(&out, one(choice.chosen()));
+  for (const CostEstimate& e : choice.estimates) {
+    if (e.device != choice.device) absl::StrAppend(&out, " vs ", one(e));
+  }
+  return out;
+}
+
+}  // namespace mt

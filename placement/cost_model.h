@@ -1,0 +1,173 @@
+#pragma once
+// CostModel: the arithmetic of the cost placement policy (docs/placement.md, "The cost
+// policy"). For an op it estimates, on every candidate device, when the op would finish:
+//
+//   finish(d) = wait(d) + copy(d) + exec(d)
+//   wait(d)   = the work already queued on d, or on a device an input is copied from
+//   copy(d)   = sum over inputs not on d of latency + bytes / bandwidth (BusModel)
+//   exec(d)   = the measured time of (op, dtype, footprint bucket) on d, else the
+//               SizeFit a * bytes^b + c of (op, d), else unknown
+//
+// and picks the earliest. Pure logic: devices are indices, the time comes from a CostClock
+// and measurements from record(), so tests drive it with fake clocks. Thread-safe.
+//
+//   CostModel model({{DeviceType::kCPU, "CPU:0"}, {DeviceType::kGPU, "GPU:0"}}, &clock);
+//   model.set_bus(bus);
+//   CostChoice c = model.choose(key, footprint, candidates, inputs, fits);
+//   model.record(key, c.device, footprint, measured_ns);
+//
+// Note [Calibrating the cost model]
+// An estimate for (op, dtype, bucket) on a device needs two measurements there (the first,
+// which pays for warm-up such as loading a GPU library's kernels, is replaced by the
+// second), or a SizeFit of (op, device) over two measured buckets. Until every candidate
+// that fits has an estimate, the op goes to the first candidate in priority order that has
+// none and has been tried fewer than kMaxTries times, so that each device gets measured
+// (the priority device first); an op whose footprint exceeds kExploreMaxBytes goes to the
+// priority device instead, since trying a large product on a slow device could cost
+// seconds: the fit from smaller footprints covers it later. Decisions made meanwhile are
+// marked uncalibrated and measured.
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
+#include "absl/types/span.h"
+#include "core/device_type.h"
+#include "core/dtype.h"
+#include "core/mutex.h"
+#include "kernels/op_id.h"
+#include "placement/bus_model.h"
+#include "placement/cost_clock.h"
+#include "placement/size_fit.h"
+
+namespace mt {
+
+// Returns the footprint bucket of `bytes`: 0 for none, else 1 + floor(log2(bytes)).
+inline int footprint_bucket(int64_t bytes) {
+  return bytes <= 0 ? 0 : 64 - __builtin_clzll(static_cast<uint64_t>(bytes));
+}
+
+struct CostKey {
+  OpId op;
+  DType dtype;
+  int bucket;  // footprint_bucket of the op's footprint
+};
+
+// One device as the model sees it. A GPU runs its work asynchronously, so work placed there
+// waits behind what is already queued; a CPU runs each op inline, on the calling thread.
+struct CostDevice {
+  DeviceType type;
+  std::string name;  // short name: "GPU:0"
+};
+
+// One input of an op: the device it lives on and its size.
+struct CostInput {
+  int device;
+  int64_t bytes;
+};
+
+// The estimate for one candidate device.
+struct CostEstimate {
+  int device = -1;
+  bool fits = true;    // false: the device's pool cannot take the output
+  bool known = false;  // exec_ns and copy_ns are estimates
+  double exec_ns = 0;
+  double copy_ns = 0;
+  double wait_ns = 0;
+  double finish_ns() const { return wait_ns + copy_ns + exec_ns; }
+};
+
+struct CostChoice {
+  int device = -1;
+  bool calibrated = false;                         // every fitting candidate had an estimate
+  absl::InlinedVector<CostEstimate, 4> estimates;  // one per candidate, in priority order
+  // Returns the chosen device's estimate.
+  const CostEstimate& chosen() const;
+};
+
+// One measured (op, dtype, bucket, device), as history files hold it.
+struct CostRecord {
+  OpId op;
+  DType dtype;
+  int bucket;
+  int device;
+  int64_t count;
+  double mean_ns;
+  double mean_bytes;
+};
+
+class CostModel {
+ public:
+  static constexpr int kMinSamples = 2;  // Note [Calibrating the cost model]
+  static constexpr int kMaxTries = 4;    // per device and key
+  static constexpr int64_t kExploreMaxBytes = int64_t{1} << 22;  // 4 MiB
+
+  // `clock` must outlive the model.
+  CostModel(std::vector<CostDevice> devices, const CostClock* clock);
+
+  const CostClock& clock() const { return *clock_; }
+  int num_devices() const { return static_cast<int>(devices_.size()); }
+  const CostDevice& device(int index) const { return devices_[index]; }
+
+  // Sets the bus figures. Bumps generation().
+  void set_bus(const BusModel& bus);
+  BusModel bus() const;
+
+  // Returns the device for `key` among `candidates` (device indices in priority order;
+  // `fits[i]` says whether candidate i's pool can take the output), with the estimates.
+  // Candidates must not be empty. When none fits, the first candidate is chosen.
+  CostChoice choose(const CostKey& key, int64_t footprint, absl::Span<const int> candidates,
+                    absl::Span<const bool> fits, absl::Span<const CostInput> inputs);
+
+  // Records that `key` took `ns` on `device` for a footprint of `bytes`.
+  void record(const CostKey& key, int device, int64_t bytes, double ns);
+
+  // Notes that work estimated at `exec_ns` was placed on `device`: a GPU's queue grows.
+  void note_enqueued(int device, double exec_ns);
+  // Returns the nanoseconds of work still queued on `device` (0 for devices that run inline).
+  double queued_ns(int device) const;
+
+  // Changes whenever an estimate appears or the bus changes: cached decisions are stale.
+  uint64_t generation() const { return generation_.load(std::memory_order_acquire); }
+
+  // Returns every measured entry; replaces the history with `records` (the fits follow).
+  std::vector<CostRecord> history() const;
+  void load_history(absl::Span<const CostRecord> records);
+
+  // Returns the choice in words: "CPU:0 0.3 us vs GPU:0 4.1 us + copy 9.8 us".
+  std::string describe(const CostChoice& choice) const;
+
+ private:
+  struct Stat {
+    int64_t count = 0;
+    int tries = 0;
+    double mean_ns = 0;
+    double mean_bytes = 0;
+  };
+  static uint64_t stat_key(const CostKey& key, int device);
+  static uint64_t fit_key(OpId op, int device);
+  // Returns exec(d), or false when unknown.
+  bool exec_estimate(const CostKey& key, int device, int64_t footprint, double* ns) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  CostEstimate estimate(const CostKey& key, int device, int64_t footprint,
+                        absl::Span<const CostInput> inputs) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void add_point(const CostKey& key, int device, const Stat& stat)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  std::vector<CostDevice> devices_;
+  const CostClock* clock_;
+  std::unique_ptr<std::atomic<int64_t>[]> busy_until_ns_;  // per device
+  std::atomic<uint64_t> generation_{1};
+  mutable internal::Mutex mu_;
+  BusModel bus_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<uint64_t, Stat> stats_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<uint64_t, SizeFit> fits_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace mt

@@ -1,0 +1,296 @@
+#include "runtime/cost_policy.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "placement/cost_history_file.h"
+#include "runtime/bus_calibration.h"
+#include "runtime/context.h"
+#include "runtime/placement_log.h"
+#include "runtime/tensor_impl.h"
+#include "runtime/trace/explain.h"
+
+namespace mt::internal {
+
+// Note [GPU timings without waiting]
+// A GPU kernel the policy measures is bracketed by two events on the device's stream; the
+// pair waits in `pending_` and is read with cudaEventQuery (Device::try_mark_elapsed_ms) at
+// later measured runs and decisions, so measuring never synchronises the stream. The
+// op's time on a GPU is the larger of the events' interval and the host time the launch
+// took: a tiny kernel costs its launch, a large one its run.
+struct CostPolicy::Pending {
+  CostKey key;
+  int device;
+  Device* owner;
+  int64_t footprint;
+  double host_ns;
+  void* begin;
+  void* end;
+};
+
+namespace {
+
+constexpr size_t kMaxPending = 256;
+
+// One cached decision (Note [Cost decision cache]).
+struct DecisionEntry {
+  uint64_t epoch = 0;
+  uint64_t generation = 0;
+  uint64_t key = 0;
+  Placement placement;
+  double exec_ns = 0;
+  int uses_left = 0;
+};
+
+std::string host_name() {
+  char name[256] = {};
+  if (gethostname(name, sizeof(name) - 1) != 0) return "unknown-host";
+  return name;
+}
+
+}  // namespace
+
+int64_t cost_footprint(absl::Span<const Tensor* const> inputs, int64_t out_bytes) {
+  if (inputs.empty()) return out_bytes;
+  int64_t bytes = 0;
+  for (const Tensor* t : inputs) bytes += static_cast<int64_t>(t->impl()->bytes());
+  return bytes;
+}
+
+CostPolicy::CostPolicy(const Runtime& rt) : rt_(rt) {
+  std::vector<CostDevice> devices;
+  machine_ = host_name();
+  for (int i = 0; i < rt.num_devices(); ++i) {
+    const Device& d = rt.device(i);
+    bool remote = rt.placer().remote(i);
+    devices.push_back(CostDevice{d.type(), remote ? d.name() : short_name(d)});
+    if (!remote) absl::StrAppend(&machine_, ",", short_name(d));
+    int64_t limit = remote ? 0 : d.allocator().stats().bytes_limit;  // no call to the task
+    limits_.push_back(limit >= (int64_t{1} << 62) ? 0 : limit);
+  }
+  model_ = std::make_unique<CostModel>(std::move(devices), &steady_);
+  for (int op = 0; op < kNumOps; ++op) {
+    for (int dtype = 0; dtype < kNumDTypes; ++dtype) {
+      std::vector<int>& c = candidates_.emplace_back();
+      for (int i : rt.placer().priority()) {
+        if (rt.placer().remote(i)) continue;
+        if (rt.placer().kernel(i, static_cast<OpId>(op), static_cast<DType>(dtype))) c.push_back(i);
+      }
+    }
+  }
+}
+
+CostPolicy::~CostPolicy() {
+  MutexLock lock(&pending_mu_);
+  for (Pending& p : pending_) {
+    p.owner->release_mark(p.begin);
+    p.owner->release_mark(p.end);
+  }
+}
+
+void CostPolicy::reset_for_testing(const CostClock* clock) {
+  std::vector<CostDevice> devices;
+  for (int i = 0; i < model_->num_devices(); ++i) devices.push_back(model_->device(i));
+  model_ = std::make_unique<CostModel>(std::move(devices), clock ? clock : &steady_);
+  bus_ready_.store(true, std::memory_order_release);
+}
+
+void CostPolicy::calibrate_bus() {
+  MutexLock lock(&bus_mu_);
+  if (bus_ready_.load(std::memory_order_acquire)) return;
+  model_->set_bus(load_or_measure_bus(rt_, machine_, bus_cache_path()));
+  bus_ready_.store(true, std::memory_order_release);
+}
+
+int64_t CostPolicy::needed_bytes(int device, absl::Span<const Tensor* const> inputs,
+                                 int64_t out_bytes) const {
+  int64_t bytes = out_bytes;
+  for (const Tensor* t : inputs) {
+    const TensorImpl* impl = t->impl();
+    if (impl->device != &rt_.device(device)) bytes += static_cast<int64_t>(impl->bytes());
+  }
+  return bytes;
+}
+
+bool CostPolicy::fits(int device, absl::Span<const Tensor* const> inputs, int64_t out_bytes) const {
+  if (limits_[device] == 0) return true;  // Note [Soft OOM]
+  const int64_t needed = needed_bytes(device, inputs, out_bytes);
+  if (needed < kMemoryCheckBytes) return true;
+  return rt_.device(device).allocator().usage().bytes_in_use + needed <= limits_[device];
+}
+
+CostChoice CostPolicy::decide(OpId op, DType dtype, absl::Span<const Tensor* const> inputs,
+                              int64_t out_bytes) {
+  poll_pending();
+  const std::vector<int>& candidates =
+      candidates_[static_cast<int>(op) * kNumDTypes + static_cast<int>(dtype)];
+  absl::InlinedVector<CostInput, 4> in;
+  for (const Tensor* t : inputs) {
+    const TensorImpl* impl = t->impl();
+    int device = 0;
+    while (device < rt_.num_devices() && &rt_.device(device) != impl->device) ++device;
+    in.push_back(CostInput{device, static_cast<int64_t>(impl->bytes())});
+  }
+  absl::InlinedVector<bool, 4> fit;
+  for (int d : candidates) fit.push_back(fits(d, inputs, out_bytes));
+  const CostKey key{op, dtype, footprint_bucket(cost_footprint(inputs, out_bytes))};
+  return model_->choose(key, cost_footprint(inputs, out_bytes), candidates,
+                        absl::MakeConstSpan(fit.data(), fit.size()), in);
+}
+
+void CostPolicy::log_skips(OpId op, const CostChoice& choice,
+                           absl::Span<const Tensor* const> inputs, int64_t out_bytes) {
+  for (const CostEstimate& e : choice.estimates) {
+    if (e.fits) continue;
+    bool first = logged_skips_.fetch_add(1, std::memory_order_relaxed) < kLoggedSkips;
+    if (!first && !Context::get().log_placement()) continue;
+    const Device& d = rt_.device(e.device);
+    MemoryUsage u = d.allocator().usage();
+    log_line(absl::StrCat("minitensor: cost placement: ", short_name(d), " cannot take ",
+                          human_bytes(needed_bytes(e.device, inputs, out_bytes)), " more (",
+                          human_bytes(u.bytes_in_use), " of ", human_bytes(limits_[e.device]),
+                          " in use); ", op_name(op), " runs on ",
+                          short_name(rt_.device(choice.device)), " instead"));
+  }
+}
+
+uint64_t CostPolicy::cache_key(OpId op, DType dtype, absl::Span<const Tensor* const> inputs,
+                               int64_t footprint) const {
+  if (inputs.size() > 8) return 0;
+  // Op, dtype, footprint bucket, then 5 bits of device per input; bit 63 marks a key.
+  uint64_t key = uint64_t{1} << 63 | static_cast<uint64_t>(op) | static_cast<uint64_t>(dtype) << 8 |
+                 static_cast<uint64_t>(footprint_bucket(footprint)) << 12;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Device* d = inputs[i]->impl()->device;
+    int index = 0;
+    while (index < rt_.num_devices() && &rt_.device(index) != d) ++index;
+    if (index >= 31) return 0;
+    key |= static_cast<uint64_t>(index + 1) << (19 + 5 * i);
+  }
+  return key;
+}
+
+absl::StatusOr<Placement> CostPolicy::place(OpId op, DType dtype,
+                                            absl::Span<const Tensor* const> inputs,
+                                            int64_t out_bytes) {
+  const std::vector<int>& candidates =
+      candidates_[static_cast<int>(op) * kNumDTypes + static_cast<int>(dtype)];
+  if (candidates.size() <= 1) return rt_.default_placement(op, dtype);  // nothing to choose
+  if (__builtin_expect(!bus_ready_.load(std::memory_order_acquire), 0)) calibrate_bus();
+  const uint64_t key = cache_key(op, dtype, inputs, cost_footprint(inputs, out_bytes));
+  const bool cacheable = key != 0;
+  thread_local DecisionEntry cache[256];
+  DecisionEntry& e = cache[(key ^ key >> 17 ^ key >> 31) & 255];
+  const uint64_t epoch = Context::get().epoch();
+  const uint64_t generation = model_->generation();
+  if (cacheable && e.key == key && e.epoch == epoch && e.generation == generation &&
+      --e.uses_left > 0 && fits(e.placement.device, inputs, out_bytes)) {
+    model_->note_enqueued(e.placement.device, e.exec_ns);
+    return e.placement;
+  }
+  CostChoice choice = decide(op, dtype, inputs, out_bytes);
+  bool skipped = false;
+  for (const CostEstimate& c : choice.estimates) skipped |= !c.fits;
+  if (skipped) log_skips(op, choice, inputs, out_bytes);
+  Placement p{choice.device, rt_.placer().kernel(choice.device, op, dtype), PlacementReason::kCost,
+              /*measure=*/true};
+  const double exec_ns = choice.chosen().known ? choice.chosen().exec_ns : 0;
+  model_->note_enqueued(choice.device, exec_ns);
+  if (cacheable && choice.calibrated && !skipped) {  // a skip lasts as long as the memory
+    Placement cached = p;
+    cached.measure = false;
+    e = DecisionEntry{epoch, model_->generation(), key, cached, exec_ns, kReevaluateEvery};
+  }
+  return p;
+}
+
+std::string CostPolicy::describe(OpId op, DType dtype, absl::Span<const Tensor* const> inputs,
+                                 int64_t out_bytes) {
+  if (candidates_[static_cast<int>(op) * kNumDTypes + static_cast<int>(dtype)].size() <= 1) {
+    return "cost policy: one device has a kernel";
+  }
+  return absl::StrCat("cost policy: ", model_->describe(decide(op, dtype, inputs, out_bytes)));
+}
+
+CostTiming CostPolicy::begin(Device& device) {
+  return CostTiming{model_->clock().now_ns(), device.record_mark()};
+}
+
+void CostPolicy::end(const CostTiming& timing, Device& device, OpId op, DType dtype,
+                     absl::Span<const Tensor* const> inputs, int64_t out_bytes) {
+  const double host_ns = static_cast<double>(model_->clock().now_ns() - timing.host_begin_ns);
+  int index = 0;
+  while (index < rt_.num_devices() && &rt_.device(index) != &device) ++index;
+  const int64_t footprint = cost_footprint(inputs, out_bytes);
+  const CostKey key{op, dtype, footprint_bucket(footprint)};
+  if (timing.mark_begin == nullptr) {
+    model_->record(key, index, footprint, host_ns);
+    return;
+  }
+  void* mark_end = device.record_mark();
+  {
+    MutexLock lock(&pending_mu_);
+    if (mark_end != nullptr && pending_.size() < kMaxPending) {
+      pending_.push_back(
+          Pending{key, index, &device, footprint, host_ns, timing.mark_begin, mark_end});
+      return;
+    }
+  }
+  device.release_mark(timing.mark_begin);
+  device.release_mark(mark_end);
+}
+
+void CostPolicy::poll_pending() {
+  MutexLock lock(&pending_mu_);
+  size_t kept = 0;
+  for (size_t i = 0; i < pending_.size(); ++i) {
+    Pending& p = pending_[i];
+    std::optional<double> ms = p.owner->try_mark_elapsed_ms(p.begin, p.end);
+    if (!ms.has_value()) {
+      pending_[kept++] = p;
+      continue;
+    }
+    p.owner->release_mark(p.begin);
+    p.owner->release_mark(p.end);
+    if (*ms >= 0) model_->record(p.key, p.device, p.footprint, std::max(p.host_ns, *ms * 1e6));
+  }
+  pending_.resize(kept);
+}
+
+absl::Status CostPolicy::save_history(const std::string& path) const {
+  std::string text = serialize_cost_history(*model_, model_->history(), machine_);
+  std::ofstream out(path, std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("[save_placement_history] cannot write '", path, "'"));
+  }
+  return absl::OkStatus();
+}
+
+bool CostPolicy::load_history(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) {
+    std::fprintf(stderr, "minitensor: placement history '%s' not loaded: cannot open it\n",
+                 path.c_str());
+    return false;
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  absl::StatusOr<std::vector<CostRecord>> records =
+      parse_cost_history(*model_, text.str(), machine_);
+  if (!records.ok()) {
+    std::fprintf(stderr, "minitensor: placement history '%s' not loaded: %s\n", path.c_str(),
+                 std::string(records.status().message()).c_str());
+    return false;
+  }
+  model_->load_history(*records);
+  return true;
+}
+
+}  // namespace mt::internal

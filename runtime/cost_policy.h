@@ -1,0 +1,130 @@
+#pragma once
+// CostPolicy: the cost placement policy inside the runtime (internal; the arithmetic is
+// placement/cost_model.h, the user's switch mt::config::set_placement_policy). It turns an
+// op's inputs into the model's terms (devices, bytes, footprint bucket, which pools can
+// take the output), caches the decision per thread, times the kernels it asks to measure
+// and reads GPU timings later without waiting for the stream.
+//
+//   if (ctx.cost_placement() && no scope) return rt.cost_policy().place(op, dtype, inputs, out);
+//   ...
+//   if (p.measure) { CostTiming t = policy.begin(device); run; policy.end(t, ...); }
+//
+// Note [Cost decision cache]
+// A decision depends on (op, dtype, footprint bucket, the devices the inputs live on), the
+// model's estimates and the queues. Each thread keeps a 256-entry direct-mapped cache keyed
+// by the first four, stamped with the context's epoch and the model's generation (which
+// moves when an estimate first appears or the bus is measured), and re-decides an entry
+// every kReevaluateEvery uses, timing that run, so that estimates and queues are followed.
+// A hit costs the key's computation, one clock read (a GPU's queue grows by the chosen
+// estimate) and, for an output of at least kMemoryCheckBytes on a device with a limit, one
+// read of that pool's use: the soft-OOM check (Note [Soft OOM]).
+//
+// Note [Soft OOM]
+// A device whose pool has a limit and cannot take the op (bytes in use + the output + the
+// inputs it would copy in > limit) is skipped, and the op runs on the next best device instead of
+// failing with ResourceExhausted; the skip is logged (always the first kLoggedSkips times, then
+// while placement logging is on), and the decision is not cached. Pools without a limit are never
+// skipped, and needs below kMemoryCheckBytes are not checked: the allocation itself still
+// reports an OOM then.
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "core/mutex.h"
+#include "placement/cost_model.h"
+#include "placement/placer.h"
+#include "runtime/tensor.h"
+
+namespace mt::internal {
+
+class Runtime;
+class Device;
+
+// The timing of one kernel run placed by the policy.
+struct CostTiming {
+  int64_t host_begin_ns = 0;
+  void* mark_begin = nullptr;  // a GPU's event; nullptr on a CPU
+};
+
+class CostPolicy {
+ public:
+  static constexpr int kReevaluateEvery = 64;
+  static constexpr int64_t kMemoryCheckBytes = 64 << 10;
+  static constexpr int kLoggedSkips = 8;
+
+  // `rt` must outlive the policy; nothing is measured until the first place().
+  explicit CostPolicy(const Runtime& rt);
+  ~CostPolicy();
+
+  // Returns where `op` on `inputs` (keyed by `dtype`; `out_bytes` the output's size) runs:
+  // reason kCost, `measure` set when the run should be timed. Thread-safe.
+  absl::StatusOr<Placement> place(OpId op, DType dtype, absl::Span<const Tensor* const> inputs,
+                                  int64_t out_bytes);
+
+  // Returns the estimates behind the decision place() would make, in words (no cache).
+  std::string describe(OpId op, DType dtype, absl::Span<const Tensor* const> inputs,
+                       int64_t out_bytes);
+
+  // Times one kernel run on `device`; end() records it (a GPU's later, once its events
+  // have completed: Note [GPU timings without waiting] in cost_policy.cc).
+  CostTiming begin(Device& device);
+  void end(const CostTiming& timing, Device& device, OpId op, DType dtype,
+           absl::Span<const Tensor* const> inputs, int64_t out_bytes);
+
+  // Returns the model (tests inject estimates through it).
+  CostModel& model() { return *model_; }
+
+  // Measures the bus, or reads it from the cache file (runtime/bus_calibration.h), once.
+  void calibrate_bus();
+
+  // Saves the history to `path`; loads it, returning false with a warning on stderr when
+  // the file is missing, corrupt or from another machine.
+  absl::Status save_history(const std::string& path) const;
+  bool load_history(const std::string& path);
+
+  // Returns this machine's key for the cache and history files: host name and devices.
+  const std::string& machine() const { return machine_; }
+
+  // Replaces the model by an empty one on `clock` (null: the steady clock), with its bus
+  // marked measured (tests set it). Not thread-safe: tests only.
+  void reset_for_testing(const CostClock* clock);
+
+ private:
+  struct Pending;
+  // Returns the decision for `op` on `inputs` without the cache.
+  CostChoice decide(OpId op, DType dtype, absl::Span<const Tensor* const> inputs,
+                    int64_t out_bytes);
+  // Returns the decision cache's key of the op (Note [Cost decision cache]); 0: not cached.
+  uint64_t cache_key(OpId op, DType dtype, absl::Span<const Tensor* const> inputs,
+                     int64_t footprint) const;
+  // Returns the bytes `device` must take for the op: its output and the inputs it copies.
+  int64_t needed_bytes(int device, absl::Span<const Tensor* const> inputs, int64_t out_bytes) const;
+  // Returns whether `device`'s pool can take them (Note [Soft OOM]).
+  bool fits(int device, absl::Span<const Tensor* const> inputs, int64_t out_bytes) const;
+  void log_skips(OpId op, const CostChoice& choice, absl::Span<const Tensor* const> inputs,
+                 int64_t out_bytes);
+  void poll_pending();
+
+  const Runtime& rt_;
+  SteadyCostClock steady_;
+  std::unique_ptr<CostModel> model_;
+  std::string machine_;
+  std::vector<std::vector<int>> candidates_;  // per (op, dtype): local devices with a kernel
+  std::vector<int64_t> limits_;               // per device: its pool's limit, 0 for none
+  std::atomic<bool> bus_ready_{false};
+  Mutex bus_mu_;
+  std::atomic<int> logged_skips_{0};
+  Mutex pending_mu_;
+  std::vector<Pending> pending_ ABSL_GUARDED_BY(pending_mu_);
+};
+
+// Returns the footprint the policy keys on: the inputs' bytes, or `out_bytes` for an op
+// with no input.
+int64_t cost_footprint(absl::Span<const Tensor* const> inputs, int64_t out_bytes);
+
+}  // namespace mt::internal

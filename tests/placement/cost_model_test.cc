@@ -1,0 +1,216 @@
+// The cost model's arithmetic and choices with a fake clock: estimates, copies, queues,
+// calibration, the memory skip and the words explanations use.
+#include "placement/cost_model.h"
+
+#include "gtest/gtest.h"
+#include "tests/placement/fake_cost_clock.h"
+
+namespace mt {
+namespace {
+
+constexpr int kCpu = 0;
+constexpr int kGpu = 1;
+const CostKey kAdd{OpId::kAddV2, DType::kFloat32, 13};  // footprints of 4-8 KiB
+
+class CostModelTest : public ::testing::Test {
+ protected:
+  CostModelTest() {
+    BusModel bus;
+    bus.set(Link::kHostToDevice, LinkCost{5000, 10});  // 5 us + 10 bytes per ns
+    bus.set(Link::kDeviceToHost, LinkCost{8000, 10});
+    bus.set(Link::kHostToHost, LinkCost{100, 20});
+    model_.set_bus(bus);
+  }
+
+  // Measures `key` twice on `device` (the first is warm-up): an estimate of `ns`.
+  void teach(const CostKey& key, int device, double ns, int64_t bytes = 4096) {
+    model_.record(key, device, bytes, ns);
+    model_.record(key, device, bytes, ns);
+  }
+
+  CostChoice choose(std::vector<CostInput> inputs, std::vector<bool> fits = {true, true},
+                    const CostKey& key = kAdd, int64_t footprint = 4096) {
+    std::vector<int> candidates = {kGpu, kCpu};  // priority order
+    bool f[2] = {fits[0], fits[1]};
+    return model_.choose(key, footprint, candidates, f, inputs);
+  }
+
+  testing::FakeCostClock clock_;
+  CostModel model_{{{DeviceType::kCPU, "CPU:0"}, {DeviceType::kGPU, "GPU:0"}}, &clock_};
+};
+
+TEST_F(CostModelTest, FootprintBucketsAreOctaves) {
+  EXPECT_EQ(footprint_bucket(0), 0);
+  EXPECT_EQ(footprint_bucket(1), 1);
+  EXPECT_EQ(footprint_bucket(4095), 12);
+  EXPECT_EQ(footprint_bucket(4096), 13);
+  EXPECT_EQ(footprint_bucket(int64_t{1} << 40), 41);
+}
+
+TEST_F(CostModelTest, AddsCopyAndExecutionAndPicksTheEarliestFinish) {
+  teach(kAdd, kCpu, 300);
+  teach(kAdd, kGpu, 4100);
+  CostChoice c = choose({{kCpu, 4096}, {kCpu, 4096}});
+  ASSERT_TRUE(c.calibrated);
+  EXPECT_EQ(c.device, kCpu);
+  const CostEstimate& gpu = c.estimates[0];
+  EXPECT_EQ(gpu.device, kGpu);
+  EXPECT_DOUBLE_EQ(gpu.exec_ns, 4100);
+  EXPECT_DOUBLE_EQ(gpu.copy_ns, 2 * (5000 + 4096 / 10.0));
+  EXPECT_DOUBLE_EQ(c.estimates[1].copy_ns, 0);
+  EXPECT_EQ(model_.describe(c), "CPU:0 0.3 us vs GPU:0 4.1 us + copy 10.8 us");
+}
+
+TEST_F(CostModelTest, InputsAlreadyOnTheGpuMakeItWin) {
+  teach(kAdd, kCpu, 3000);
+  teach(kAdd, kGpu, 2000);
+  CostChoice c = choose({{kGpu, 4096}});
+  EXPECT_EQ(c.device, kGpu);
+  EXPECT_DOUBLE_EQ(c.estimates[1].copy_ns, 8000 + 409.6);  // the CPU would copy it back
+}
+
+TEST_F(CostModelTest, WorkQueuedOnTheGpuDelaysItAndDrainsWithTheClock) {
+  teach(kAdd, kCpu, 3000);
+  teach(kAdd, kGpu, 1000);
+  EXPECT_EQ(choose({}).device, kGpu);
+  model_.note_enqueued(kGpu, 5000);
+  model_.note_enqueued(kGpu, 5000);
+  model_.note_enqueued(kCpu, 5000);  // the CPU runs inline: nothing queues
+  EXPECT_DOUBLE_EQ(model_.queued_ns(kGpu), 10000);
+  EXPECT_DOUBLE_EQ(model_.queued_ns(kCpu), 0);
+  CostChoice c = choose({});
+  EXPECT_EQ(c.device, kCpu);
+  EXPECT_EQ(model_.describe(c), "CPU:0 3.0 us vs GPU:0 1.0 us + queued 10.0 us");
+  clock_.advance(9000);
+  EXPECT_DOUBLE_EQ(model_.queued_ns(kGpu), 1000);
+  EXPECT_EQ(choose({}).device, kGpu);
+  clock_.advance(5000);
+  EXPECT_DOUBLE_EQ(model_.queued_ns(kGpu), 0);
+}
+
+TEST_F(CostModelTest, ACopyWaitsForTheWorkQueuedOnItsSource) {
+  teach(kAdd, kCpu, 100);
+  teach(kAdd, kGpu, 100);
+  model_.note_enqueued(kGpu, 50000);
+  CostChoice c = choose({{kGpu, 4096}});
+  EXPECT_DOUBLE_EQ(c.estimates[1].wait_ns, 50000);  // the CPU's copy waits for the GPU
+  EXPECT_EQ(c.device, kGpu);
+}
+
+TEST_F(CostModelTest, TheFirstMeasurementIsWarmUpAndLaterOnesMoveTheMeanByAQuarter) {
+  model_.record(kAdd, kCpu, 4096, 1e6);
+  EXPECT_FALSE(choose({}).calibrated);
+  model_.record(kAdd, kCpu, 4096, 1000);
+  model_.record(kAdd, kCpu, 4096, 2000);
+  teach(kAdd, kGpu, 1e9);
+  CostChoice c = choose({});
+  EXPECT_DOUBLE_EQ(c.estimates[1].exec_ns, 1250);
+}
+
+TEST_F(CostModelTest, CalibratesEachDeviceInPriorityOrderBeforeChoosing) {
+  CostChoice first = choose({});
+  EXPECT_FALSE(first.calibrated);
+  EXPECT_EQ(first.device, kGpu);
+  EXPECT_EQ(model_.describe(first),
+            "calibrating: GPU:0 not measured yet vs CPU:0 not measured yet");
+  teach(kAdd, kGpu, 500);
+  CostChoice second = choose({});
+  EXPECT_FALSE(second.calibrated);
+  EXPECT_EQ(second.device, kCpu);  // the device not measured yet
+  teach(kAdd, kCpu, 400);
+  EXPECT_TRUE(choose({}).calibrated);
+  EXPECT_EQ(choose({}).device, kCpu);
+}
+
+TEST_F(CostModelTest, StopsTryingADeviceThatNeverReportsAndUsesTheKnownBest) {
+  teach(kAdd, kGpu, 500);
+  for (int i = 0; i < CostModel::kMaxTries; ++i) EXPECT_EQ(choose({}).device, kCpu);
+  CostChoice c = choose({});
+  EXPECT_FALSE(c.calibrated);
+  EXPECT_EQ(c.device, kGpu);
+}
+
+TEST_F(CostModelTest, NeverTriesALargeOpOnAnUnmeasuredDevice) {
+  const CostKey big{OpId::kMatMul, DType::kFloat32, 30};
+  teach(big, kGpu, 5e6, int64_t{1} << 29);
+  CostChoice c = choose({}, {true, true}, big, int64_t{1} << 29);
+  EXPECT_FALSE(c.calibrated);
+  EXPECT_EQ(c.device, kGpu);
+}
+
+TEST_F(CostModelTest, SkipsADeviceWhosePoolCannotTakeTheOutput) {
+  teach(kAdd, kCpu, 3000);
+  teach(kAdd, kGpu, 100);
+  CostChoice c = choose({}, {false, true});
+  EXPECT_TRUE(c.calibrated);
+  EXPECT_EQ(c.device, kCpu);
+  EXPECT_EQ(model_.describe(c), "CPU:0 3.0 us vs GPU:0 skipped: its pool cannot take the output");
+}
+
+TEST_F(CostModelTest, WhenNothingFitsThePriorityDeviceReportsTheOom) {
+  teach(kAdd, kCpu, 3000);
+  teach(kAdd, kGpu, 100);
+  EXPECT_EQ(choose({}, {false, false}).device, kGpu);
+}
+
+TEST_F(CostModelTest, UnseenFootprintsUseTheSizeFitOfTheOp) {
+  const CostKey small{OpId::kMatMul, DType::kFloat32, 13};
+  const CostKey medium{OpId::kMatMul, DType::kFloat32, 21};
+  const CostKey large{OpId::kMatMul, DType::kFloat32, 25};
+  teach(small, kCpu, 4096 * 0.5, 4096);  // 0.5 ns per byte
+  teach(medium, kCpu, (1 << 20) * 0.5, 1 << 20);
+  teach(large, kGpu, 20000, 1 << 24);
+  teach(small, kGpu, 20000, 4096);
+  const CostKey unseen{OpId::kMatMul, DType::kFloat32, 25};
+  CostChoice c = choose({}, {true, true}, unseen, 1 << 24);
+  ASSERT_TRUE(c.calibrated);
+  EXPECT_NEAR(c.estimates[1].exec_ns, (1 << 24) * 0.5, 1);
+  EXPECT_EQ(c.device, kGpu);
+}
+
+TEST_F(CostModelTest, AnUnmeasuredLinkLeavesTheEstimateUnknown) {
+  CostModel model({{DeviceType::kCPU, "CPU:0"}, {DeviceType::kGPU, "GPU:0"}}, &clock_);
+  model.record(kAdd, kCpu, 4096, 1);
+  model.record(kAdd, kCpu, 4096, 1);
+  model.record(kAdd, kGpu, 4096, 1);
+  model.record(kAdd, kGpu, 4096, 1);
+  std::vector<int> candidates = {kGpu, kCpu};
+  bool fits[2] = {true, true};
+  std::vector<CostInput> inputs = {{kCpu, 64}};
+  CostChoice c = model.choose(kAdd, 64, candidates, fits, inputs);
+  EXPECT_FALSE(c.estimates[0].known);
+  EXPECT_TRUE(c.estimates[1].known);
+}
+
+TEST_F(CostModelTest, GenerationMovesWhenAnEstimateAppearsOrTheBusChanges) {
+  uint64_t g = model_.generation();
+  model_.record(kAdd, kCpu, 4096, 1);
+  EXPECT_EQ(model_.generation(), g);
+  model_.record(kAdd, kCpu, 4096, 1);
+  EXPECT_GT(model_.generation(), g);
+  g = model_.generation();
+  model_.record(kAdd, kCpu, 4096, 1);
+  EXPECT_EQ(model_.generation(), g);
+  model_.set_bus(BusModel());
+  EXPECT_GT(model_.generation(), g);
+}
+
+TEST_F(CostModelTest, HistoryRoundTripsAndReplacesTheEstimates) {
+  teach(kAdd, kCpu, 300);
+  teach(kAdd, kGpu, 4100);
+  std::vector<CostRecord> saved = model_.history();
+  ASSERT_EQ(saved.size(), 2u);
+  EXPECT_EQ(saved[0].device, kCpu);
+  EXPECT_EQ(saved[0].count, 2);
+  CostModel fresh({{DeviceType::kCPU, "CPU:0"}, {DeviceType::kGPU, "GPU:0"}}, &clock_);
+  fresh.set_bus(model_.bus());
+  fresh.load_history(saved);
+  std::vector<int> candidates = {kGpu, kCpu};
+  bool fits[2] = {true, true};
+  CostChoice c = fresh.choose(kAdd, 4096, candidates, fits, {});
+  EXPECT_TRUE(c.calibrated);
+  EXPECT_EQ(c.device, kCpu);
+}
+
+}  // namespace
+}  // namespace mt

@@ -1,0 +1,238 @@
+// The cost policy inside the runtime, on logical CPUs with a fake clock and taught
+// estimates: it places by estimate, explains itself, skips a pool that cannot take the
+// output, leaves scopes and variables their devices, caches its decisions, and reads and
+// writes its history file (missing, corrupt and other-machine files are warnings).
+#include "runtime/cost_policy.h"
+
+#include <cstdio>
+#include <fstream>
+
+#include "gtest/gtest.h"
+#include "runtime/minitensor.h"
+#include "tests/placement/fake_cost_clock.h"
+#include "tests/runtime/runtime_fixture.h"
+
+namespace mt {
+namespace {
+
+constexpr int64_t kN = 1024;  // elements of each input: 4 KiB of float32
+
+class CostPolicyTest : public testing::RuntimeTest {
+ protected:
+  // CPU:0 (the priority device) and CPU:1, or with `limit_mb` a limit on CPU:1.
+  void start(std::optional<int64_t> limit_mb = std::nullopt) {
+    config::set_logical_device_configuration(config::list_physical_devices("CPU")[0],
+                                             {LogicalDeviceConfiguration{}, {limit_mb}});
+    rt_ = internal::Context::get().runtime().value();
+    rt_->cost_policy().reset_for_testing(&clock_);
+    BusModel bus;
+    bus.set(Link::kHostToHost, LinkCost{1000, 1});  // 1 us + 1 ns per byte
+    model().set_bus(bus);
+    a_ = constant(std::vector<float>(kN, 1.f), {kN});  // on CPU:0, before the policy is on
+    b_ = constant(std::vector<float>(kN, 2.f), {kN});
+    config::set_placement_policy(config::PlacementPolicy::kCost);
+  }
+  void TearDown() override {
+    a_ = b_ = Tensor();
+    config::set_placement_policy(config::PlacementPolicy::kPriority);
+    testing::RuntimeTest::TearDown();
+  }
+
+  CostModel& model() { return rt_->cost_policy().model(); }
+
+  // Teaches AddV2 on float32 inputs of `bytes` in all an estimate of `ns` on CPU `device`.
+  void teach(int device, double ns, int64_t bytes = 2 * kN * 4) {
+    const CostKey key{OpId::kAddV2, DType::kFloat32, footprint_bucket(bytes)};
+    for (int i = 0; i < 2; ++i) model().record(key, device, bytes, ns);
+  }
+
+  testing::FakeCostClock clock_;  // never advances: measured runs take 0 ns
+  internal::Runtime* rt_ = nullptr;
+  Tensor a_, b_;
+};
+
+TEST_F(CostPolicyTest, IsOffByDefaultAndSwitchesAtAnyTime) {
+  EXPECT_EQ(config::get_placement_policy(), config::PlacementPolicy::kPriority);
+  start();
+  EXPECT_EQ(config::get_placement_policy(), config::PlacementPolicy::kCost);
+  config::set_placement_policy(config::PlacementPolicy::kPriority);
+  EXPECT_EQ(add(a_, b_).device(), cpu(0));
+}
+
+TEST_F(CostPolicyTest, RunsTheOpWhereItsEstimatedFinishIsEarliest) {
+  start();
+  teach(0, 50000);  // 50 us on CPU:0
+  teach(1, 100);    // 0.1 us on CPU:1, plus two copies of 4 KiB: 2 x (1 + 4.096) us
+  EXPECT_EQ(add(a_, b_).device(), cpu(1));
+  debugging::PlacementExplanation e = debugging::explain_placement("AddV2", {a_, b_});
+  EXPECT_EQ(e.reason, "cost");
+  EXPECT_EQ(e.detail, "cost policy: CPU:1 0.1 us + copy 10.2 us vs CPU:0 50.0 us");
+  EXPECT_EQ(e.copies.size(), 2u);
+}
+
+TEST_F(CostPolicyTest, LogLinesCarryTheEstimates) {
+  start();
+  teach(0, 50000);
+  teach(1, 100);
+  debugging::set_log_device_placement(true);
+  debugging::set_log_placement_reasons(true);
+  add(a_, b_);
+  debugging::set_log_placement_reasons(false);
+  debugging::set_log_device_placement(false);
+  ASSERT_FALSE(log().empty());
+  EXPECT_EQ(log().back(),
+            "Executing op AddV2 in device " + cpu(1) +
+                " (cost policy: CPU:1 0.1 us + copy 10.2 us vs CPU:0 50.0 us; input 0 copied "
+                "from CPU:0, 4 KiB; input 1 copied from CPU:0, 4 KiB)");
+}
+
+TEST_F(CostPolicyTest, CalibratesOnThePriorityDeviceFirst) {
+  start();
+  EXPECT_EQ(add(a_, b_).device(), cpu(0));  // nothing measured: priority order
+  debugging::PlacementExplanation e = debugging::explain_placement("AddV2", {a_, b_});
+  EXPECT_EQ(e.reason, "cost");
+  EXPECT_EQ(e.detail.rfind("cost policy: calibrating: ", 0), 0u) << e.detail;
+}
+
+TEST_F(CostPolicyTest, DeviceScopesStillWin) {
+  start();
+  teach(0, 50000);
+  teach(1, 100);
+  DeviceScope scope("/CPU:0");
+  EXPECT_EQ(add(a_, b_).device(), cpu(0));
+  EXPECT_EQ(debugging::explain_placement("AddV2", {a_, b_}).reason, "scope");
+}
+
+TEST_F(CostPolicyTest, VariablesStillPinTheirOps) {
+  config::set_logical_device_configuration(config::list_physical_devices("CPU")[0],
+                                           {LogicalDeviceConfiguration{}, {}});
+  Variable v(constant(std::vector<float>(kN, 0.f), {kN}));  // on CPU:0
+  start();
+  teach(0, 50000);
+  teach(1, 100);
+  Tensor delta;
+  {
+    DeviceScope on1("/CPU:1");
+    delta = constant(std::vector<float>(kN, 1.f), {kN});
+  }
+  debugging::set_log_device_placement(true);
+  v.assign_add(delta);
+  debugging::set_log_device_placement(false);
+  ASSERT_FALSE(log().empty());
+  EXPECT_EQ(log().back(), "Executing op AssignAddVariableOp in device " + cpu(0));
+  EXPECT_EQ(v.read_value().device(), cpu(0));
+}
+
+TEST_F(CostPolicyTest, SkipsAPoolThatCannotTakeTheOutputAndLogsIt) {
+  start(/*limit_mb=*/2);
+  const int64_t n = 128 * 1024;  // 512 KiB per tensor
+  Tensor x;
+  {
+    DeviceScope on0("/CPU:0");
+    x = constant(std::vector<float>(n, 1.f), {n});
+  }
+  teach(0, 5e6, 2 * n * 4);
+  teach(1, 1, 2 * n * 4);
+  {
+    Tensor fill;
+    {
+      DeviceScope on1("/CPU:1");
+      fill = constant(std::vector<float>(2 * n, 1.f), {2 * n});  // 1 MiB of CPU:1's 2 MiB
+    }
+    // On CPU:1 the op needs two copies of x and its output: 1.5 MiB more.
+    EXPECT_EQ(add(x, x).device(), cpu(0));
+  }
+  bool logged = false;
+  for (const std::string& line : log()) {
+    logged |= line ==
+              "minitensor: cost placement: CPU:1 cannot take 1.5 MiB more (1 MiB of 2 MiB in "
+              "use); AddV2 runs on CPU:0 instead";
+  }
+  EXPECT_TRUE(logged);
+  EXPECT_EQ(add(x, x).device(), cpu(1));  // CPU:1 has room again: the skip was not cached
+}
+
+TEST_F(CostPolicyTest, CachesADecisionAndReevaluatesItPeriodically) {
+  start();
+  teach(0, 50000);
+  teach(1, 100);
+  EXPECT_EQ(add(a_, b_).device(), cpu(1));
+  // CPU:0 becomes fast; no new estimate appears, so the cached decision stands for a while.
+  const CostKey key{OpId::kAddV2, DType::kFloat32, footprint_bucket(2 * kN * 4)};
+  for (int i = 0; i < 40; ++i) model().record(key, 0, 2 * kN * 4, 1);
+  int on_cpu1 = 0;
+  for (int i = 0; i < internal::CostPolicy::kReevaluateEvery - 1; ++i) {
+    on_cpu1 += add(a_, b_).device() == cpu(1);
+  }
+  EXPECT_EQ(on_cpu1, internal::CostPolicy::kReevaluateEvery - 1);
+  EXPECT_EQ(add(a_, b_).device(), cpu(0));  // re-evaluated
+}
+
+TEST_F(CostPolicyTest, TheCacheKeysOnWhereTheInputsLive) {
+  start();
+  teach(0, 20000);
+  teach(1, 20000);
+  EXPECT_EQ(add(a_, b_).device(), cpu(0));  // the inputs are there: no copies
+  Tensor a1, b1;
+  {
+    DeviceScope on1("/CPU:1");
+    a1 = identity(a_);
+    b1 = identity(b_);
+  }
+  EXPECT_EQ(add(a1, b1).device(), cpu(1));
+}
+
+TEST_F(CostPolicyTest, SavesAndLoadsItsHistory) {
+  start();
+  teach(0, 50000);
+  teach(1, 100);
+  std::string path = ::testing::TempDir() + "/cost_policy_test_history.txt";
+  config::save_placement_history(path);
+  model().load_history({});
+  EXPECT_TRUE(config::load_placement_history(path));
+  EXPECT_EQ(add(a_, b_).device(), cpu(1));
+  std::remove(path.c_str());
+}
+
+TEST_F(CostPolicyTest, IgnoresAMissingCorruptOrForeignHistoryWithAWarning) {
+  start();
+  teach(0, 50000);
+  teach(1, 100);
+  const std::string dir = ::testing::TempDir();
+  struct Case {
+    std::string name, text, warning;
+  } cases[] = {
+      {"missing.txt", "", "cannot open it"},
+      {"corrupt.txt",
+       "minitensor-placement-history 1\nmachine " + rt_->cost_policy().machine() +
+           "\nCPU:0 AddV2 float32 x\n",
+       "line 3 does not parse"},
+      {"foreign.txt", "minitensor-placement-history 1\nmachine elsewhere,CPU:0\n",
+       "written on another machine ('elsewhere,CPU:0'"},
+  };
+  for (const Case& c : cases) {
+    std::string path = dir + "/cost_policy_test_" + c.name;
+    std::remove(path.c_str());
+    if (!c.text.empty()) std::ofstream(path) << c.text;
+    ::testing::internal::CaptureStderr();
+    EXPECT_FALSE(config::load_placement_history(path));
+    std::string err = ::testing::internal::GetCapturedStderr();
+    EXPECT_NE(err.find("minitensor: placement history '" + path + "' not loaded: " + c.warning),
+              std::string::npos)
+        << err;
+    std::remove(path.c_str());
+  }
+  EXPECT_EQ(add(a_, b_).device(), cpu(1));  // the estimates are unchanged
+}
+
+TEST_F(CostPolicyTest, ReportsAHistoryFileItCannotWrite) {
+  start();
+  Error e =
+      testing::expect_error([] { config::save_placement_history("/nonexistent-dir/history.txt"); });
+  EXPECT_EQ(e.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(std::string(e.what()),
+            "[save_placement_history] cannot write '/nonexistent-dir/history.txt'");
+}
+
+}  // namespace
+}  // namespace mt
