@@ -309,8 +309,8 @@ for step in $steps; do
           >"$out/tlsbench.log" 2>&1
         record "tlsbench" "rc=$? cores=$(nproc) rounds=${MT_TLSBENCH_ROUNDS:-3}"
         cat "$out/tlsbench.log"
-        while read -r name conns plain pu tls tu ratio; do
-          record "tls ${name%%/*} conns=$conns" "plaintext $plain $pu  mutual TLS $tls $tu  TLS/plain $ratio"
+        while read -r name conns plain pu tls tu ratio cpu_plain cpu_tls; do
+          record "tls ${name%%/*} conns=$conns" "plaintext $plain $pu  mutual TLS $tls $tu  TLS/plain $ratio  client/task cpu ms plain $cpu_plain TLS $cpu_tls"
         done < <(grep -E '^BM_' "$out/tlsbench.log")
       else
         record "tlsbench" "no .gpu/bin/remote_benchmark (built without gRPC, or an older bundle)"

@@ -9,7 +9,8 @@
 # DIR is a build folder (its distributed/remote_benchmark) or a folder that holds
 # remote_benchmark itself (the GPU bundle's .gpu/bin). Output: a header, then one line per
 # benchmark and setting: name, connections ("auto" for 0), plaintext time and unit, TLS time
-# and unit, TLS/plaintext.
+# and unit, TLS/plaintext, and client/task CPU ms per iteration over plaintext and over TLS
+# ("-" where the benchmark does not count them).
 set -euo pipefail
 dir=${1:?usage: tls_compare.sh DIR [ROUNDS]}
 rounds=${2:-3}
@@ -27,15 +28,20 @@ for round in $(seq "$rounds"); do
       [[ $mode == mutual_tls ]] && flag+=(--mutual_tls)
       "$bin" "${flag[@]}" "${args[@]}" 2>"$err" |
         awk -v m="$mode" -v k="$([[ $k == 0 ]] && echo auto || echo "$k")" \
-          '/_median/ {print m, $1, k, $2, $3}' >>"$out" ||
+          '/_median/ { cpu = "-"; for (i = 4; i <= NF; i++) if ($i ~ /^client_cpu_ms=/) c = $i; else if ($i ~ /^task_cpu_ms=/) t = $i
+                       if (c != "") { sub(/.*=/, "", c); sub(/.*=/, "", t); cpu = sprintf("%.1f/%.1f", c, t) }
+                       print m, $1, k, $2, $3, cpu; c = t = "" }' >>"$out" ||
         { echo "tls_compare: $bin ${flag[*]} failed:" >&2; tail -5 "$err" >&2; exit 1; }
     done
   done
 done
-# The best (lowest) median time of each benchmark and setting per transport, and the ratio.
-printf "%-36s %5s %14s %14s %9s\n" "benchmark (median, best round)" "conns" "plaintext" "mutual TLS" "TLS/plain"
+# The best (lowest) median time of each benchmark and setting per transport, and the ratio;
+# then, for the 64 MiB transfers, the client's and the task's CPU milliseconds per iteration
+# in that round (client/task), plaintext then TLS: which side's cores the time went to.
+printf "%-36s %5s %14s %14s %9s %13s %13s\n" "benchmark (median, best round)" "conns" "plaintext" \
+  "mutual TLS" "TLS/plain" "cpu ms plain" "cpu ms TLS"
 awk '{ key = $2 " " $3; t = $4; unit[key] = $5
-       if (!((m = $1 SUBSEP key) in best) || t < best[m]) best[m] = t; seen[key] = 1 }
-     END { for (k in seen) { split(k, p, " ")
-             printf "%-36s %5s %11.3f %-2s %11.3f %-2s %8.2fx\n", p[1], p[2], best["plaintext" SUBSEP k], unit[k],
-                    best["mutual_tls" SUBSEP k], unit[k], best["mutual_tls" SUBSEP k] / best["plaintext" SUBSEP k] } }' "$out" | sort
+       if (!((m = $1 SUBSEP key) in best) || t < best[m]) { best[m] = t; cpu[m] = $6 }; seen[key] = 1 }
+     END { for (k in seen) { split(k, p, " "); pl = "plaintext" SUBSEP k; tl = "mutual_tls" SUBSEP k
+             printf "%-36s %5s %11.3f %-2s %11.3f %-2s %8.2fx %13s %13s\n", p[1], p[2], best[pl], unit[k],
+                    best[tl], unit[k], best[tl] / best[pl], cpu[pl], cpu[tl] } }' "$out" | sort
