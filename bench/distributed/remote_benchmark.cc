@@ -21,7 +21,9 @@
 // bench/distributed/tls_compare.sh runs both ways in alternating rounds and prints what TLS
 // costs on each figure. --bulk_connections=N sets ConnectOptions::bulk_connections (default
 // 0: one per hardware thread, at most 8); 1 sends every tensor whole on one connection, as
-// before large tensors went in parts.
+// before large tensors went in parts. --num_cqs=N, --min_pollers=N and --max_pollers=N set
+// the task's ServerOptions (gRPC's sync server queues and pollers, as mt-server's flags of
+// those names; tls_compare.sh's MT_TLSBENCH_SERVER_FLAGS compares settings of them).
 #include <signal.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -31,7 +33,9 @@
 #include <cstdlib>
 #include <string>
 #include <string_view>
+#include <utility>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
 #include "distributed/distributed.h"
@@ -140,37 +144,79 @@ void BM_Read64MiB(benchmark::State& state) {
 }
 BENCHMARK(BM_Read64MiB)->UseRealTime()->Unit(benchmark::kMillisecond);
 
-// Removes --mutual_tls and --bulk_connections=N from argv, setting `mutual_tls` and
-// `bulk_connections` from them.
-void take_flags(int* argc, char** argv, bool* mutual_tls, int* bulk_connections) {
-  constexpr std::string_view kConnections = "--bulk_connections=";
+// What the benchmark's own flags ask for.
+struct Flags {
+  bool mutual_tls = false;
+  int bulk_connections = 0;
+  mt::distributed::ServerOptions server;  // its num_cqs, min_pollers, max_pollers
+};
+
+// Removes --mutual_tls and the --NAME=N flags of Flags from argv, setting `f` from them;
+// exits with status 2 on a value that is not a whole number.
+void take_flags(int* argc, char** argv, Flags* f) {
+  const std::pair<std::string_view, int*> numbers[] = {
+      {"--bulk_connections=", &f->bulk_connections},
+      {"--num_cqs=", &f->server.num_cqs},
+      {"--min_pollers=", &f->server.min_pollers},
+      {"--max_pollers=", &f->server.max_pollers}};
   int out = 1;
   for (int i = 1; i < *argc; ++i) {
     std::string_view arg = argv[i];
-    if (arg == "--mutual_tls") {
-      *mutual_tls = true;
-    } else if (arg.substr(0, kConnections.size()) == kConnections) {
-      *bulk_connections = std::atoi(argv[i] + kConnections.size());
-    } else {
-      argv[out++] = argv[i];
+    bool taken = arg == "--mutual_tls";
+    if (taken) f->mutual_tls = true;
+    for (auto [prefix, value] : numbers) {
+      if (taken || arg.substr(0, prefix.size()) != prefix) continue;
+      taken = true;
+      if (!absl::SimpleAtoi(argv[i] + prefix.size(), value)) {
+        std::fprintf(stderr, "remote_benchmark: %s needs a whole number\n", argv[i]);
+        std::exit(2);
+      }
     }
+    if (!taken) argv[out++] = argv[i];
   }
   *argc = out;
+}
+
+// Forks the task, serving `cluster` with `options`; returns its process id once it listens,
+// or -1 when it could not start (it said why on stderr).
+pid_t start_task(const mt::distributed::ClusterSpec& cluster,
+                 const mt::distributed::ServerOptions& options) {
+  int ready[2];
+  if (pipe(ready) != 0) return -1;
+  pid_t task = fork();
+  if (task == 0) {
+    close(ready[0]);
+    try {
+      mt::distributed::Server server(cluster, "worker", 0, options);
+      char ok = 1;
+      if (write(ready[1], &ok, 1) != 1) _exit(1);
+      server.join();
+    } catch (const mt::Error& e) {
+      std::fprintf(stderr, "remote_benchmark: the task did not start: %s\n", e.what());
+      _exit(1);
+    }
+    _exit(0);
+  }
+  close(ready[1]);
+  char ok = 0;
+  bool started = task > 0 && read(ready[0], &ok, 1) == 1;
+  close(ready[0]);
+  if (!started && task > 0) waitpid(task, nullptr, 0);
+  return started ? task : -1;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool mutual_tls = false;
-  int bulk_connections = 0;
-  take_flags(&argc, argv, &mutual_tls, &bulk_connections);
+  Flags flags;
+  take_flags(&argc, argv, &flags);
   mt::distributed::ClusterSpec cluster{
       {"worker", {absl::StrCat("127.0.0.1:", mt::distributed::pick_unused_loopback_port())}}};
   mt::testing::TempDir dir;
-  mt::distributed::ServerOptions server_options;
+  mt::distributed::ServerOptions server_options = flags.server;
   mt::config::ConnectOptions connect_options;
-  connect_options.bulk_connections = bulk_connections;
-  if (mutual_tls) {
+  connect_options.bulk_connections = flags.bulk_connections;
+  if (flags.mutual_tls) {
     if (!mt::testing::make_certs(dir.path())) {
       std::fprintf(stderr, "remote_benchmark: openssl could not make the certificates\n");
       return 1;
@@ -183,17 +229,17 @@ int main(int argc, char** argv) {
     connect_options.tls.client_cert_pem = pem("client1.pem");
     connect_options.tls.client_key_pem = pem("client1.key");
   }
-  pid_t worker = fork();
+  pid_t worker = start_task(cluster, server_options);
+  if (worker < 0) return 1;
   g_task = worker;
-  if (worker == 0) {
-    mt::distributed::Server server(cluster, "worker", 0, server_options);
-    server.join();
-    _exit(0);
-  }
   mt::config::experimental_connect_to_cluster(cluster, "localhost", 0, connect_options);
   benchmark::Initialize(&argc, argv);
-  benchmark::AddCustomContext("transport", mutual_tls ? "mutual TLS" : "plaintext");
-  benchmark::AddCustomContext("bulk_connections", std::to_string(bulk_connections));
+  benchmark::AddCustomContext("transport", flags.mutual_tls ? "mutual TLS" : "plaintext");
+  benchmark::AddCustomContext("bulk_connections", std::to_string(flags.bulk_connections));
+  benchmark::AddCustomContext(
+      "task_sync_server",
+      absl::StrCat("num_cqs=", flags.server.num_cqs, " min_pollers=", flags.server.min_pollers,
+                   " max_pollers=", flags.server.max_pollers, " (0: gRPC's default)"));
   benchmark::RunSpecifiedBenchmarks();
   kill(worker, SIGKILL);
   waitpid(worker, nullptr, 0);
