@@ -50,7 +50,17 @@ struct ServerOptions {
   std::string auth_token;        // set: every call must carry it (ConnectOptions::auth_token)
   int64_t max_client_bytes = 0;  // the bytes one client may hold on the task; 0: no limit
   bool insecure = false;         // serve a non-loopback address without authentication
+  // gRPC's sync server: its completion queues and the threads polling each (they also run
+  // the calls). 0: gRPC's default (1 queue, 1 to 2 pollers), except that max_pollers 0 with
+  // a larger min_pollers means min_pollers. At most kMaxServerCqs and kMaxServerPollers;
+  // min_pollers <= max_pollers (docs/distributed.md, "What TLS costs").
+  int num_cqs = 0;
+  int min_pollers = 0;
+  int max_pollers = 0;
 };
+
+inline constexpr int kMaxServerCqs = 64;
+inline constexpr int kMaxServerPollers = 256;
 
 class Server {
  public:

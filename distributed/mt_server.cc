@@ -5,11 +5,14 @@
 //             [--max_message_mb 256] [--max_client_bytes N]
 //             [--tls_cert cert.pem --tls_key key.pem [--tls_client_ca ca.pem]]
 //             [--auth_token_file token] [--insecure]
+//             [--num_cqs N] [--min_pollers N] [--max_pollers N]
 //
-// --cpus N splits the CPU into N logical CPUs. Prints "mt-server: serving <target>" once
-// it listens. SIGHUP reads the certificate, key, client CA and token files again and
-// serves them from then on (docs/distributed.md, "Security"); SIGTERM and SIGINT stop it
-// (exit status 0).
+// --cpus N splits the CPU into N logical CPUs. --num_cqs, --min_pollers and --max_pollers
+// set gRPC's sync server: its completion queues and the polling threads of each (0, the
+// default: gRPC's own; ServerOptions::num_cqs, min_pollers, max_pollers). Prints
+// "mt-server: serving <target>" once it listens. SIGHUP reads the certificate, key, client
+// CA and token files again and serves them from then on (docs/distributed.md, "Security");
+// SIGTERM and SIGINT stop it (exit status 0).
 #include <signal.h>
 
 #include <cstdio>
@@ -33,7 +36,8 @@ namespace {
             << "\nusage: mt-server --cluster JOB=HOST:PORT[,HOST:PORT...] [--cluster ...] "
                "--job JOB --task N [--cpus N] [--log_device_placement] [--max_message_mb N] "
                "[--max_client_bytes N] [--tls_cert FILE --tls_key FILE [--tls_client_ca FILE]] "
-               "[--auth_token_file FILE] [--insecure]\n";
+               "[--auth_token_file FILE] [--insecure] [--num_cqs N] [--min_pollers N] "
+               "[--max_pollers N]\n";
   std::exit(2);
 }
 
@@ -130,6 +134,12 @@ void set_flag(Flags& f, const std::string& flag, const std::string& value) {
     f.options.max_message_bytes = int64_t{to_int32()} << 20;
   } else if (flag == "--max_client_bytes") {
     f.options.max_client_bytes = to_int(flag, value);
+  } else if (flag == "--num_cqs") {
+    f.options.num_cqs = to_int32();
+  } else if (flag == "--min_pollers") {
+    f.options.min_pollers = to_int32();
+  } else if (flag == "--max_pollers") {
+    f.options.max_pollers = to_int32();
   } else if (flag == "--tls_cert") {
     f.files.cert = value;
   } else if (flag == "--tls_key") {

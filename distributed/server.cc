@@ -32,6 +32,47 @@ struct Server::State {
 
 namespace {
 
+// gRPC 1.51's default for MAX_POLLERS, which a larger min_pollers alone must raise: with
+// fewer idle pollers allowed than required, each call would start a thread and end one.
+constexpr int kGrpcDefaultMaxPollers = 2;
+
+// Returns InvalidArgument for queues or pollers out of range, or more pollers required
+// than allowed.
+absl::Status check_sync_server(const ServerOptions& options) {
+  struct Setting {
+    const char* name;
+    int value, limit;
+  } settings[] = {{"num_cqs", options.num_cqs, kMaxServerCqs},
+                  {"min_pollers", options.min_pollers, kMaxServerPollers},
+                  {"max_pollers", options.max_pollers, kMaxServerPollers}};
+  for (auto [name, value, limit] : settings) {
+    if (value < 0 || value > limit) {
+      return absl::InvalidArgumentError(absl::StrCat("[Server] ", name, " must be in [0, ", limit,
+                                                     "] (0: gRPC's default), got ", value));
+    }
+  }
+  if (options.max_pollers > 0 && options.min_pollers > options.max_pollers) {
+    return absl::InvalidArgumentError(absl::StrCat("[Server] min_pollers (", options.min_pollers,
+                                                   ") must not exceed max_pollers (",
+                                                   options.max_pollers, ")"));
+  }
+  return absl::OkStatus();
+}
+
+// Sets the sync server's queues and pollers that `options` names; leaves gRPC's defaults.
+void set_sync_server(grpc::ServerBuilder& builder, const ServerOptions& options) {
+  using Option = grpc::ServerBuilder::SyncServerOption;
+  if (options.num_cqs > 0) builder.SetSyncServerOption(Option::NUM_CQS, options.num_cqs);
+  if (options.min_pollers > 0) {
+    builder.SetSyncServerOption(Option::MIN_POLLERS, options.min_pollers);
+  }
+  int max_pollers = options.max_pollers;
+  if (max_pollers == 0 && options.min_pollers > kGrpcDefaultMaxPollers) {
+    max_pollers = options.min_pollers;
+  }
+  if (max_pollers > 0) builder.SetSyncServerOption(Option::MAX_POLLERS, max_pollers);
+}
+
 absl::Status check_options(const ServerOptions& options, const std::string& address) {
   if (options.max_message_bytes <= 0 || options.max_message_bytes > INT32_MAX) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -41,6 +82,7 @@ absl::Status check_options(const ServerOptions& options, const std::string& addr
     return absl::InvalidArgumentError(absl::StrCat(
         "[Server] max_client_bytes must be >= 0 (0: no limit), got ", options.max_client_bytes));
   }
+  MT_RETURN_IF_ERROR(check_sync_server(options));
   MT_RETURN_IF_ERROR(internal::check_server_tls(options.tls));
   bool authenticated = !options.tls.client_ca_pem.empty() || !options.auth_token.empty();
   if (!authenticated && !options.insecure && !internal::is_loopback(address)) {
@@ -86,6 +128,7 @@ Server::Server(const ClusterSpec& cluster, std::string_view job_name, int task_i
   builder.SetMaxReceiveMessageSize(internal::grpc_message_limit(options.max_message_bytes));
   builder.SetMaxSendMessageSize(internal::grpc_message_limit(options.max_message_bytes));
   builder.AddChannelArgument(GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES, internal::kStreamWindowBytes);
+  set_sync_server(builder, options);
   builder.RegisterService(state_->service.get());
   state_->bulk = std::make_unique<internal::BulkService>(state_->service.get());
   builder.RegisterService(state_->bulk.get());

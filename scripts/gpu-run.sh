@@ -2,11 +2,13 @@
 # Runs on the GPU machine from the repository root (see scripts/gpu-check.sh). Optional
 # arguments: the steps to run (tests faults sanitizer racecheck examples distributed
 # benchmarks cpubench halfbench python fuzz, and soak soak-start soak-collect cardfill
-# trainbench strategybench ddpbench tlsbench functionbench replicabench); default all but
-# the soak steps, cardfill and the last six. `tlsbench` runs bench/distributed/tls_compare.sh on the bundle's
-# remote_benchmark (MT_TLSBENCH_ROUNDS rounds, default 3): plaintext beside mutual TLS,
-# large tensors whole on one connection and in parts over several. `fuzz` runs the
-# differential fuzzer against
+# trainbench strategybench ddpbench tlsbench functionbench replicabench placementbench);
+# default all but the soak steps, cardfill and the last seven. `tlsbench` runs
+# bench/distributed/tls_compare.sh on the bundle's remote_benchmark (MT_TLSBENCH_ROUNDS
+# rounds, default 3): plaintext beside mutual TLS, large tensors in parts, for each of three
+# settings of the task's gRPC queues and pollers (MT_TLSBENCH_SERVER_FLAGS; set but empty:
+# gRPC's default alone; MT_TLS_CONNECTIONS and MT_TLSBENCH_ARGS pass through). `fuzz` runs
+# the differential fuzzer against
 # the CPU for MT_DIFF_FUZZ_SECONDS (default 90) on every GPU, then as long on two logical
 # GPUs of GPU 0. `soak` runs 16 threads of mixed ops on two logical GPUs for MT_SOAK_SECONDS
 # (default 60). `cardfill` fills GPU 0 from a second process and tries the default pool,
@@ -301,17 +303,32 @@ for step in $steps; do
         record "distributed remote GPU matmul" "not built (no gRPC)"
       fi ;;
     tlsbench)
-      # What mutual TLS costs remote ops (issue 23), client and task on this machine's cores:
-      # one line per benchmark and --bulk_connections setting (1: whole, as before; auto:
-      # in parts, one connection per hardware thread, at most 8).
+      # What mutual TLS costs remote ops (issue 23), client and task on this machine's cores,
+      # for each setting of the task's sync server (MT_TLSBENCH_SERVER_FLAGS, ';'-separated):
+      # gRPC's default (1 queue, 1-2 pollers), 4 queues of 4 pollers (16, about one per core
+      # here) and 8 of 8 (64, well past the cores). One table per setting, a line per
+      # benchmark; large tensors in parts (auto: one connection per hardware thread, at most
+      # 8). To stay near 2 minutes: the add with read and the 64 MiB transfers only, 3
+      # repetitions of at least 0.3 s per run (tls_compare.sh's defaults take several times
+      # as long).
       if [ -x .gpu/bin/remote_benchmark ]; then
-        bash bench/distributed/tls_compare.sh .gpu/bin "${MT_TLSBENCH_ROUNDS:-3}" \
+        tls_sets="${MT_TLSBENCH_SERVER_FLAGS-;--num_cqs=4 --min_pollers=4;--num_cqs=8 --min_pollers=8}"
+        MT_TLSBENCH_SERVER_FLAGS="$tls_sets" MT_TLS_CONNECTIONS="${MT_TLS_CONNECTIONS:-0}" \
+          MT_TLSBENCH_ARGS="${MT_TLSBENCH_ARGS:---benchmark_filter=BM_RemoteAddAndRead|BM_RoundTrip64MiB|BM_Upload64MiB|BM_Read64MiB --benchmark_repetitions=3 --benchmark_min_time=0.3 --benchmark_report_aggregates_only=true}" \
+          timeout --kill-after=5 "${MT_TLSBENCH_TIMEOUT:-240}" \
+          bash bench/distributed/tls_compare.sh .gpu/bin "${MT_TLSBENCH_ROUNDS:-3}" \
           >"$out/tlsbench.log" 2>&1
-        record "tlsbench" "rc=$? cores=$(nproc) rounds=${MT_TLSBENCH_ROUNDS:-3}"
+        record "tlsbench" "rc=$? cores=$(nproc) rounds=${MT_TLSBENCH_ROUNDS:-3} server flag sets: '${tls_sets}'"
         cat "$out/tlsbench.log"
-        while read -r name conns plain pu tls tu ratio; do
-          record "tls ${name%%/*} conns=$conns" "plaintext $plain $pu  mutual TLS $tls $tu  TLS/plain $ratio"
-        done < <(grep -E '^BM_' "$out/tlsbench.log")
+        tls_label="(default)"
+        while read -r line; do
+          case "$line" in
+            "== task server flags: "*) tls_label=${line#== task server flags: } ;;
+            *)
+              read -r name conns plain pu tls tu ratio cpu_plain cpu_tls <<<"$line"
+              record "tls ${name%%/*} conns=$conns" "[$tls_label] plaintext $plain $pu  mutual TLS $tls $tu  TLS/plain $ratio  client/task cpu ms plain $cpu_plain TLS $cpu_tls" ;;
+          esac
+        done < <(grep -E '^(BM_|== )' "$out/tlsbench.log")
       else
         record "tlsbench" "no .gpu/bin/remote_benchmark (built without gRPC, or an older bundle)"
       fi ;;
