@@ -487,6 +487,13 @@ for step in $steps; do
         record "wide step bf16=$dtype 1 vs 2 GPUs" "$(awk -v a="$one" -v b="$two" 'BEGIN {
           if (a > 0 && b > 0) printf "%.2f ms  %.2f ms  scaling %.2fx", a, b, a/b; else print "?" }')"
       done ;;
+    placementbench)
+      # The placement suite (issue 24): each workload under always-GPU, TensorFlow's rules,
+      # all-CPU and the cost policy, ms per step, one table (bench/placement_suite/).
+      part_start=$SECONDS
+      MT_TEST_TIMEOUT=300 limit .gpu/bin/placement_suite >"$out/placement-suite.log" 2>&1
+      record "placement_suite" "rc=$? $((SECONDS - part_start)) s"
+      cat "$out/placement-suite.log" ;;
     replicabench)
       # mt.function inside MirroredStrategy.run (issue 22): the small MLP's step per replica,
       # eager or replaying each replica's own graph, on two GPUs and on one.

@@ -101,8 +101,9 @@ TEST_F(GpuFunctionTest, AVariableMovedBetweenCallsIsCapturedAgain) {
   EXPECT_EQ(v.read_value().to_vector<float>(), (std::vector<float>{4, 5}));
 }
 
-TEST_F(GpuFunctionTest, AFunctionOverTwoGpusIsOneGraphWithTheCopiesInside) {
-  two_virtual_gpus();
+// Replays a function over GPU:0 and GPU:1 (a chain on each, the value copied between)
+// against its body run eagerly; returns how many graphs a replay launches.
+int check_two_gpu_function() {
   auto body = [](absl::Span<const Tensor> a) -> std::vector<Tensor> {
     Tensor x = a[0];
     {
@@ -126,7 +127,17 @@ TEST_F(GpuFunctionTest, AFunctionOverTwoGpusIsOneGraphWithTheCopiesInside) {
     }
   }
   EXPECT_EQ(f.replay_kind(), "graph");
-  EXPECT_EQ(f.graphs_per_replay(), 1);  // both GPUs and the copies in one graph
+  return f.graphs_per_replay();
+}
+
+TEST_F(GpuFunctionTest, AFunctionOverTwoGpusIsOneGraphWithTheCopiesInside) {
+  two_virtual_gpus();
+  EXPECT_EQ(check_two_gpu_function(), 1);  // both GPUs and the copies in one graph
+}
+
+TEST_F(GpuFunctionTest, AFunctionOverTwoCardsIsOneGraphWithThePeerCopiesInside) {
+  if (config::list_physical_devices("GPU").size() < 2) GTEST_SKIP() << "needs two GPUs";
+  EXPECT_EQ(check_two_gpu_function(), 1);
 }
 
 TEST_F(GpuFunctionTest, EachReplicaOfTwoVirtualGpusReplaysItsOwnGraph) {
