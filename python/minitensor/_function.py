@@ -111,7 +111,7 @@ class Function:
             return self._python_function(*args, **kwargs)
         tensors = []
         structure = _flatten((args, kwargs), tensors)
-        key = _key(structure)
+        key = _key(structure) + _mt._replica_key()
 
         def body(flat):
             a, kw = _pack(structure, iter(flat))

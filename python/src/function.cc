@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "python/src/bindings.h"
+#include "runtime/distribute/replica_hooks.h"
 #include "runtime/function/function_cache.h"
 
 namespace mt::python {
@@ -37,6 +38,13 @@ void bind_function(nb::module_& m) {
       .def_prop_ro("tracing_count", &FunctionCache::tracing_count)
       .def_prop_ro("replay_kind", &FunctionCache::replay_kind)
       .def_prop_ro("arena_bytes", &FunctionCache::arena_bytes);
+  // What a function's Python key adds inside MirroredStrategy::run: each replica traces its
+  // own signature, and its outputs' structure is its own.
+  m.def("_replica_key", [] {
+    const int replica = internal::current_replica_id();
+    if (replica < 0) return std::string();
+    return "@" + std::to_string(internal::current_strategy_id()) + "/" + std::to_string(replica);
+  });
   m.def("run_functions_eagerly", &config::run_functions_eagerly, nb::arg("run_eagerly"));
   m.def("functions_run_eagerly", &config::functions_run_eagerly);
 }

@@ -206,6 +206,7 @@ absl::StatusOr<void*> CudaDevice::capture_graph(
 }
 
 absl::Status CudaDevice::launch_graph(void* graph) {
+  if (graph == nullptr) return absl::InvalidArgumentError("[function] no graph to launch");
   auto* g = static_cast<CapturedGraph*>(graph);
   std::vector<cuda::Event> events;
   for (size_t i = 1; i < g->devices.size(); ++i) {

@@ -79,9 +79,15 @@ std::vector<Tensor> ReplicaContext::all_reduce(ReduceOp op, absl::Span<const Ten
     // A replay hands its own values to the same all-reduce (Note [Replicas in a function]).
     recorder->record_merge(
         values,
-        [this, op](absl::Span<const Tensor> mine) -> absl::StatusOr<std::vector<Tensor>> {
+        [op](absl::Span<const Tensor> mine) -> absl::StatusOr<std::vector<Tensor>> {
+          // The replay's own replica (the signature holds the strategy and the replica).
+          ReplicaContext* ctx = get_replica_context();
+          if (ctx == nullptr) {
+            return absl::FailedPreconditionError(
+                "[all_reduce] a function that all-reduces must be called inside run()");
+          }
           std::vector<Tensor> out;
-          MT_RETURN_IF_ERROR(mt::internal::status_of([&] { out = all_reduce(op, mine); }));
+          MT_RETURN_IF_ERROR(mt::internal::status_of([&] { out = ctx->all_reduce(op, mine); }));
           return out;
         },
         reduced);

@@ -116,11 +116,20 @@ void check_cross_replica(const char* caller) {
 }  // namespace
 
 namespace internal {
+namespace {
+
+uint64_t next_strategy_id() {
+  static std::atomic<uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+
+}  // namespace
 
 StrategyState::StrategyState(std::vector<std::string> names_in,
                              std::vector<mt::internal::Device*> devices_in,
                              std::unique_ptr<mt::internal::CrossDeviceOps> ops_in)
-    : names(std::move(names_in)),
+    : id(next_strategy_id()),
+      names(std::move(names_in)),
       devices(std::move(devices_in)),
       ops(std::move(ops_in)),
       merge(static_cast<int>(names.size())),

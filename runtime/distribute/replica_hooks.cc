@@ -71,6 +71,11 @@ absl::StatusOr<std::vector<size_t>> matched_pairs(const StrategyState& state,
 
 int current_replica_id() { return replica_binding().replica; }
 
+uint64_t current_strategy_id() {
+  const StrategyState* state = replica_binding().state;
+  return state == nullptr ? 0 : state->id;
+}
+
 bool in_strategy_scope() { return !distribute::internal::scope_stack().empty(); }
 
 std::shared_ptr<VariableState> make_mirrored_variable(const Tensor& initial, bool trainable,
@@ -120,11 +125,14 @@ void merge_apply_gradients(absl::Span<const GradAndVar> grads_and_vars,
     return status_of([&] { apply(per_replica); });
   };
   FunctionRecorder* recorder = active_recorder();
+  FunctionRecorder::VariableBuffers before;
+  if (recorder != nullptr) before = recorder->variable_buffers();
   {
     PauseRecording pause;  // replica 0's merge is no part of its recording
     throw_if_error(state.merge.arrive(binding.replica, &grads_and_vars, merge));
   }
   if (recorder == nullptr) return;
+  recorder->note_moves_since(before);
   // A replay hands its own gradients to the same step (Note [Replicas in a function]).
   std::vector<Tensor> exports;
   std::vector<Variable> vars;

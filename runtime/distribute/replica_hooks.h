@@ -13,6 +13,7 @@
 // (through handles of the copies themselves, which resolve to nothing else), so the
 // copies stay equal.
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -27,6 +28,9 @@ namespace mt::internal {
 
 // Returns the calling thread's replica inside MirroredStrategy::run, -1 elsewhere.
 int current_replica_id();
+// Returns the id of the strategy whose run() the calling thread is in (unique in the
+// process), 0 elsewhere.
+uint64_t current_strategy_id();
 
 // Returns whether the calling thread is inside a MirroredStrategy's scope().
 bool in_strategy_scope();

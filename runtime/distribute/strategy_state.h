@@ -2,6 +2,7 @@
 // StrategyState (internal): what a MirroredStrategy holds, shared by mirrored_strategy.cc
 // (the public class) and replica_hooks.cc (what variables and optimizers ask of it).
 
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -28,6 +29,7 @@ struct StrategyState {
   // Returns replica `replica`'s context.
   ReplicaContext& context(int replica) { return contexts[replica]; }
 
+  const uint64_t id;                     // unique in the process, never reused
   const std::vector<std::string> names;  // full device names, in replica order
   const std::vector<mt::internal::Device*> devices;
   const std::unique_ptr<mt::internal::CrossDeviceOps> ops;

@@ -9,8 +9,8 @@
 #include "kernels/op_def.h"
 #include "runtime/device.h"
 #include "runtime/function/function_plan.h"
-#include "runtime/trace/memory_labels.h"
 #include "runtime/tensor_impl.h"
+#include "runtime/trace/memory_labels.h"
 #include "runtime/variable.h"
 
 namespace mt::internal {
@@ -347,20 +347,25 @@ absl::Status ConcreteFunction::run_merge(const FunctionStep& step) {
         v.device->copy_from_device(data_[step.outputs[j]], *got->device, got->data, v.bytes));
     wait_for_use(use);
   }
-  bind_variables();  // the merge may have moved a variable (an optimizer step)
+  // The merge may have moved a variable (an optimizer step) or left one shared: bind them
+  // again, and make those a later step writes their buffers' only holders again.
+  for (size_t k = 0; k < g.variables.size(); ++k) {
+    if (written_[k]) writable_value(Variable::from_state(g.variables[k]));
+  }
+  bind_variables();
   return absl::OkStatus();
 }
 
 absl::Status ConcreteFunction::capture(Segment& seg) {
   // Capture binds the variables as they are now; bind() is what makes them exclusive.
   FunctionGraph& g = *graph_;
-  seg.captured_with.clear();
-  for (const auto& state : g.variables) seg.captured_with.push_back(state->value.impl()->data);
   bind_variables();
   if (seg.exec != nullptr) {
     seg.gpu->release_graph(seg.exec);
     seg.exec = nullptr;
   }
+  seg.captured_with.clear();
+  for (const auto& state : g.variables) seg.captured_with.push_back(state->value.impl()->data);
   MT_ASSIGN_OR_RETURN(seg.exec, seg.gpu->capture_graph(seg.others, [this, &seg](GraphCapture& c) {
     return run_steps(seg.begin, seg.end, &c);
   }));
@@ -373,7 +378,13 @@ absl::Status ConcreteFunction::run_segment(Segment& seg) {
   for (size_t k = 0; k < graph_->variables.size(); ++k) {
     moved = moved || graph_->variables[k]->value.impl()->data != seg.captured_with[k];
   }
-  if (moved) MT_RETURN_IF_ERROR(capture(seg));
+  if (moved && !capture(seg).ok()) {
+    // A capture that fails now (no memory for the capture's handles, say) leaves the
+    // segment flat, as create() does.
+    seg.gpu = nullptr;
+    seg.others.clear();
+    return run_steps(seg.begin, seg.end, nullptr);
+  }
   return seg.gpu->launch_graph(seg.exec);
 }
 

@@ -27,6 +27,7 @@ std::string signature(absl::Span<const Tensor> args, std::string_view extra) {
   key.push_back('\0');
   append(&key, Context::get().epoch());
   append(&key, current_replica_id());
+  append(&key, current_strategy_id());
   const ScopeEntry* scope = scope_stack().top();
   append(&key, scope == nullptr ? uint64_t{0} : scope->hash);
   for (size_t i = 0; i < args.size(); ++i) {

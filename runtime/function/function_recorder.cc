@@ -156,6 +156,19 @@ void FunctionRecorder::add_host_step(std::function<void()> step) {
   graph_->actions.push_back(HostAction{-1, nullptr, std::move(step)});
 }
 
+FunctionRecorder::VariableBuffers FunctionRecorder::variable_buffers() const {
+  VariableBuffers buffers;
+  for (const auto& state : graph_->variables) buffers.emplace_back(state, state->value.impl());
+  return buffers;
+}
+
+void FunctionRecorder::note_moves_since(const VariableBuffers& before) {
+  for (const auto& [state, old_value] : before) {
+    TensorImpl* now = state->value.impl();
+    if (now != old_value && now != nullptr) variable_moved(state, old_value, now);
+  }
+}
+
 void FunctionRecorder::record_merge(absl::Span<const Tensor> exports, MergeFn merge,
                                     absl::Span<const Tensor> imports) {
   if (!unreplayable_.ok()) return;

@@ -110,6 +110,12 @@ class FunctionRecorder {
   // own values instead. Call it after the collective, outside the recording.
   void record_merge(absl::Span<const Tensor> exports, MergeFn merge,
                     absl::Span<const Tensor> imports);
+  // Around a merge, which runs outside the recording: the buffer of each variable the
+  // recording knows, taken before; after, a variable the merge moved to another buffer is
+  // recorded as moved (Note [Variables moved during a trace]), ahead of the merge step.
+  using VariableBuffers = std::vector<std::pair<std::shared_ptr<VariableState>, TensorImpl*>>;
+  VariableBuffers variable_buffers() const;
+  void note_moves_since(const VariableBuffers& before);
 
   // Marks the recording unusable for a replay, with the reason (a random op, a remote op);
   // the function then runs its body eagerly at every call.

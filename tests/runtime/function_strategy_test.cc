@@ -96,5 +96,61 @@ TEST_F(FunctionStrategyTest, RunInsideAFunctionsTraceRunsEagerlyAfterAWarning) {
   EXPECT_EQ(outer.replay_kind(), "eager");
 }
 
+// A value read before the optimizer's merge and returned after it is the value from before
+// the update at every replay, as in the eager step, though the merge moves the variable.
+TEST_F(FunctionStrategyTest, AReadBeforeTheMergeKeepsItsValueAfterIt) {
+  split_cpu(2);
+  MirroredStrategy strategy({"/CPU:0", "/CPU:1"});
+  std::optional<Variable> w;
+  {
+    auto scope = strategy.scope();
+    w.emplace(constant({1.f, 2.f}));
+  }
+  optimizers::SGD sgd(0.5);
+  auto body = [&](absl::Span<const Tensor> args) -> std::vector<Tensor> {
+    Tensor before = w->read_value();
+    sgd.apply_gradients({{args[0], *w}});
+    return {before, w->read_value()};
+  };
+  Function f(body, "step");
+  std::vector<std::vector<float>> got;
+  for (int call = 0; call < 3; ++call) {
+    std::vector<std::vector<Tensor>> out = strategy.run([&](ReplicaContext&) {
+      return f({constant({1.f, 1.f})});
+    });
+    got.push_back(values(out[1][0]));
+    got.push_back(values(out[1][1]));
+  }
+  // Each replica's gradient is 1: the sum 2 times 0.5 comes off each step.
+  EXPECT_EQ(got,
+            (std::vector<std::vector<float>>{{1, 2}, {0, 1}, {0, 1}, {-1, 0}, {-1, 0}, {-2, -1}}));
+  EXPECT_EQ(f.tracing_count(), 2);
+}
+
+// A function traced under one strategy and called inside another's run() traces again for
+// it: its merges meet the replicas of the strategy that calls it, even once the first is
+// gone.
+TEST_F(FunctionStrategyTest, AnotherStrategysRunTracesAgain) {
+  split_cpu(2);
+  Function f(
+      [](absl::Span<const Tensor> args) -> std::vector<Tensor> {
+        return {distribute::get_replica_context()->all_reduce(ReduceOp::kSum, args[0])};
+      },
+      "all_reduce");
+  {
+    MirroredStrategy first({"/CPU:0", "/CPU:1"});
+    first.run([&](ReplicaContext&) { f({constant({1.f})}); });
+    first.run([&](ReplicaContext&) { f({constant({1.f})}); });
+  }
+  EXPECT_EQ(f.tracing_count(), 2);
+  MirroredStrategy second({"/CPU:0", "/CPU:1"});
+  for (int call = 0; call < 2; ++call) {
+    std::vector<Tensor> out =
+        second.run([&](ReplicaContext&) { return f({constant({2.f + call})})[0]; });
+    EXPECT_THAT(values(out[0]), ElementsAre(4 + 2 * call));
+  }
+  EXPECT_EQ(f.tracing_count(), 4);
+}
+
 }  // namespace
 }  // namespace mt::testing

@@ -189,12 +189,15 @@ class MirroredStrategy:
         device; a PerReplica argument gives each replica its part. Returns the results
         regrouped (a PerReplica, or a structure of them; the value for one replica) and
         raises the first replica's exception. Called from the body of an ``mt.function``,
-        ``fn`` becomes an ``mt.function`` too: each replica then traces it once and replays
-        its own graph (the outer function, whose trace cannot see the replicas' threads,
-        runs its body at every call)."""
+        ``fn`` becomes an ``mt.function`` too, kept by the strategy: each replica then traces
+        it once and replays its own graph (the outer function, whose trace cannot see the
+        replicas' threads, runs its body at every call). Pass the same ``fn`` at each call:
+        a new lambda each time would be traced, and kept, each time."""
         kwargs = kwargs or {}
         if _function.inside_function_body() and not isinstance(fn, _function.Function):
-            fn = self._replica_functions.setdefault(fn, _function.Function(fn))
+            if fn not in self._replica_functions:
+                self._replica_functions[fn] = _function.Function(fn)
+            fn = self._replica_functions[fn]
 
         def replica_fn(impl):
             ctx = ReplicaContext(self, impl)
