@@ -5,6 +5,8 @@
 //
 //   placement_suite                 # the table
 //   placement_suite --steps=50      # more timed steps per pair (default 20)
+//   placement_suite --child --workload=mlp_batch1 --policy=cost --log_step=1
+//                                   # one pair here, then one step's placement logged
 //
 // Policies: always_gpu (priority order with the small-op rule off: minitensor's placement
 // before issue 24), tf_rules (the default: priority plus TensorFlow's small-op rule),
@@ -37,7 +39,8 @@ std::string flag(int argc, char** argv, const std::string& name, const std::stri
 
 // Runs one pair in this process; prints "RESULT <ms per step>", "RESULT skipped" or
 // "RESULT error: <what>".
-int run_child(const std::string& workload, const std::string& policy, int steps) {
+int run_child(const std::string& workload, const std::string& policy, int steps,
+              bool log_step) {
   const bool has_gpu = !config::list_physical_devices("GPU").empty();
   if (needs_gpu(workload) && !has_gpu) {
     std::cout << "RESULT skipped\n";
@@ -70,6 +73,13 @@ int run_child(const std::string& workload, const std::string& policy, int steps)
     w->finish();
     const double ms = std::chrono::duration<double, std::milli>(elapsed(begin)).count();
     std::cout << "RESULT " << ms / ran << "\n";
+    if (log_step) {  // one more step with its placement logged (stderr): the reasons
+      debugging::set_log_device_placement(true);
+      debugging::set_log_placement_reasons(true);
+      w->step();
+      w->finish();
+      debugging::set_log_device_placement(false);
+    }
   } catch (const Error& e) {
     std::cout << "RESULT error: "
               << (e.code() == absl::StatusCode::kResourceExhausted ? "ResourceExhausted" : e.what())
@@ -140,7 +150,7 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--child") == 0) {
       return mt::bench::run_child(flag(argc, argv, "workload", ""), flag(argc, argv, "policy", ""),
-                                  steps);
+                                  steps, flag(argc, argv, "log_step", "0") == "1");
     }
   }
   return mt::bench::run_table(argv[0], steps);
