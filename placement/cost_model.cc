@@ -11,8 +11,12 @@ namespace mt {
 namespace {
 
 // Note [Measured execution time]: the first measurement of a key on a device pays for
-// warm-up and is replaced by the second; later ones move the mean by a quarter, so that an
-// estimate follows a machine whose speed changes (clocks, other processes) within a few runs.
+// warm-up; the estimate after the second is the smaller of the two, so that one slow sample
+// (a pool growing by cudaMalloc between the kernel's events, on the GPU) cannot fix a
+// device's estimate at that: a device that loses is not measured again, so its calibrated
+// estimate is the one every later decision compares. Later samples move the mean by a
+// quarter, so that an estimate follows a machine whose speed changes (clocks, other
+// processes) within a few runs.
 constexpr double kSmoothing = 0.25;
 
 std::string micros(double ns) { return absl::StrFormat("%.1f us", ns / 1000); }
@@ -136,9 +140,14 @@ void CostModel::record(const CostKey& key, int device, int64_t bytes, double ns)
   internal::MutexLock lock(&mu_);
   Stat& s = stats_[stat_key(key, device)];
   ++s.count;
-  if (s.count <= kMinSamples) {  // Note [Measured execution time]
+  if (s.count == 1) {  // Note [Measured execution time]
     s.mean_ns = ns;
     s.mean_bytes = static_cast<double>(bytes);
+  } else if (s.count <= kMinSamples) {
+    if (ns < s.mean_ns) {
+      s.mean_ns = ns;
+      s.mean_bytes = static_cast<double>(bytes);
+    }
   } else {
     s.mean_ns += kSmoothing * (ns - s.mean_ns);
     s.mean_bytes += kSmoothing * (static_cast<double>(bytes) - s.mean_bytes);

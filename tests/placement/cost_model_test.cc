@@ -107,6 +107,13 @@ TEST_F(CostModelTest, TheFirstMeasurementIsWarmUpAndLaterOnesMoveTheMeanByAQuart
   EXPECT_DOUBLE_EQ(c.estimates[1].exec_ns, 1250);
 }
 
+TEST_F(CostModelTest, OneSlowCalibrationSampleDoesNotBecomeTheEstimate) {
+  model_.record(kAdd, kCpu, 4096, 3000);
+  model_.record(kAdd, kCpu, 4096, 1e7);  // a pool growing inside the measurement, say
+  teach(kAdd, kGpu, 1e9);
+  EXPECT_DOUBLE_EQ(choose({}).estimates[1].exec_ns, 3000);
+}
+
 TEST_F(CostModelTest, CalibratesEachDeviceInPriorityOrderBeforeChoosing) {
   CostChoice first = choose({});
   EXPECT_FALSE(first.calibrated);
