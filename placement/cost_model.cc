@@ -11,12 +11,14 @@ namespace mt {
 namespace {
 
 // Note [Measured execution time]: the first measurement of a key on a device pays for
-// warm-up; the estimate after the second is the smaller of the two, so that one slow sample
-// (a pool growing by cudaMalloc between the kernel's events, on the GPU) cannot fix a
-// device's estimate at that: a device that loses is not measured again, so its calibrated
-// estimate is the one every later decision compares. Later samples move the mean by a
-// quarter, so that an estimate follows a machine whose speed changes (clocks, other
-// processes) within a few runs.
+// warm-up; up to kRefreshSamples the estimate is the smallest sample since, so that one slow
+// sample (a pool growing by cudaMalloc between the kernel's events on the GPU, the CPU's
+// threads waking the first time) cannot fix a device's estimate at that. A device that
+// loses is otherwise not measured again, so a calibrated choice runs the op once more on a
+// loser that has fewer than kRefreshSamples samples, when its estimate is within
+// kRefreshRatio of the winner's (a hopeless one, a large product on the CPU, is left
+// alone). Later samples move the mean by a quarter, so that an estimate follows a machine
+// whose speed changes (clocks, other processes) within a few runs.
 constexpr double kSmoothing = 0.25;
 
 std::string micros(double ns) { return absl::StrFormat("%.1f us", ns / 1000); }
@@ -123,6 +125,17 @@ CostChoice CostModel::choose(const CostKey& key, int64_t footprint,
       pick = first_fitting;
     }
   }
+  if (c.calibrated && best >= 0) {  // Note [Measured execution time]: refresh a loser
+    const double limit = kRefreshRatio * c.estimates[best].finish_ns();
+    for (size_t i = 0; i < c.estimates.size(); ++i) {
+      const CostEstimate& e = c.estimates[i];
+      if (static_cast<int>(i) == best || !e.fits || !e.known || e.finish_ns() > limit) continue;
+      if (stats_[stat_key(key, e.device)].count >= kRefreshSamples) continue;
+      pick = static_cast<int>(i);
+      c.refreshing = true;
+      break;
+    }
+  }
   if (pick < 0) pick = 0;  // nothing fits: the priority device, which will report the OOM
   c.device = c.estimates[pick].device;
   if (!c.calibrated) ++stats_[stat_key(key, c.device)].tries;
@@ -143,7 +156,7 @@ void CostModel::record(const CostKey& key, int device, int64_t bytes, double ns)
   if (s.count == 1) {  // Note [Measured execution time]
     s.mean_ns = ns;
     s.mean_bytes = static_cast<double>(bytes);
-  } else if (s.count <= kMinSamples) {
+  } else if (s.count <= kRefreshSamples) {
     if (ns < s.mean_ns) {
       s.mean_ns = ns;
       s.mean_bytes = static_cast<double>(bytes);

@@ -84,7 +84,8 @@ struct CostEstimate {
 
 struct CostChoice {
   int device = -1;
-  bool calibrated = false;                         // every fitting candidate had an estimate
+  bool calibrated = false;  // every fitting candidate had an estimate
+  bool refreshing = false;  // the choice measures again a device that lost: do not cache it
   absl::InlinedVector<CostEstimate, 4> estimates;  // one per candidate, in priority order
   // Returns the chosen device's estimate.
   const CostEstimate& chosen() const;
@@ -104,7 +105,11 @@ struct CostRecord {
 class CostModel {
  public:
   static constexpr int kMinSamples = 2;  // Note [Calibrating the cost model]
-  static constexpr int kMaxTries = 4;    // per device and key
+  // A device that lost is measured again until it has this many samples, when its
+  // estimate is within kRefreshRatio of the winner's (Note [Measured execution time]).
+  static constexpr int kRefreshSamples = 4;
+  static constexpr double kRefreshRatio = 4;
+  static constexpr int kMaxTries = 4;                            // per device and key
   static constexpr int64_t kExploreMaxBytes = int64_t{1} << 22;  // 4 MiB
 
   // `clock` must outlive the model.

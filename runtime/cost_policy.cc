@@ -200,7 +200,8 @@ absl::StatusOr<Placement> CostPolicy::place(OpId op, DType dtype,
               /*measure=*/true};
   const double exec_ns = choice.chosen().known ? choice.chosen().exec_ns : 0;
   model_->note_enqueued(choice.device, exec_ns);
-  if (cacheable && choice.calibrated && !skipped) {  // a skip lasts as long as the memory
+  // A skip lasts as long as the memory; a refresh, one run.
+  if (cacheable && choice.calibrated && !skipped && !choice.refreshing) {
     Placement cached = p;
     cached.measure = false;
     e = DecisionEntry{epoch, model_->generation(), key, cached, exec_ns, kReevaluateEvery};

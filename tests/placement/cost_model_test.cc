@@ -11,6 +11,7 @@ namespace {
 constexpr int kCpu = 0;
 constexpr int kGpu = 1;
 const CostKey kAdd{OpId::kAddV2, DType::kFloat32, 13};  // footprints of 4-8 KiB
+const CostKey kMul{OpId::kMul, DType::kFloat32, 13};
 
 class CostModelTest : public ::testing::Test {
  protected:
@@ -22,10 +23,9 @@ class CostModelTest : public ::testing::Test {
     model_.set_bus(bus);
   }
 
-  // Measures `key` twice on `device` (the first is warm-up): an estimate of `ns`.
+  // Measures `key` on `device` until nothing is refreshed: an estimate of `ns`.
   void teach(const CostKey& key, int device, double ns, int64_t bytes = 4096) {
-    model_.record(key, device, bytes, ns);
-    model_.record(key, device, bytes, ns);
+    for (int i = 0; i < CostModel::kRefreshSamples; ++i) model_.record(key, device, bytes, ns);
   }
 
   CostChoice choose(std::vector<CostInput> inputs, std::vector<bool> fits = {true, true},
@@ -100,8 +100,10 @@ TEST_F(CostModelTest, ACopyWaitsForTheWorkQueuedOnItsSource) {
 TEST_F(CostModelTest, TheFirstMeasurementIsWarmUpAndLaterOnesMoveTheMeanByAQuarter) {
   model_.record(kAdd, kCpu, 4096, 1e6);
   EXPECT_FALSE(choose({}).calibrated);
-  model_.record(kAdd, kCpu, 4096, 1000);
-  model_.record(kAdd, kCpu, 4096, 2000);
+  model_.record(kAdd, kCpu, 4096, 1000);  // the smallest of the next three samples
+  model_.record(kAdd, kCpu, 4096, 3000);
+  model_.record(kAdd, kCpu, 4096, 1500);
+  model_.record(kAdd, kCpu, 4096, 2000);  // then a quarter of the way
   teach(kAdd, kGpu, 1e9);
   CostChoice c = choose({});
   EXPECT_DOUBLE_EQ(c.estimates[1].exec_ns, 1250);
@@ -112,6 +114,26 @@ TEST_F(CostModelTest, OneSlowCalibrationSampleDoesNotBecomeTheEstimate) {
   model_.record(kAdd, kCpu, 4096, 1e7);  // a pool growing inside the measurement, say
   teach(kAdd, kGpu, 1e9);
   EXPECT_DOUBLE_EQ(choose({}).estimates[1].exec_ns, 3000);
+}
+
+TEST_F(CostModelTest, ALoserWithFewSamplesIsMeasuredAgainUnlessItIsHopeless) {
+  model_.record(kAdd, kGpu, 4096, 9000);
+  model_.record(kAdd, kGpu, 4096, 9000);
+  model_.record(kAdd, kCpu, 4096, 30000);  // warm-up
+  model_.record(kAdd, kCpu, 4096, 20000);  // a slow sample: the CPU loses
+  CostChoice c = choose({});
+  EXPECT_EQ(c.device, kCpu);  // within 4x of the GPU: run there once more
+  EXPECT_TRUE(c.refreshing);
+  model_.record(kAdd, kCpu, 4096, 1000);  // the CPU's real time
+  c = choose({});
+  EXPECT_EQ(c.device, kCpu);
+  EXPECT_FALSE(c.refreshing);  // it now wins on its own
+  teach(kMul, kGpu, 1000);
+  model_.record(kMul, kCpu, 4096, 1e6);
+  model_.record(kMul, kCpu, 4096, 1e6);
+  c = choose({}, {true, true}, kMul);
+  EXPECT_EQ(c.device, kGpu);  // 1000x slower: not worth another try
+  EXPECT_FALSE(c.refreshing);
 }
 
 TEST_F(CostModelTest, CalibratesEachDeviceInPriorityOrderBeforeChoosing) {
@@ -208,7 +230,7 @@ TEST_F(CostModelTest, HistoryRoundTripsAndReplacesTheEstimates) {
   std::vector<CostRecord> saved = model_.history();
   ASSERT_EQ(saved.size(), 2u);
   EXPECT_EQ(saved[0].device, kCpu);
-  EXPECT_EQ(saved[0].count, 2);
+  EXPECT_EQ(saved[0].count, CostModel::kRefreshSamples);
   CostModel fresh({{DeviceType::kCPU, "CPU:0"}, {DeviceType::kGPU, "GPU:0"}}, &clock_);
   fresh.set_bus(model_.bus());
   fresh.load_history(saved);

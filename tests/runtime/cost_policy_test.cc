@@ -43,7 +43,7 @@ class CostPolicyTest : public testing::RuntimeTest {
   // Teaches AddV2 on float32 inputs of `bytes` in all an estimate of `ns` on CPU `device`.
   void teach(int device, double ns, int64_t bytes = 2 * kN * 4) {
     const CostKey key{OpId::kAddV2, DType::kFloat32, footprint_bucket(bytes)};
-    for (int i = 0; i < 2; ++i) model().record(key, device, bytes, ns);
+    for (int i = 0; i < CostModel::kRefreshSamples; ++i) model().record(key, device, bytes, ns);
   }
 
   testing::FakeCostClock clock_;  // never advances: measured runs take 0 ns
