@@ -152,6 +152,24 @@ struct Replica {
   mt::Tensor x, y;
 };
 
+// Runs `step` `warm_up` times, then times iterations of `reps` steps, each waited for on
+// every device: manual time per step; with `examples` per step, counter examples_per_s.
+template <typename Step>
+void time_steps(benchmark::State& state, int warm_up, int reps, Step&& step, int64_t examples = 0) {
+  for (int i = 0; i < warm_up; ++i) step();
+  synchronize_all();
+  for (auto _ : state) {
+    const auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < reps; ++i) step();
+    synchronize_all();
+    const std::chrono::duration<double> s = std::chrono::steady_clock::now() - start;
+    state.SetIterationTime(s.count() / reps);
+    if (examples > 0) {
+      state.counters["examples_per_s"] = static_cast<double>(examples) * reps / s.count();
+    }
+  }
+}
+
 // One replica's step: forward, loss over the global batch, gradients, Adam (all-reduced).
 void replica_step(const Replica& data, std::vector<mt::Variable>& params,
                   mt::optimizers::Adam& adam, int64_t global_batch) {
@@ -200,17 +218,7 @@ void BM_WideStep(benchmark::State& state) {
       replica_step(data[ctx.replica_id_in_sync_group()], params, adam, batch);
     });
   };
-  for (int i = 0; i < 3; ++i) step();  // warm up: slots, pools, cuBLAS, NCCL
-  synchronize_all();
-  const int reps = 5;
-  for (auto _ : state) {
-    const auto start = std::chrono::steady_clock::now();
-    for (int i = 0; i < reps; ++i) step();
-    synchronize_all();
-    const std::chrono::duration<double> s = std::chrono::steady_clock::now() - start;
-    state.SetIterationTime(s.count() / reps);
-    state.counters["examples_per_s"] = static_cast<double>(batch) * reps / s.count();
-  }
+  time_steps(state, 3, 5, step, batch);  // warm up: slots, pools, cuBLAS, NCCL
   state.SetLabel(std::string(strategy.cross_device_ops_name()) + " " + mt::dtype_name(dtype));
 }
 BENCHMARK(BM_WideStep)
@@ -258,16 +266,7 @@ void BM_SmallStepReplicas(benchmark::State& state) {
       }
     });
   };
-  for (int i = 0; i < 5; ++i) step();  // warm up: slots, pools, cuBLAS, the traces
-  synchronize_all();
-  const int reps = 50;
-  for (auto _ : state) {
-    const auto start = std::chrono::steady_clock::now();
-    for (int i = 0; i < reps; ++i) step();
-    synchronize_all();
-    const std::chrono::duration<double> s = std::chrono::steady_clock::now() - start;
-    state.SetIterationTime(s.count() / reps);
-  }
+  time_steps(state, 5, 50, step);  // warm up: slots, pools, cuBLAS, the traces
   state.SetLabel(std::string(strategy.cross_device_ops_name()) +
                  (as_function ? " function:" + step_fn.replay_kind() : " eager"));
 }

@@ -39,8 +39,7 @@ std::string flag(int argc, char** argv, const std::string& name, const std::stri
 
 // Runs one pair in this process; prints "RESULT <ms per step>", "RESULT skipped" or
 // "RESULT error: <what>".
-int run_child(const std::string& workload, const std::string& policy, int steps,
-              bool log_step) {
+int run_child(const std::string& workload, const std::string& policy, int steps, bool log_step) {
   const bool has_gpu = !config::list_physical_devices("GPU").empty();
   if (needs_gpu(workload) && !has_gpu) {
     std::cout << "RESULT skipped\n";

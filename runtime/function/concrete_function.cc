@@ -285,13 +285,14 @@ absl::Status ConcreteFunction::bind(absl::Span<const Tensor> args) {
   return absl::OkStatus();
 }
 
-absl::Status ConcreteFunction::run_steps(size_t begin, size_t end, GraphCapture* capture) {
+absl::Status ConcreteFunction::run_steps(size_t begin, size_t end, GraphCapture* capture,
+                                         absl::Span<const Tensor> args) {
   const FunctionGraph& g = *graph_;
   for (size_t i = begin; i < end; ++i) {
     const FunctionStep& step = g.steps[i];
     Resolved& r = resolved_[i];
     if (step.kind == FunctionStep::Kind::kMerge) {
-      MT_RETURN_IF_ERROR(run_merge(step));
+      MT_RETURN_IF_ERROR(run_merge(step, args));
       continue;
     }
     if (step.kind == FunctionStep::Kind::kCopy) {
@@ -322,11 +323,11 @@ absl::Status ConcreteFunction::run_steps(size_t begin, size_t end, GraphCapture*
   return absl::OkStatus();
 }
 
-absl::Status ConcreteFunction::run_merge(const FunctionStep& step) {
+absl::Status ConcreteFunction::run_merge(const FunctionStep& step, absl::Span<const Tensor> args) {
   const FunctionGraph& g = *graph_;
   std::vector<Tensor> exports;
   for (ValueId id : step.inputs) {
-    MT_ASSIGN_OR_RETURN(Tensor t, take(id));
+    MT_ASSIGN_OR_RETURN(Tensor t, take(id, args));
     exports.push_back(std::move(t));
   }
   MT_ASSIGN_OR_RETURN(std::vector<Tensor> imports, step.merge(exports));
@@ -367,13 +368,13 @@ absl::Status ConcreteFunction::capture(Segment& seg) {
   seg.captured_with.clear();
   for (const auto& state : g.variables) seg.captured_with.push_back(state->value.impl()->data);
   MT_ASSIGN_OR_RETURN(seg.exec, seg.gpu->capture_graph(seg.others, [this, &seg](GraphCapture& c) {
-    return run_steps(seg.begin, seg.end, &c);
+    return run_steps(seg.begin, seg.end, &c, {});
   }));
   return absl::OkStatus();
 }
 
-absl::Status ConcreteFunction::run_segment(Segment& seg) {
-  if (seg.gpu == nullptr) return run_steps(seg.begin, seg.end, nullptr);
+absl::Status ConcreteFunction::run_segment(Segment& seg, absl::Span<const Tensor> args) {
+  if (seg.gpu == nullptr) return run_steps(seg.begin, seg.end, nullptr, args);
   bool moved = false;
   for (size_t k = 0; k < graph_->variables.size(); ++k) {
     moved = moved || graph_->variables[k]->value.impl()->data != seg.captured_with[k];
@@ -383,7 +384,7 @@ absl::Status ConcreteFunction::run_segment(Segment& seg) {
     // segment flat, as create() does.
     seg.gpu = nullptr;
     seg.others.clear();
-    return run_steps(seg.begin, seg.end, nullptr);
+    return run_steps(seg.begin, seg.end, nullptr, args);
   }
   return seg.gpu->launch_graph(seg.exec);
 }
@@ -392,32 +393,22 @@ absl::StatusOr<std::vector<Tensor>> ConcreteFunction::call(absl::Span<const Tens
   MutexLock lock(&mu_);
   MT_RETURN_IF_ERROR(run_actions());
   MT_RETURN_IF_ERROR(bind(args));
-  args_ = args;
-  absl::Status ran = absl::OkStatus();
-  for (Segment& seg : segments_) {
-    ran = run_segment(seg);
-    if (!ran.ok()) break;
-  }
+  for (Segment& seg : segments_) MT_RETURN_IF_ERROR(run_segment(seg, args));
   std::vector<Tensor> outs;
-  for (size_t i = 0; ran.ok() && i < graph_->outputs.size(); ++i) {
-    absl::StatusOr<Tensor> out = take(graph_->outputs[i]);
-    if (out.ok()) {
-      outs.push_back(*std::move(out));
-    } else {
-      ran = out.status();
-    }
+  outs.reserve(graph_->outputs.size());
+  for (ValueId id : graph_->outputs) {
+    MT_ASSIGN_OR_RETURN(Tensor out, take(id, args));
+    outs.push_back(std::move(out));
   }
-  args_ = {};
-  if (!ran.ok()) return ran;
   return outs;
 }
 
-absl::StatusOr<Tensor> ConcreteFunction::take(ValueId id) {
+absl::StatusOr<Tensor> ConcreteFunction::take(ValueId id, absl::Span<const Tensor> args) {
   const FunctionGraph& g = *graph_;
   const FunctionValue& v = g.values[id];
   switch (v.kind) {
     case ValueKind::kArg:
-      return args_[v.index];
+      return args[v.index];
     case ValueKind::kVariable:
       return g.variables[v.index]->value;
     case ValueKind::kConstant:

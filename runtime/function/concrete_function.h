@@ -90,14 +90,16 @@ class ConcreteFunction {
   // Splits steps [begin, end) into segments: runs of kernels on one GPU, or with
   // `across_gpus`, runs of kernels and copies on any GPUs of this process.
   std::vector<Segment> split(size_t begin, size_t end, bool across_gpus) const;
-  // Runs steps [begin, end), into `capture` when one is given.
-  absl::Status run_steps(size_t begin, size_t end, GraphCapture* capture);
-  absl::Status run_merge(const FunctionStep& step);
-  absl::Status run_segment(Segment& seg);
+  // Runs steps [begin, end) of a replay with `args`, into `capture` when one is given (a
+  // graph segment holds no merge, which alone reads `args`).
+  absl::Status run_steps(size_t begin, size_t end, GraphCapture* capture,
+                         absl::Span<const Tensor> args);
+  absl::Status run_merge(const FunctionStep& step, absl::Span<const Tensor> args);
+  absl::Status run_segment(Segment& seg, absl::Span<const Tensor> args);
   absl::Status capture(Segment& seg);
-  // Returns value `id` as a tensor the caller may keep: a value of the function's own is
-  // copied out, since the next replay overwrites it.
-  absl::StatusOr<Tensor> take(ValueId id);
+  // Returns value `id` of a replay with `args` as a tensor the caller may keep: a value of
+  // the function's own is copied out, since the next replay overwrites it.
+  absl::StatusOr<Tensor> take(ValueId id, absl::Span<const Tensor> args);
 
   std::unique_ptr<FunctionGraph> graph_;
   std::vector<void*> data_;         // per value: its buffer at the last binding
@@ -108,8 +110,7 @@ class ConcreteFunction {
   std::vector<ValueId> arg_slot_;   // per argument a graph reads, its buffer's value
   std::vector<Tensor> bound_;       // per argument slot, the tensor copied last
   std::vector<Segment> segments_;
-  absl::Span<const Tensor> args_;  // the arguments of the replay in progress
-  Mutex mu_;                       // one replay at a time: they share the arenas
+  Mutex mu_;  // one replay at a time: they share the arenas
 };
 
 }  // namespace mt::internal

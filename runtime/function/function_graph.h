@@ -56,7 +56,7 @@ struct FunctionStep {
   Kind kind = Kind::kKernel;
   OpId op{};
   KernelFn kernel = nullptr;
-  Device* device = nullptr;  // where the kernel runs; a copy's destination
+  Device* device = nullptr;  // where the kernel runs; a copy's destination; none for a merge
   OpAttrs attrs;
   absl::InlinedVector<ValueId, 4> inputs;   // a copy's source
   absl::InlinedVector<ValueId, 2> outputs;  // a copy's destination

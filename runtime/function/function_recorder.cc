@@ -182,7 +182,6 @@ void FunctionRecorder::record_merge(absl::Span<const Tensor> exports, MergeFn me
     held_.push_back(t);
     step.outputs.push_back(id);
   }
-  step.device = imports.empty() ? nullptr : imports[0].impl()->device;
 }
 
 void FunctionRecorder::set_unreplayable(absl::Status why) {

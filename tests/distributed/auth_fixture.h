@@ -17,6 +17,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "gmock/gmock.h"
 #include "tests/distributed/certs.h"
 #include "tests/distributed/worker_process.h"
 
@@ -66,6 +67,26 @@ inline ServerExit run_server_to_exit(const std::vector<std::string>& args, const
                                  " >/dev/null 2>", log.string());
   int status = std::system(cmd.c_str());
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_text(log)};
+}
+
+// An mt-server command line that must be refused: its flags after --cluster, the exit
+// status and a message its stderr holds.
+struct ServerRefusal {
+  std::vector<std::string> flags;
+  int code;
+  std::string message;
+};
+
+// Runs mt-server for cluster `spec` with each refusal's flags and checks how it exits.
+inline void expect_server_refuses(const std::string& spec, const std::vector<ServerRefusal>& cases,
+                                  const fs::path& log) {
+  for (const ServerRefusal& c : cases) {
+    std::vector<std::string> args = {"--cluster", spec};
+    args.insert(args.end(), c.flags.begin(), c.flags.end());
+    ServerExit run = run_server_to_exit(args, log);
+    EXPECT_EQ(run.code, c.code) << c.message;
+    EXPECT_THAT(run.stderr_text, ::testing::HasSubstr(c.message));
+  }
 }
 
 }  // namespace mt::testing

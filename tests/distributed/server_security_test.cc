@@ -52,29 +52,21 @@ TEST_F(ServerSecurityTest, RefusesBadCredentialFlags) {
   std::string spec = absl::StrCat("worker=127.0.0.1:", distributed::pick_unused_loopback_port());
   testing::write_text(dir_ / "empty", "\n");
   testing::write_text(dir_ / "pem", "not a certificate");
-  struct Case {
-    std::vector<std::string> flags;
-    int code;
-    std::string message;
-  } cases[] = {
-      {{"--auth_token_file", (dir_ / "missing").string()},
-       2,
-       "mt-server: cannot read " + (dir_ / "missing").string()},
-      {{"--auth_token_file", (dir_ / "empty").string()},
-       2,
-       "mt-server: " + (dir_ / "empty").string() + " holds no token"},
-      {{"--tls_client_ca", (dir_ / "pem").string()},
-       1,
-       "[Server] mutual TLS (a client CA) needs the server's certificate and key too"},
-      {{"--max_client_bytes", "-1"}, 2, "mt-server: --max_client_bytes needs a number >= 0"},
-  };
-  for (const Case& c : cases) {
-    std::vector<std::string> args = {"--cluster", spec};
-    args.insert(args.end(), c.flags.begin(), c.flags.end());
-    testing::ServerExit run = testing::run_server_to_exit(args, dir_ / "log");
-    EXPECT_EQ(run.code, c.code) << c.message;
-    EXPECT_THAT(run.stderr_text, HasSubstr(c.message));
-  }
+  testing::expect_server_refuses(
+      spec,
+      {
+          {{"--auth_token_file", (dir_ / "missing").string()},
+           2,
+           "mt-server: cannot read " + (dir_ / "missing").string()},
+          {{"--auth_token_file", (dir_ / "empty").string()},
+           2,
+           "mt-server: " + (dir_ / "empty").string() + " holds no token"},
+          {{"--tls_client_ca", (dir_ / "pem").string()},
+           1,
+           "[Server] mutual TLS (a client CA) needs the server's certificate and key too"},
+          {{"--max_client_bytes", "-1"}, 2, "mt-server: --max_client_bytes needs a number >= 0"},
+      },
+      dir_ / "log");
 }
 
 TEST_F(ServerSecurityTest, RefusesACertificateWithoutItsKey) {

@@ -46,25 +46,17 @@ TEST_F(ServerThreadsTest, RefusesSettingsOutOfRange) {
 
 TEST_F(ServerThreadsTest, MtServerRefusesBadFlags) {
   std::string spec = absl::StrCat("worker=127.0.0.1:", distributed::pick_unused_loopback_port());
-  struct Case {
-    std::vector<std::string> flags;
-    int code;
-    std::string message;
-  } cases[] = {
-      {{"--num_cqs", "65"}, 1, "mt-server: [Server] num_cqs must be in [0, 64]"},
-      {{"--min_pollers", "8", "--max_pollers", "4"},
-       1,
-       "mt-server: [Server] min_pollers (8) must not exceed max_pollers (4)"},
-      {{"--max_pollers", "-1"}, 2, "mt-server: --max_pollers needs a number >= 0"},
-      {{"--num_cqs", "four"}, 2, "mt-server: --num_cqs needs a number >= 0"},
-  };
-  for (const Case& c : cases) {
-    std::vector<std::string> args = {"--cluster", spec};
-    args.insert(args.end(), c.flags.begin(), c.flags.end());
-    testing::ServerExit run = testing::run_server_to_exit(args, dir_ / "log");
-    EXPECT_EQ(run.code, c.code) << c.message;
-    EXPECT_THAT(run.stderr_text, HasSubstr(c.message));
-  }
+  testing::expect_server_refuses(
+      spec,
+      {
+          {{"--num_cqs", "65"}, 1, "mt-server: [Server] num_cqs must be in [0, 64]"},
+          {{"--min_pollers", "8", "--max_pollers", "4"},
+           1,
+           "mt-server: [Server] min_pollers (8) must not exceed max_pollers (4)"},
+          {{"--max_pollers", "-1"}, 2, "mt-server: --max_pollers needs a number >= 0"},
+          {{"--num_cqs", "four"}, 2, "mt-server: --num_cqs needs a number >= 0"},
+      },
+      dir_ / "log");
 }
 
 // min_pollers alone above gRPC's default maximum (2) raises the maximum with it.
