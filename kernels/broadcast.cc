@@ -28,6 +28,12 @@ bool broadcast_dims(const Shape& a, const Shape& b, Shape::Dims* out) {
 bool make_broadcast_plan(const Shape& a, const Shape& b, BroadcastPlan* plan) {
   const int rank = std::max(a.rank(), b.rank());
   BroadcastPlan p;
+  if (a.num_elements() == 0 || b.num_elements() == 0) {
+    // An empty output: nothing to index, and merging the other dimensions could overflow.
+    p.rank = 1;
+    *plan = p;
+    return true;
+  }
   bool spans[2][kMaxBroadcastRank] = {};  // whether each operand spans each plan dimension
   for (int i = 0; i < rank; ++i) {
     const int64_t da = aligned_dim(a, i, rank);

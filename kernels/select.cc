@@ -28,6 +28,11 @@ bool make_select_plan(const Shape& condition, const Shape& x, const Shape& y, co
     }
   }
   *plan = SelectPlan{};
+  if (out.num_elements() == 0) {
+    // Nothing to index; the other dimensions may be too large to merge without overflow.
+    plan->rank = 1;
+    return true;
+  }
   const int rank = out.rank();
   for (int d = 0; d < rank; ++d) {
     if (out.dim(d) == 1) continue;  // contributes nothing to any offset

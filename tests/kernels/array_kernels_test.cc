@@ -318,5 +318,20 @@ TEST(ArrayKernelEdgeTest, ConcatSplitAndGatherOfNothingWithHugeDimensions) {
   EXPECT_EQ(gathered->shape(), S({0, kHuge, kHuge}));
 }
 
+// Found by the wire fuzzer: SelectV2 and a broadcasting AddV2 whose output is empty but whose
+// other dimensions multiply past int64 overflowed while merging them into a plan.
+TEST(ArrayKernelEdgeTest, SelectAndBroadcastOfNothingWithHugeDimensions) {
+  constexpr int64_t kHuge = int64_t{1} << 40;
+  const HostTensor cond = HostTensor::make<bool>({1, 1, 1}, {true});
+  const HostTensor x = iota<float>(S({kHuge, kHuge, 0}));
+  const HostTensor y = iota<float>(S({1, 1, 1}));
+  absl::StatusOr<HostTensor> chosen = run_cpu(OpId::kSelectV2, {cond, x, y}, OpAttrs());
+  ASSERT_TRUE(chosen.ok()) << chosen.status();
+  EXPECT_EQ(chosen->shape(), S({kHuge, kHuge, 0}));
+  absl::StatusOr<HostTensor> sum = run_cpu(OpId::kAddV2, {x, y}, OpAttrs());
+  ASSERT_TRUE(sum.ok()) << sum.status();
+  EXPECT_EQ(sum->shape(), S({kHuge, kHuge, 0}));
+}
+
 }  // namespace
 }  // namespace mt

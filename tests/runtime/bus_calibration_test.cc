@@ -7,6 +7,9 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
+
+#include <unistd.h>
 
 #include "gtest/gtest.h"
 #include "runtime/context.h"
@@ -26,7 +29,10 @@ class BusCalibrationTest : public testing::RuntimeTest {
  protected:
   void SetUp() override {
     testing::RuntimeTest::SetUp();
-    dir_ = ::testing::TempDir() + "/bus_calibration_test";
+    // One directory per test and process: ctest runs these tests in parallel processes.
+    dir_ = ::testing::TempDir() + "/bus_calibration_test_" +
+           ::testing::UnitTest::GetInstance()->current_test_info()->name() + "_" +
+           std::to_string(getpid());
     std::filesystem::remove_all(dir_);
     path_ = dir_ + "/minitensor/bus_calibration.txt";
   }
