@@ -75,7 +75,8 @@ bool CostModel::exec_estimate(const CostKey& key, int device, int64_t footprint,
 }
 
 CostEstimate CostModel::estimate(const CostKey& key, int device, int64_t footprint,
-                                 absl::Span<const CostInput> inputs) const {
+                                 absl::Span<const CostInput> inputs, int home,
+                                 int64_t out_bytes) const {
   CostEstimate e;
   e.device = device;
   e.known = exec_estimate(key, device, footprint, &e.exec_ns);
@@ -90,19 +91,38 @@ CostEstimate CostModel::estimate(const CostKey& key, int device, int64_t footpri
     }
     e.copy_ns += bus_.transfer_ns(link, static_cast<double>(in.bytes));
   }
+  if (home >= 0 && home != device && out_bytes > 0) {  // Note [Leaving the inputs' device]
+    Link back = link_between(devices_[device].type, devices_[home].type);
+    if (bus_.has(back)) {
+      e.back_ns = bus_.transfer_ns(back, static_cast<double>(out_bytes));
+    } else {
+      e.known = false;
+    }
+  }
   return e;
 }
 
 CostChoice CostModel::choose(const CostKey& key, int64_t footprint,
                              absl::Span<const int> candidates, absl::Span<const bool> fits,
-                             absl::Span<const CostInput> inputs) {
+                             absl::Span<const CostInput> inputs, int64_t out_bytes) {
   MT_CHECK(!candidates.empty() && fits.size() == candidates.size());
+  // The inputs' device: the one holding most of their bytes (the first such input's).
+  int home = -1;
+  {
+    absl::InlinedVector<int64_t, 4> bytes(devices_.size(), 0);
+    for (const CostInput& in : inputs) {
+      if (in.device < 0 || in.device >= num_devices()) continue;
+      bytes[in.device] += in.bytes;
+      if (home < 0 || bytes[in.device] > bytes[home]) home = in.device;
+    }
+  }
   internal::MutexLock lock(&mu_);
   CostChoice c;
   c.calibrated = true;
   int first_fitting = -1, best = -1, explore = -1;
   for (size_t i = 0; i < candidates.size(); ++i) {
-    CostEstimate& e = c.estimates.emplace_back(estimate(key, candidates[i], footprint, inputs));
+    CostEstimate& e =
+        c.estimates.emplace_back(estimate(key, candidates[i], footprint, inputs, home, out_bytes));
     e.fits = fits[i];
     if (!e.fits) continue;
     if (first_fitting < 0) first_fitting = static_cast<int>(i);
@@ -228,6 +248,7 @@ std::string CostModel::describe(const CostChoice& choice) const {
     if (!e.known) return absl::StrCat(s, " not measured yet");
     absl::StrAppend(&s, " ", micros(e.exec_ns));
     if (e.copy_ns > 0) absl::StrAppend(&s, " + copy ", micros(e.copy_ns));
+    if (e.back_ns > 0) absl::StrAppend(&s, " + back ", micros(e.back_ns));
     if (e.wait_ns > 0) absl::StrAppend(&s, " + queued ", micros(e.wait_ns));
     return s;
   };

@@ -2,18 +2,20 @@
 // CostModel: the arithmetic of the cost placement policy (docs/placement.md, "The cost
 // policy"). For an op it estimates, on every candidate device, when the op would finish:
 //
-//   finish(d) = wait(d) + copy(d) + exec(d)
+//   finish(d) = wait(d) + copy(d) + exec(d) + back(d)
 //   wait(d)   = the work already queued on d, or on a device an input is copied from
 //   copy(d)   = sum over inputs not on d of latency + bytes / bandwidth (BusModel)
 //   exec(d)   = the measured time of (op, dtype, footprint bucket) on d, else the
 //               SizeFit a * bytes^b + c of (op, d), else unknown
+//   back(d)   = the copy of the output to the inputs' device, when d is another one
+//               (Note [Leaving the inputs' device])
 //
 // and picks the earliest. Pure logic: devices are indices, the time comes from a CostClock
 // and measurements from record(), so tests drive it with fake clocks. Thread-safe.
 //
 //   CostModel model({{DeviceType::kCPU, "CPU:0"}, {DeviceType::kGPU, "GPU:0"}}, &clock);
 //   model.set_bus(bus);
-//   CostChoice c = model.choose(key, footprint, candidates, inputs, fits);
+//   CostChoice c = model.choose(key, footprint, candidates, fits, inputs, out_bytes);
 //   model.record(key, c.device, footprint, measured_ns);
 //
 // Note [Calibrating the cost model]
@@ -26,6 +28,17 @@
 // priority device instead, since trying a large product on a slow device could cost
 // seconds: the fit from smaller footprints covers it later. Decisions made meanwhile are
 // marked uncalibrated and measured.
+//
+// Note [Leaving the inputs' device]
+// An eager program's next op mostly reads this op's output together with more data from
+// where its inputs live (the inputs' device: the one holding most of their bytes). Judged
+// one op at a time, a small op on a GPU tensor can look cheaper on the CPU (a copy of a few
+// bytes and a fraction of a microsecond there against a kernel launch), and the next op,
+// whose other inputs are on the GPU, goes back: every step then synchronises the host with
+// the GPU twice and runs slower than either device alone (the placement suite's MLP at
+// batch 1 did, on an H100). So a candidate other than the inputs' device also pays the
+// copy of the output back there: leaving must win by the way back. An op without inputs
+// has no such device and pays nothing.
 
 #include <atomic>
 #include <cstdint>
@@ -79,7 +92,8 @@ struct CostEstimate {
   double exec_ns = 0;
   double copy_ns = 0;
   double wait_ns = 0;
-  double finish_ns() const { return wait_ns + copy_ns + exec_ns; }
+  double back_ns = 0;  // the output's copy back to the inputs' device
+  double finish_ns() const { return wait_ns + copy_ns + exec_ns + back_ns; }
 };
 
 struct CostChoice {
@@ -124,10 +138,12 @@ class CostModel {
   BusModel bus() const;
 
   // Returns the device for `key` among `candidates` (device indices in priority order;
-  // `fits[i]` says whether candidate i's pool can take the output), with the estimates.
-  // Candidates must not be empty. When none fits, the first candidate is chosen.
+  // `fits[i]` says whether candidate i's pool can take the output), with the estimates;
+  // `out_bytes` is the output's size (Note [Leaving the inputs' device]). Candidates must
+  // not be empty. When none fits, the first candidate is chosen.
   CostChoice choose(const CostKey& key, int64_t footprint, absl::Span<const int> candidates,
-                    absl::Span<const bool> fits, absl::Span<const CostInput> inputs);
+                    absl::Span<const bool> fits, absl::Span<const CostInput> inputs,
+                    int64_t out_bytes = 0);
 
   // Records that `key` took `ns` on `device` for a footprint of `bytes`.
   void record(const CostKey& key, int device, int64_t bytes, double ns);
@@ -160,7 +176,7 @@ class CostModel {
   bool exec_estimate(const CostKey& key, int device, int64_t footprint, double* ns) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   CostEstimate estimate(const CostKey& key, int device, int64_t footprint,
-                        absl::Span<const CostInput> inputs) const
+                        absl::Span<const CostInput> inputs, int home, int64_t out_bytes) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void add_point(const CostKey& key, int device, const Stat& stat)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -139,7 +139,7 @@ CostChoice CostPolicy::decide(OpId op, DType dtype, absl::Span<const Tensor* con
   for (int d : candidates) fit.push_back(fits(d, inputs, out_bytes));
   const CostKey key{op, dtype, footprint_bucket(cost_footprint(inputs, out_bytes))};
   return model_->choose(key, cost_footprint(inputs, out_bytes), candidates,
-                        absl::MakeConstSpan(fit.data(), fit.size()), in);
+                        absl::MakeConstSpan(fit.data(), fit.size()), in, out_bytes);
 }
 
 void CostPolicy::log_skips(OpId op, const CostChoice& choice,
@@ -218,7 +218,9 @@ std::string CostPolicy::describe(OpId op, DType dtype, absl::Span<const Tensor* 
 }
 
 CostTiming CostPolicy::begin(Device& device) {
-  return CostTiming{model_->clock().now_ns(), device.record_mark()};
+  // The mark first: the host time is the launch's alone, not the event's record as well.
+  void* mark = device.record_mark();
+  return CostTiming{model_->clock().now_ns(), mark};
 }
 
 void CostPolicy::end(const CostTiming& timing, Device& device, OpId op, DType dtype,

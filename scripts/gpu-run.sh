@@ -493,7 +493,13 @@ for step in $steps; do
       part_start=$SECONDS
       MT_TEST_TIMEOUT=300 limit .gpu/bin/placement_suite >"$out/placement-suite.log" 2>&1
       record "placement_suite" "rc=$? $((SECONDS - part_start)) s"
-      cat "$out/placement-suite.log" ;;
+      cat "$out/placement-suite.log"
+      # One logged step of the small workloads under the cost policy: where each op went, why.
+      for w in scalar_bookkeeping mlp_batch1 mlp_batch1024 preprocess_then_matmul; do
+        echo "-- cost placement of one $w step"
+        MT_TEST_TIMEOUT=60 limit .gpu/bin/placement_suite --child --workload="$w" --policy=cost \
+          --log_step=1 2>&1 | grep -E '^(RESULT|Executing op)' | sed 's|/job:localhost/replica:0/task:0/device:||'
+      done ;;
     replicabench)
       # mt.function inside MirroredStrategy.run (issue 22): the small MLP's step per replica,
       # eager or replaying each replica's own graph, on two GPUs and on one.

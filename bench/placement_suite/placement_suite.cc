@@ -4,7 +4,7 @@
 // never help another and the small-op rule's environment variable can differ:
 //
 //   placement_suite                 # the table
-//   placement_suite --steps=50      # more timed steps per pair (default 20)
+//   placement_suite --steps=50      # fewer timed steps per pair (default 1000)
 //   placement_suite --child --workload=mlp_batch1 --policy=cost --log_step=1
 //                                   # one pair here, then one step's placement logged
 //
@@ -145,7 +145,7 @@ int run_table(const char* self, int steps) {
 
 int main(int argc, char** argv) {
   using mt::bench::flag;
-  const int steps = std::atoi(flag(argc, argv, "steps", "20").c_str());
+  const int steps = std::atoi(flag(argc, argv, "steps", "1000").c_str());
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--child") == 0) {
       return mt::bench::run_child(flag(argc, argv, "workload", ""), flag(argc, argv, "policy", ""),

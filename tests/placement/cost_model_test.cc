@@ -97,6 +97,41 @@ TEST_F(CostModelTest, ACopyWaitsForTheWorkQueuedOnItsSource) {
   EXPECT_EQ(c.device, kGpu);
 }
 
+// Note [Leaving the inputs' device]: a small op on a GPU tensor that would win on the CPU by
+// a little stays on the GPU, since its output would have to come back; one that wins by
+// more than the way back still moves.
+TEST_F(CostModelTest, LeavingTheInputsDevicePaysTheOutputsWayBack) {
+  const std::vector<int> candidates = {kGpu, kCpu};
+  const bool fits[2] = {true, true};
+  const CostInput on_gpu[] = {{kGpu, 1024}};
+  teach(kAdd, kCpu, 200);
+  teach(kAdd, kGpu, 9000);
+  CostChoice alone = model_.choose(kAdd, 1024, candidates, fits, on_gpu);  // no output size
+  EXPECT_EQ(alone.device, kCpu);                                           // 8.3 us < 9 us
+  CostChoice c = model_.choose(kAdd, 1024, candidates, fits, on_gpu, 1024);
+  EXPECT_EQ(c.device, kGpu);
+  EXPECT_DOUBLE_EQ(c.estimates[1].back_ns, 5000 + 102.4);  // host to device
+  EXPECT_DOUBLE_EQ(c.estimates[0].back_ns, 0);             // already there
+  EXPECT_EQ(model_.describe(c), "GPU:0 9.0 us vs CPU:0 0.2 us + copy 8.1 us + back 5.1 us");
+  teach(kMul, kCpu, 200);
+  teach(kMul, kGpu, 30000);
+  EXPECT_EQ(model_.choose(kMul, 1024, candidates, fits, on_gpu, 1024).device, kCpu);
+}
+
+TEST_F(CostModelTest, TheInputsDeviceHoldsMostOfTheirBytesAndAnOpWithoutInputsHasNone) {
+  const std::vector<int> candidates = {kGpu, kCpu};
+  const bool fits[2] = {true, true};
+  teach(kAdd, kCpu, 1000);
+  teach(kAdd, kGpu, 1000);
+  const CostInput mixed[] = {{kCpu, 100}, {kGpu, 4096}};
+  CostChoice c = model_.choose(kAdd, 4196, candidates, fits, mixed, 4096);
+  EXPECT_DOUBLE_EQ(c.estimates[0].back_ns, 0);             // the GPU holds most
+  EXPECT_DOUBLE_EQ(c.estimates[1].back_ns, 5000 + 409.6);  // the CPU sends it back
+  CostChoice none = model_.choose(kAdd, 4096, candidates, fits, {}, 4096);
+  EXPECT_DOUBLE_EQ(none.estimates[0].back_ns, 0);
+  EXPECT_DOUBLE_EQ(none.estimates[1].back_ns, 0);
+}
+
 TEST_F(CostModelTest, TheFirstMeasurementIsWarmUpAndLaterOnesMoveTheMeanByAQuarter) {
   model_.record(kAdd, kCpu, 4096, 1e6);
   EXPECT_FALSE(choose({}).calibrated);

@@ -62,11 +62,11 @@ TEST_F(CostPolicyTest, IsOffByDefaultAndSwitchesAtAnyTime) {
 TEST_F(CostPolicyTest, RunsTheOpWhereItsEstimatedFinishIsEarliest) {
   start();
   teach(0, 50000);  // 50 us on CPU:0
-  teach(1, 100);    // 0.1 us on CPU:1, plus two copies of 4 KiB: 2 x (1 + 4.096) us
+  teach(1, 100);    // 0.1 us on CPU:1, two copies of 4 KiB in and the sum back: 3 x (1 + 4.096) us
   EXPECT_EQ(add(a_, b_).device(), cpu(1));
   debugging::PlacementExplanation e = debugging::explain_placement("AddV2", {a_, b_});
   EXPECT_EQ(e.reason, "cost");
-  EXPECT_EQ(e.detail, "cost policy: CPU:1 0.1 us + copy 10.2 us vs CPU:0 50.0 us");
+  EXPECT_EQ(e.detail, "cost policy: CPU:1 0.1 us + copy 10.2 us + back 5.1 us vs CPU:0 50.0 us");
   EXPECT_EQ(e.copies.size(), 2u);
 }
 
@@ -80,10 +80,10 @@ TEST_F(CostPolicyTest, LogLinesCarryTheEstimates) {
   debugging::set_log_placement_reasons(false);
   debugging::set_log_device_placement(false);
   ASSERT_FALSE(log().empty());
-  EXPECT_EQ(log().back(),
-            "Executing op AddV2 in device " + cpu(1) +
-                " (cost policy: CPU:1 0.1 us + copy 10.2 us vs CPU:0 50.0 us; input 0 copied "
-                "from CPU:0, 4 KiB; input 1 copied from CPU:0, 4 KiB)");
+  EXPECT_EQ(log().back(), "Executing op AddV2 in device " + cpu(1) +
+                              " (cost policy: CPU:1 0.1 us + copy 10.2 us + back 5.1 us vs CPU:0 "
+                              "50.0 us; input 0 copied "
+                              "from CPU:0, 4 KiB; input 1 copied from CPU:0, 4 KiB)");
 }
 
 TEST_F(CostPolicyTest, CalibratesOnThePriorityDeviceFirst) {
