@@ -9,7 +9,7 @@
 //   double ns = bus.transfer_ns(Link::kHostToDevice, 1 << 20);
 //
 // The file, one link a line after a header naming the machine:
-//   minitensor-bus 1
+//   minitensor-bus 2
 //   machine <key>
 //   H2D <latency_ns> <bytes_per_ns>
 // A file of another version or machine, or one that does not parse, is refused with

@@ -36,8 +36,12 @@ const CostEstimate& CostChoice::chosen() const {
 CostModel::CostModel(std::vector<CostDevice> devices, const CostClock* clock)
     : devices_(std::move(devices)),
       clock_(clock),
-      busy_until_ns_(new std::atomic<int64_t>[devices_.size()]) {
-  for (size_t i = 0; i < devices_.size(); ++i) busy_until_ns_[i].store(0);
+      busy_until_ns_(new std::atomic<int64_t>[devices_.size()]),
+      enqueued_ns_(new std::atomic<int64_t>[devices_.size()]) {
+  for (size_t i = 0; i < devices_.size(); ++i) {
+    busy_until_ns_[i].store(0);
+    enqueued_ns_[i].store(0);
+  }
 }
 
 uint64_t CostModel::stat_key(const CostKey& key, int device) {
@@ -193,12 +197,28 @@ void CostModel::record(const CostKey& key, int device, int64_t bytes, double ns)
 void CostModel::note_enqueued(int device, double exec_ns) {
   if (devices_[device].type != DeviceType::kGPU) return;  // runs inline: nothing queues
   const int64_t now = clock_->now_ns();
+  enqueued_ns_[device].fetch_add(static_cast<int64_t>(exec_ns), std::memory_order_relaxed);
   std::atomic<int64_t>& busy = busy_until_ns_[device];
   int64_t old = busy.load(std::memory_order_relaxed);
   int64_t next;
   do {
     next = std::max(old, now) + static_cast<int64_t>(exec_ns);
   } while (!busy.compare_exchange_weak(old, next, std::memory_order_relaxed));
+}
+
+int64_t CostModel::enqueued_total_ns(int device) const {
+  return enqueued_ns_[device].load(std::memory_order_relaxed);
+}
+
+void CostModel::note_drained(int device, int64_t enqueued_total) {
+  if (devices_[device].type != DeviceType::kGPU) return;
+  // Note [A queue that follows the device]
+  const int64_t after = enqueued_ns_[device].load(std::memory_order_relaxed) - enqueued_total;
+  const int64_t bound = clock_->now_ns() + std::max<int64_t>(after, 0);
+  std::atomic<int64_t>& busy = busy_until_ns_[device];
+  int64_t old = busy.load(std::memory_order_relaxed);
+  while (old > bound && !busy.compare_exchange_weak(old, bound, std::memory_order_relaxed)) {
+  }
 }
 
 double CostModel::queued_ns(int device) const {

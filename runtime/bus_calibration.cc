@@ -89,8 +89,14 @@ BusModel measure_bus(const Runtime& rt) {
   Device& gpu = *gpus[0];
   PoolBuffer on_gpu(gpu, kLarge);
   if (on_gpu.get() == nullptr) return bus;
+  // As an op's input goes to the GPU: from the CPU pool (pinned when a GPU is visible, Note
+  // [Pinned host tensors]), by copy_from_device.
   time_link(&bus, Link::kHostToDevice, [&](size_t n) {
-    return gpu.copy_from_host(on_gpu.get(), src.get(), n).ok() && gpu.synchronize().ok();
+    absl::StatusOr<PendingUse> use = gpu.copy_from_device(on_gpu.get(), host, src.get(), n);
+    if (!use.ok()) return false;
+    bool done = gpu.synchronize().ok();
+    if (use->handle != nullptr) use->release(use->handle);
+    return done;
   });
   time_link(&bus, Link::kDeviceToHost,
             [&](size_t n) { return gpu.copy_to_host(dst.get(), on_gpu.get(), n).ok(); });

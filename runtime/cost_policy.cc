@@ -30,6 +30,7 @@ struct CostPolicy::Pending {
   double host_ns;
   void* begin;
   void* end;
+  int64_t enqueued_total;  // Note [A queue that follows the device] in cost_model.h
 };
 
 namespace {
@@ -220,14 +221,20 @@ std::string CostPolicy::describe(OpId op, DType dtype, absl::Span<const Tensor* 
 CostTiming CostPolicy::begin(Device& device) {
   // The mark first: the host time is the launch's alone, not the event's record as well.
   void* mark = device.record_mark();
-  return CostTiming{model_->clock().now_ns(), mark};
+  const int64_t enqueued = mark != nullptr ? model_->enqueued_total_ns(index_of(device)) : 0;
+  return CostTiming{model_->clock().now_ns(), mark, enqueued};
+}
+
+int CostPolicy::index_of(const Device& device) const {
+  int index = 0;
+  while (index < rt_.num_devices() && &rt_.device(index) != &device) ++index;
+  return index;
 }
 
 void CostPolicy::end(const CostTiming& timing, Device& device, OpId op, DType dtype,
                      absl::Span<const Tensor* const> inputs, int64_t out_bytes) {
   const double host_ns = static_cast<double>(model_->clock().now_ns() - timing.host_begin_ns);
-  int index = 0;
-  while (index < rt_.num_devices() && &rt_.device(index) != &device) ++index;
+  const int index = index_of(device);
   const int64_t footprint = cost_footprint(inputs, out_bytes);
   const CostKey key{op, dtype, footprint_bucket(footprint)};
   if (timing.mark_begin == nullptr) {
@@ -238,8 +245,8 @@ void CostPolicy::end(const CostTiming& timing, Device& device, OpId op, DType dt
   {
     MutexLock lock(&pending_mu_);
     if (mark_end != nullptr && pending_.size() < kMaxPending) {
-      pending_.push_back(
-          Pending{key, index, &device, footprint, host_ns, timing.mark_begin, mark_end});
+      pending_.push_back(Pending{key, index, &device, footprint, host_ns, timing.mark_begin,
+                                 mark_end, timing.enqueued_total});
       return;
     }
   }
@@ -259,6 +266,7 @@ void CostPolicy::poll_pending() {
     }
     p.owner->release_mark(p.begin);
     p.owner->release_mark(p.end);
+    model_->note_drained(p.device, p.enqueued_total);
     if (*ms >= 0) model_->record(p.key, p.device, p.footprint, std::max(p.host_ns, *ms * 1e6));
   }
   pending_.resize(kept);

@@ -49,6 +49,7 @@ class Device;
 struct CostTiming {
   int64_t host_begin_ns = 0;
   void* mark_begin = nullptr;  // a GPU's event; nullptr on a CPU
+  int64_t enqueued_total = 0;  // the device's queue mark (CostModel::enqueued_total_ns)
 };
 
 class CostPolicy {
@@ -109,6 +110,8 @@ class CostPolicy {
   void log_skips(OpId op, const CostChoice& choice, absl::Span<const Tensor* const> inputs,
                  int64_t out_bytes);
   void poll_pending();
+  // Returns `device`'s index in the runtime.
+  int index_of(const Device& device) const;
 
   const Runtime& rt_;
   SteadyCostClock steady_;

@@ -39,7 +39,7 @@ TEST(BusModelTest, RoundTripsThroughItsFile) {
   bus.set(Link::kHostToDevice, LinkCost{9000, 25.5});
   bus.set(Link::kHostToHost, LinkCost{120, 11});
   std::string text = bus.serialize("host-a,CPU:0,GPU:0");
-  EXPECT_EQ(text, "minitensor-bus 1\nmachine host-a,CPU:0,GPU:0\nH2H 120 11\nH2D 9000 25.5\n");
+  EXPECT_EQ(text, "minitensor-bus 2\nmachine host-a,CPU:0,GPU:0\nH2H 120 11\nH2D 9000 25.5\n");
   absl::StatusOr<BusModel> back = BusModel::parse(text, "host-a,CPU:0,GPU:0");
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_DOUBLE_EQ(back->get(Link::kHostToDevice).bytes_per_ns, 25.5);
@@ -56,13 +56,13 @@ TEST(BusModelTest, RefusesAFileOfAnotherMachine) {
 
 TEST(BusModelTest, RefusesACorruptFile) {
   for (const char* text :
-       {"", "garbage", "minitensor-bus 2\nmachine m\n",
-        "minitensor-bus 1\nmachine m\nH2D nine 25\n", "minitensor-bus 1\nmachine m\nH2D 1 0\n",
-        "minitensor-bus 1\nmachine m\nX2Y 1 2\n"}) {
+       {"", "garbage", "minitensor-bus 3\nmachine m\n",
+        "minitensor-bus 2\nmachine m\nH2D nine 25\n", "minitensor-bus 2\nmachine m\nH2D 1 0\n",
+        "minitensor-bus 2\nmachine m\nX2Y 1 2\n"}) {
     EXPECT_EQ(BusModel::parse(text, "m").status().code(), absl::StatusCode::kInvalidArgument)
         << text;
   }
-  EXPECT_EQ(BusModel::parse("minitensor-bus 1\nmachine m\nH2D nine 25\n", "m").status().message(),
+  EXPECT_EQ(BusModel::parse("minitensor-bus 2\nmachine m\nH2D nine 25\n", "m").status().message(),
             "line 3 does not parse");
 }
 

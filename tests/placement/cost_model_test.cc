@@ -88,6 +88,27 @@ TEST_F(CostModelTest, WorkQueuedOnTheGpuDelaysItAndDrainsWithTheClock) {
   EXPECT_DOUBLE_EQ(model_.queued_ns(kGpu), 0);
 }
 
+// Note [A queue that follows the device]: estimates larger than the device's real time pile
+// up; an op seen completed cuts the queue to what was enqueued after it.
+TEST_F(CostModelTest, AnOpSeenCompletedCutsTheQueueToTheWorkAfterIt) {
+  for (int i = 0; i < 4; ++i) model_.note_enqueued(kGpu, 5000);
+  const int64_t fourth = model_.enqueued_total_ns(kGpu);
+  EXPECT_EQ(fourth, 20000);
+  for (int i = 0; i < 6; ++i) model_.note_enqueued(kGpu, 5000);
+  EXPECT_DOUBLE_EQ(model_.queued_ns(kGpu), 50000);
+  clock_.advance(1000);
+  model_.note_drained(kGpu, fourth);  // the fourth op's events completed: six remain at most
+  EXPECT_DOUBLE_EQ(model_.queued_ns(kGpu), 30000);
+  model_.note_drained(kGpu, 0);  // an older op says less: the queue does not grow back
+  EXPECT_DOUBLE_EQ(model_.queued_ns(kGpu), 30000);
+  model_.note_drained(kGpu, model_.enqueued_total_ns(kGpu));  // the last one: empty
+  EXPECT_DOUBLE_EQ(model_.queued_ns(kGpu), 0);
+  model_.note_enqueued(kCpu, 5000);  // the CPU runs inline: no queue and no mark
+  model_.note_drained(kCpu, 0);
+  EXPECT_EQ(model_.enqueued_total_ns(kCpu), 0);
+  EXPECT_DOUBLE_EQ(model_.queued_ns(kCpu), 0);
+}
+
 TEST_F(CostModelTest, ACopyWaitsForTheWorkQueuedOnItsSource) {
   teach(kAdd, kCpu, 100);
   teach(kAdd, kGpu, 100);

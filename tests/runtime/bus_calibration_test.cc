@@ -2,14 +2,14 @@
 // there is one of this machine, and measuring again over a corrupt or foreign one.
 #include "runtime/bus_calibration.h"
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
-
-#include <unistd.h>
 
 #include "gtest/gtest.h"
 #include "runtime/context.h"
@@ -69,7 +69,7 @@ TEST_F(BusCalibrationTest, MeasuresWithoutAFileAndWritesOne) {
 
 TEST_F(BusCalibrationTest, ReadsTheFileOfThisMachine) {
   std::filesystem::create_directories(dir_ + "/minitensor");
-  std::ofstream(path_) << "minitensor-bus 1\nmachine m\nH2H 123 45\n";
+  std::ofstream(path_) << "minitensor-bus 2\nmachine m\nH2H 123 45\n";
   BusModel bus = internal::load_or_measure_bus(runtime(), "m", path_);
   EXPECT_EQ(bus.get(Link::kHostToHost).latency_ns, 123);
   EXPECT_EQ(bus.get(Link::kHostToHost).bytes_per_ns, 45);
@@ -78,7 +78,8 @@ TEST_F(BusCalibrationTest, ReadsTheFileOfThisMachine) {
 TEST_F(BusCalibrationTest, MeasuresAgainOverACorruptOrForeignFile) {
   std::filesystem::create_directories(dir_ + "/minitensor");
   for (const char* text :
-       {"minitensor-bus 1\nmachine elsewhere\nH2H 123 45\n", "minitensor-bus 1\nmachine m\n?"}) {
+       {"minitensor-bus 2\nmachine elsewhere\nH2H 123 45\n", "minitensor-bus 2\nmachine m\n?",
+        "minitensor-bus 1\nmachine m\nH2H 123 45\n"}) {  // a file of the previous version
     std::ofstream(path_) << text;
     ::testing::internal::CaptureStderr();
     BusModel bus = internal::load_or_measure_bus(runtime(), "m", path_);
