@@ -108,7 +108,7 @@ CostEstimate CostModel::estimate(const CostKey& key, int device, int64_t footpri
 
 CostChoice CostModel::choose(const CostKey& key, int64_t footprint,
                              absl::Span<const int> candidates, absl::Span<const bool> fits,
-                             absl::Span<const CostInput> inputs, int64_t out_bytes) {
+                             absl::Span<const CostInput> inputs, int64_t out_bytes, bool counts) {
   MT_CHECK(!candidates.empty() && fits.size() == candidates.size());
   // The inputs' device: the one holding most of their bytes (the first such input's).
   int home = -1;
@@ -162,7 +162,7 @@ CostChoice CostModel::choose(const CostKey& key, int64_t footprint,
   }
   if (pick < 0) pick = 0;  // nothing fits: the priority device, which will report the OOM
   c.device = c.estimates[pick].device;
-  if (!c.calibrated) ++stats_[stat_key(key, c.device)].tries;
+  if (!c.calibrated && counts) ++stats_[stat_key(key, c.device)].tries;
   return c;
 }
 

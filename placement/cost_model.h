@@ -149,9 +149,10 @@ class CostModel {
   // `fits[i]` says whether candidate i's pool can take the output), with the estimates;
   // `out_bytes` is the output's size (Note [Leaving the inputs' device]). Candidates must
   // not be empty. When none fits, the first candidate is chosen.
+  // `counts` false: an explanation, which takes none of the calibration's tries.
   CostChoice choose(const CostKey& key, int64_t footprint, absl::Span<const int> candidates,
                     absl::Span<const bool> fits, absl::Span<const CostInput> inputs,
-                    int64_t out_bytes = 0);
+                    int64_t out_bytes = 0, bool counts = true);
 
   // Records that `key` took `ns` on `device` for a footprint of `bytes`.
   void record(const CostKey& key, int device, int64_t bytes, double ns);

@@ -125,7 +125,7 @@ bool CostPolicy::fits(int device, absl::Span<const Tensor* const> inputs, int64_
 }
 
 CostChoice CostPolicy::decide(OpId op, DType dtype, absl::Span<const Tensor* const> inputs,
-                              int64_t out_bytes) {
+                              int64_t out_bytes, bool counts) {
   poll_pending();
   const std::vector<int>& candidates =
       candidates_[static_cast<int>(op) * kNumDTypes + static_cast<int>(dtype)];
@@ -140,7 +140,7 @@ CostChoice CostPolicy::decide(OpId op, DType dtype, absl::Span<const Tensor* con
   for (int d : candidates) fit.push_back(fits(d, inputs, out_bytes));
   const CostKey key{op, dtype, footprint_bucket(cost_footprint(inputs, out_bytes))};
   return model_->choose(key, cost_footprint(inputs, out_bytes), candidates,
-                        absl::MakeConstSpan(fit.data(), fit.size()), in, out_bytes);
+                        absl::MakeConstSpan(fit.data(), fit.size()), in, out_bytes, counts);
 }
 
 void CostPolicy::log_skips(OpId op, const CostChoice& choice,
@@ -215,7 +215,8 @@ std::string CostPolicy::describe(OpId op, DType dtype, absl::Span<const Tensor* 
   if (candidates_[static_cast<int>(op) * kNumDTypes + static_cast<int>(dtype)].size() <= 1) {
     return "cost policy: one device has a kernel";
   }
-  return absl::StrCat("cost policy: ", model_->describe(decide(op, dtype, inputs, out_bytes)));
+  return absl::StrCat("cost policy: ",
+                      model_->describe(decide(op, dtype, inputs, out_bytes, /*counts=*/false)));
 }
 
 CostTiming CostPolicy::begin(Device& device) {

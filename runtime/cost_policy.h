@@ -98,8 +98,9 @@ class CostPolicy {
  private:
   struct Pending;
   // Returns the decision for `op` on `inputs` without the cache.
-  CostChoice decide(OpId op, DType dtype, absl::Span<const Tensor* const> inputs,
-                    int64_t out_bytes);
+  // `counts` false for describe(): an explanation takes no calibration try.
+  CostChoice decide(OpId op, DType dtype, absl::Span<const Tensor* const> inputs, int64_t out_bytes,
+                    bool counts = true);
   // Returns the decision cache's key of the op (Note [Cost decision cache]); 0: not cached.
   uint64_t cache_key(OpId op, DType dtype, absl::Span<const Tensor* const> inputs,
                      int64_t footprint) const;

@@ -115,7 +115,9 @@ absl::StatusOr<Tensor> copy_to(const Tensor& t, Device& device) {
 // is timed and recorded here.
 class OpTrace {
  public:
-  OpTrace(OpId op, DType dtype, const Placement& p) {
+  // `estimates`: the cost policy's, for an op it placed (shown as the op's detail).
+  OpTrace(OpId op, DType dtype, const Placement& p, std::string estimates) {
+    details_.text = std::move(estimates);
     e_.op = op;
     e_.dtype = dtype;
     e_.reason = p.reason;
@@ -213,8 +215,8 @@ class MaybeOpTrace {
     if (trace_ != nullptr) trace_->~OpTrace();
   }
 
-  void emplace(OpId op, DType dtype, const Placement& p) {
-    trace_ = new (storage_) OpTrace(op, dtype, p);
+  void emplace(OpId op, DType dtype, const Placement& p, std::string estimates) {
+    trace_ = new (storage_) OpTrace(op, dtype, p, std::move(estimates));
   }
   explicit operator bool() const { return trace_ != nullptr; }
   OpTrace* operator->() const { return trace_; }
@@ -300,7 +302,12 @@ absl::Status run_op(OpId op, absl::Span<const Tensor* const> inputs, const Sourc
   MT_ASSIGN_OR_RETURN(Placement p, place_op(ctx, *rt, op, key, inputs, &out));
   Device& device = rt->device(p.device);
   if (ctx.log_placement()) log_op(op, key, p, device, inputs);
-  if (__builtin_expect(traced, 0)) trace.emplace(op, key, p);
+  if (__builtin_expect(traced, 0)) {  // the estimates before the op's time starts
+    trace.emplace(op, key, p,
+                  p.reason == PlacementReason::kCost
+                      ? rt->cost_policy().describe(op, key, inputs, output_bytes(&out, inputs))
+                      : std::string());
+  }
   if (RemoteOps* remote = device.remote()) {
     if (trace) {
       for (const Tensor* t : inputs) trace->add_input(*t->impl());

@@ -49,7 +49,9 @@ void append_op(std::string* out, const TraceEvent& e, const TraceState& s)
   const Placement p{e.device, nullptr, e.reason};
   const DeviceSpec none;
   const DeviceSpec& requested = e.requested >= 0 ? s.specs[e.requested] : none;
-  append_json_string(out, placement_detail(e.op, e.dtype, &requested, p));
+  // An op the cost policy placed carries its estimates (recorded when it ran).
+  append_json_string(
+      out, e.text >= 0 ? s.texts[e.text] : placement_detail(e.op, e.dtype, &requested, p));
   // A remote op's time is its issue's (the task runs it later).
   const char* timing =
       e.device_time ? "device" : (rt.device(e.device).remote() != nullptr ? "issue" : "host");

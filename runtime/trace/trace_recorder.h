@@ -73,12 +73,13 @@ struct TraceEvent {
   bool has_counter = false;  // in_use and reserved hold the pool's after the op
   uint8_t num_shapes = 0;    // an op's inputs, then its output, at dims_begin
   int16_t requested = -1;    // the op's device scope in TraceState::specs; -1: none
-  int32_t text = -1;         // OOM message or configuration JSON in TraceState::texts
-  uint32_t dims_begin = 0;   // each shape's rank, then its dims, in TraceState::dims
-  int device = 0;            // the op's, or the copy's destination
-  int src_device = 0;        // a copy's source
-  int mark_device = 0;       // the device whose stream holds the marks
-  int64_t ts_ns = 0;         // host ticks until stop() (Note [Ticks]), then steady-clock ns
+  int32_t text =
+      -1;  // OOM message, configuration JSON or an op's cost estimates (TraceState::texts)
+  uint32_t dims_begin = 0;  // each shape's rank, then its dims, in TraceState::dims
+  int device = 0;           // the op's, or the copy's destination
+  int src_device = 0;       // a copy's source
+  int mark_device = 0;      // the device whose stream holds the marks
+  int64_t ts_ns = 0;        // host ticks until stop() (Note [Ticks]), then steady-clock ns
   int64_t dur_ns = 0;
   int64_t bytes = 0;  // allocated by the op (output and copies), or copied
   int64_t in_use = 0, reserved = 0;

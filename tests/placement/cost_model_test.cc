@@ -215,6 +215,17 @@ TEST_F(CostModelTest, StopsTryingADeviceThatNeverReportsAndUsesTheKnownBest) {
   EXPECT_EQ(c.device, kGpu);
 }
 
+TEST_F(CostModelTest, AnExplanationTakesNoCalibrationTry) {
+  teach(kAdd, kGpu, 500);
+  const std::vector<int> candidates = {kGpu, kCpu};
+  const bool fits[2] = {true, true};
+  for (int i = 0; i < 2 * CostModel::kMaxTries; ++i) {
+    EXPECT_EQ(model_.choose(kAdd, 4096, candidates, fits, {}, 0, /*counts=*/false).device, kCpu);
+  }
+  for (int i = 0; i < CostModel::kMaxTries; ++i) EXPECT_EQ(choose({}).device, kCpu);
+  EXPECT_EQ(choose({}).device, kGpu);  // the CPU's tries were the counted ones
+}
+
 TEST_F(CostModelTest, NeverTriesALargeOpOnAnUnmeasuredDevice) {
   const CostKey big{OpId::kMatMul, DType::kFloat32, 30};
   teach(big, kGpu, 5e6, int64_t{1} << 29);

@@ -1,5 +1,5 @@
 // The cost policy inside the runtime, on logical CPUs with a fake clock and taught
-// estimates: it places by estimate, explains itself, skips a pool that cannot take the
+// estimates: it places by estimate, explains itself (in the log and the trace), skips a pool that cannot take the
 // output, leaves scopes and variables their devices, caches its decisions, and reads and
 // writes its history file (missing, corrupt and other-machine files are warnings).
 #include "runtime/cost_policy.h"
@@ -10,6 +10,7 @@
 #include "gtest/gtest.h"
 #include "runtime/minitensor.h"
 #include "tests/placement/fake_cost_clock.h"
+#include "tests/runtime/json_test_util.h"
 #include "tests/runtime/runtime_fixture.h"
 
 namespace mt {
@@ -84,6 +85,27 @@ TEST_F(CostPolicyTest, LogLinesCarryTheEstimates) {
                               " (cost policy: CPU:1 0.1 us + copy 10.2 us + back 5.1 us vs CPU:0 "
                               "50.0 us; input 0 copied "
                               "from CPU:0, 4 KiB; input 1 copied from CPU:0, 4 KiB)");
+}
+
+TEST_F(CostPolicyTest, TheTraceShowsTheEstimatesBehindEachChoice) {
+  start();
+  teach(0, 50000);
+  teach(1, 100);
+  {
+    trace::Recording recording;
+    add(a_, b_);
+  }
+  std::optional<testing::Json> json = testing::parse_json(trace::to_json());
+  ASSERT_TRUE(json.has_value());
+  int ops = 0;
+  for (const testing::Json& e : (*json)["traceEvents"].array) {
+    if (e["cat"].string != "op" || e["name"].string != "AddV2") continue;
+    ++ops;
+    EXPECT_EQ(e["args"]["reason"].string, "cost");
+    EXPECT_EQ(e["args"]["detail"].string,
+              "cost policy: CPU:1 0.1 us + copy 10.2 us + back 5.1 us vs CPU:0 50.0 us");
+  }
+  EXPECT_EQ(ops, 1);
 }
 
 TEST_F(CostPolicyTest, CalibratesOnThePriorityDeviceFirst) {
