@@ -331,6 +331,12 @@ TEST(ArrayKernelEdgeTest, SelectAndBroadcastOfNothingWithHugeDimensions) {
   absl::StatusOr<HostTensor> sum = run_cpu(OpId::kAddV2, {x, y}, OpAttrs());
   ASSERT_TRUE(sum.ok()) << sum.status();
   EXPECT_EQ(sum->shape(), S({kHuge, kHuge, 0}));
+  // With the zero first, an operand's own strides overflowed before the plan saw the empty
+  // output (fuzz/corpus/worker_request/worker_request-select-of-nothing-zero-first).
+  const HostTensor zero_first = iota<float>(S({0, kHuge, kHuge}));
+  chosen = run_cpu(OpId::kSelectV2, {cond, zero_first, y}, OpAttrs());
+  ASSERT_TRUE(chosen.ok()) << chosen.status();
+  EXPECT_EQ(chosen->shape(), S({0, kHuge, kHuge}));
 }
 
 }  // namespace
