@@ -54,11 +54,18 @@ void add(CopyPlan* plan, int64_t dim, int64_t stride) {
 }  // namespace
 
 absl::Status make_copy_plan(OpId op, const Shape& in, const OpAttrs& attrs, CopyPlan* plan) {
-  const auto strides = row_major_strides(in);
-  const int rank = in.rank();
   plan->dims.clear();
   plan->strides.clear();
   plan->offset = 0;
+  if (in.num_elements() == 0) {
+    // Each of these ops keeps a 0 dimension of its input (or rejects the call in its shape
+    // function first), so the output has no element either: nothing to copy, and the
+    // input's strides overflow where the dimensions beside the 0 multiply past int64.
+    add(plan, 0, 0);
+    return absl::OkStatus();
+  }
+  const auto strides = row_major_strides(in);
+  const int rank = in.rank();
   switch (op) {
     case OpId::kTranspose:
       for (int i = 0; i < rank; ++i) add(plan, in.dim(attrs.dims[i]), strides[attrs.dims[i]]);

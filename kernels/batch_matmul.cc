@@ -77,6 +77,12 @@ BatchPlan plan_batch_matmul(const Shape& a, const Shape& b, const OpAttrs& attrs
   p.n = b.dim(p.tb ? rb - 2 : rb - 1);
   p.lda = a.dim(ra - 1);
   p.ldb = b.dim(rb - 1);
+  if (p.m == 0 || p.n == 0 || std::find(out.begin(), out.end(), 0) != out.end()) {
+    // An output with no element: no batch to multiply. The sizes below could overflow (a
+    // zero batch of huge matrices) or list every batch of many broadcast empty matrices.
+    p.batches = 0;
+    return p;
+  }
   p.a_matrix = a.dim(ra - 2) * a.dim(ra - 1);
   p.b_matrix = b.dim(rb - 2) * b.dim(rb - 1);
   p.batches = 1;

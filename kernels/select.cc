@@ -18,6 +18,14 @@ int64_t operand_stride(const Shape& s, int rank, int d, const int64_t* row_strid
 
 bool make_select_plan(const Shape& condition, const Shape& x, const Shape& y, const Shape& out,
                       SelectPlan* plan) {
+  *plan = SelectPlan{};
+  if (out.num_elements() == 0) {
+    // Nothing to index; the other dimensions (of the output, or of an operand with no
+    // element) may be too large to multiply without overflow.
+    plan->rank = 1;
+    return true;
+  }
+  // Each operand broadcasts to the output, so it has elements too and its strides fit.
   const Shape* operands[3] = {&condition, &x, &y};
   int64_t row_strides[3][32] = {};
   for (int k = 0; k < 3; ++k) {
@@ -26,12 +34,6 @@ bool make_select_plan(const Shape& condition, const Shape& x, const Shape& y, co
       row_strides[k][d] = stride;
       stride *= operands[k]->dim(d);
     }
-  }
-  *plan = SelectPlan{};
-  if (out.num_elements() == 0) {
-    // Nothing to index; the other dimensions may be too large to merge without overflow.
-    plan->rank = 1;
-    return true;
   }
   const int rank = out.rank();
   for (int d = 0; d < rank; ++d) {

@@ -49,10 +49,13 @@ absl::Status arg_kernel(const KernelContext& ctx) {
   const Shape& shape = *ctx.inputs[0].shape;
   const int rank = shape.rank();
   const int axis = static_cast<int>(ctx.attrs->axis < 0 ? ctx.attrs->axis + rank : ctx.attrs->axis);
+  const int64_t n = ctx.output.shape->num_elements();
+  // An output with no element: nothing to scan, and the dimensions beside its 0 may multiply
+  // past int64. Otherwise the input has elements (its axis is not empty) and `inner` fits.
+  if (n == 0) return absl::OkStatus();
   int64_t inner = 1;
   for (int d = axis + 1; d < rank; ++d) inner *= shape.dim(d);
   const int64_t axis_len = shape.dim(axis);
-  const int64_t n = ctx.output.shape->num_elements();
   const T* in = input_data<T>(ctx, 0);
   const int64_t grain = std::max<int64_t>(1, 32768 / axis_len);
   parallel_for(n, grain, [&](int64_t begin, int64_t end) {

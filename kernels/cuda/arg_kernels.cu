@@ -118,9 +118,10 @@ absl::Status run_arg(const KernelContext& ctx) {
   const Shape& shape = *ctx.inputs[0].shape;
   const int rank = shape.rank();
   const int axis = static_cast<int>(ctx.attrs->axis < 0 ? ctx.attrs->axis + rank : ctx.attrs->axis);
+  // An output with no element first: the dimensions beside its 0 may multiply past int64.
+  if (ctx.output.shape->num_elements() == 0) return absl::OkStatus();
   int64_t inner = 1;
   for (int d = axis + 1; d < rank; ++d) inner *= shape.dim(d);
-  if (ctx.output.shape->num_elements() == 0) return absl::OkStatus();
   if (ctx.output.dtype == DType::kInt32) {
     return launch_arg<kMax, T, int32_t>(ctx, shape.dim(axis), inner);
   }

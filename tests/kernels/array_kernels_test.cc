@@ -331,6 +331,37 @@ TEST(ArrayKernelEdgeTest, SelectAndBroadcastOfNothingWithHugeDimensions) {
   absl::StatusOr<HostTensor> sum = run_cpu(OpId::kAddV2, {x, y}, OpAttrs());
   ASSERT_TRUE(sum.ok()) << sum.status();
   EXPECT_EQ(sum->shape(), S({kHuge, kHuge, 0}));
+  // With the zero first, an operand's own strides overflowed before the plan saw the empty
+  // output (fuzz/corpus/worker_request/worker_request-select-of-nothing-zero-first).
+  const HostTensor zero_first = iota<float>(S({0, kHuge, kHuge}));
+  chosen = run_cpu(OpId::kSelectV2, {cond, zero_first, y}, OpAttrs());
+  ASSERT_TRUE(chosen.ok()) << chosen.status();
+  EXPECT_EQ(chosen->shape(), S({0, kHuge, kHuge}));
+}
+
+// An input with no element whose dimensions after the zero multiply past int64 overflowed
+// its row-major strides in the shape functions of Transpose, Slice, StridedSlice,
+// BroadcastTo and Tile (the copy plan). The wire sends the same calls in the corpus input
+// worker_request-copies-of-nothing-huge-dimensions.
+TEST(ArrayKernelEdgeTest, CopiesOfAnInputOfNothingWithHugeDimensions) {
+  constexpr int64_t kHuge = int64_t{1} << 40;
+  const HostTensor x = iota<float>(S({0, kHuge, kHuge}));
+  absl::StatusOr<HostTensor> t = run_cpu(OpId::kTranspose, {x}, dims({2, 0, 1}));
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->shape(), S({kHuge, 0, kHuge}));
+  absl::StatusOr<HostTensor> s = run_cpu(OpId::kSlice, {x}, dims({0, 1, 2}, {-1, 3, -1}));
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->shape(), S({0, 3, kHuge - 2}));
+  absl::StatusOr<HostTensor> ss =
+      run_cpu(OpId::kStridedSlice, {x}, dims({0, 0, kHuge - 1}, {0, 4, 0}, {1, 1, -2}));
+  ASSERT_TRUE(ss.ok()) << ss.status();
+  EXPECT_EQ(ss->shape(), S({0, 4, kHuge / 2}));
+  absl::StatusOr<HostTensor> b = run_cpu(OpId::kBroadcastTo, {x}, dims({5, 0, kHuge, kHuge}));
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(b->shape(), S({5, 0, kHuge, kHuge}));
+  absl::StatusOr<HostTensor> tiled = run_cpu(OpId::kTile, {x}, dims({7, 3, 1}));
+  ASSERT_TRUE(tiled.ok()) << tiled.status();
+  EXPECT_EQ(tiled->shape(), S({0, 3 * kHuge, kHuge}));
 }
 
 }  // namespace

@@ -132,6 +132,23 @@ TEST(BatchMatMulKernelTest, PlanIsUniformUnlessBothSidesBroadcast) {
   EXPECT_THAT(both.b_list, ElementsAre(0, 1, 2, 0, 1, 2));
 }
 
+// Products with no element whose plans overflowed the size of a matrix (a zero batch of huge
+// matrices) or listed each of 2^40 broadcast batches of empty matrices (8 TiB of indices);
+// fuzz/corpus/worker_request/worker_request-batch-matmul-of-nothing sends both.
+TEST(BatchMatMulKernelTest, ProductsOfNothingWithHugeDimensions) {
+  constexpr int64_t kHuge = int64_t{1} << 40, kMany = int64_t{1} << 20;
+  const HostTensor a = HostTensor::make<float>({0, kHuge, kHuge}, {});
+  const HostTensor b = HostTensor::make<float>({0, kHuge, 2}, {});
+  absl::StatusOr<HostTensor> c = run_cpu(OpId::kBatchMatMulV2, {a, b}, OpAttrs());
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->shape(), S({0, kHuge, 2}));
+  const HostTensor x = HostTensor::make<float>({kMany, 1, 0, 1}, {});
+  const HostTensor y = HostTensor::make<float>({1, kMany, 1, 0}, {});
+  absl::StatusOr<HostTensor> z = run_cpu(OpId::kBatchMatMulV2, {x, y}, OpAttrs());
+  ASSERT_TRUE(z.ok()) << z.status();
+  EXPECT_EQ(z->shape(), S({kMany, kMany, 0, 0}));
+}
+
 TEST(BatchMatMulKernelTest, RejectsLowRanksMismatchedMatricesAndBatches) {
   const auto error = [](std::initializer_list<int64_t> a, std::initializer_list<int64_t> b,
                         bool ta = false, DType db = DType::kFloat32) {

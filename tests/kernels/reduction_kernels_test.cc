@@ -216,5 +216,21 @@ TYPED_TEST(ReductionKernelTest, MatchesReferenceForEveryAxisSubset) {
   }
 }
 
+// ArgMax and ArgMin of an input with no element, along an axis that is not empty, overflowed
+// the kernel's count of elements after the axis (huge dimensions beside a zero);
+// fuzz/corpus/worker_request/worker_request-arg-reduction-of-nothing sends both.
+TEST(ArgReductionKernelTest, OfNothingWithHugeDimensionsAfterTheAxis) {
+  constexpr int64_t kHuge = int64_t{1} << 40;
+  const HostTensor in = HostTensor::make<float>({2, kHuge, kHuge, 0}, {});
+  OpAttrs attrs;
+  attrs.axis = 0;
+  attrs.dst_dtype = DType::kInt64;
+  for (OpId op : {OpId::kArgMax, OpId::kArgMin}) {
+    absl::StatusOr<HostTensor> out = run_cpu(op, {in}, attrs);
+    ASSERT_TRUE(out.ok()) << out.status();
+    EXPECT_EQ(out->shape(), S({kHuge, kHuge, 0})) << op_name(op);
+  }
+}
+
 }  // namespace
 }  // namespace mt
