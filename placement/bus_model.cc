@@ -40,6 +40,8 @@ const char* link_name(Link link) {
       return "D2H";
     case Link::kDeviceToDevice:
       return "D2D";
+    case Link::kNetwork:
+      return "NET";
   }
   return "?";
 }
@@ -48,7 +50,7 @@ std::string BusModel::serialize(std::string_view machine) const {
   std::string out = absl::StrCat(kHeader, "\nmachine ", view(machine), "\n");
   for (int i = 0; i < kNumLinks; ++i) {
     const LinkCost& c = links_[i];
-    if (c.bytes_per_ns <= 0) continue;
+    if (c.bytes_per_ns <= 0 || static_cast<Link>(i) == Link::kNetwork) continue;
     absl::StrAppend(&out, link_name(static_cast<Link>(i)), " ",
                     absl::StrFormat("%.10g %.10g", c.latency_ns, c.bytes_per_ns), "\n");
   }

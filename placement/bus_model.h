@@ -30,13 +30,15 @@ enum class Link : uint8_t {
   kHostToDevice,    // CPU to GPU
   kDeviceToHost,    // GPU to CPU
   kDeviceToDevice,  // GPU to GPU (two logical GPUs of one card, or two cards)
+  kNetwork,         // to or from a device of another task: an RPC (measured per process,
+                    // never cached in the file: it depends on the cluster, not the machine)
 };
-inline constexpr int kNumLinks = 4;
+inline constexpr int kNumLinks = 5;
 
 // Returns the link bytes take from a device of type `from` to one of type `to`.
 Link link_between(DeviceType from, DeviceType to);
 
-// Returns "H2H", "H2D", "D2H" or "D2D".
+// Returns "H2H", "H2D", "D2H", "D2D" or "NET".
 const char* link_name(Link link);
 
 struct LinkCost {

@@ -49,6 +49,11 @@ uint64_t CostModel::stat_key(const CostKey& key, int device) {
          static_cast<uint64_t>(key.bucket) << 24 | static_cast<uint64_t>(device) << 32;
 }
 
+Link CostModel::link(int from, int to) const {
+  if (devices_[from].remote || devices_[to].remote) return Link::kNetwork;
+  return link_between(devices_[from].type, devices_[to].type);
+}
+
 uint64_t CostModel::fit_key(OpId op, int device) {
   return static_cast<uint64_t>(op) | static_cast<uint64_t>(device) << 32;
 }
@@ -88,7 +93,7 @@ CostEstimate CostModel::estimate(const CostKey& key, int device, int64_t footpri
   for (const CostInput& in : inputs) {
     if (in.device == device) continue;
     e.wait_ns = std::max(e.wait_ns, queued_ns(in.device));  // the copy waits for its source
-    Link link = link_between(devices_[in.device].type, devices_[device].type);
+    const Link link = this->link(in.device, device);
     if (!bus_.has(link)) {
       e.known = false;
       continue;
@@ -96,7 +101,7 @@ CostEstimate CostModel::estimate(const CostKey& key, int device, int64_t footpri
     e.copy_ns += bus_.transfer_ns(link, static_cast<double>(in.bytes));
   }
   if (home >= 0 && home != device && out_bytes > 0) {  // Note [Leaving the inputs' device]
-    Link back = link_between(devices_[device].type, devices_[home].type);
+    const Link back = link(device, home);
     if (bus_.has(back)) {
       e.back_ns = bus_.transfer_ns(back, static_cast<double>(out_bytes));
     } else {
@@ -195,7 +200,7 @@ void CostModel::record(const CostKey& key, int device, int64_t bytes, double ns)
 }
 
 void CostModel::note_enqueued(int device, double exec_ns) {
-  if (devices_[device].type != DeviceType::kGPU) return;  // runs inline: nothing queues
+  if (!queues(device)) return;  // runs inline, or remotely: nothing the model follows
   const int64_t now = clock_->now_ns();
   enqueued_ns_[device].fetch_add(static_cast<int64_t>(exec_ns), std::memory_order_relaxed);
   std::atomic<int64_t>& busy = busy_until_ns_[device];
@@ -211,7 +216,7 @@ int64_t CostModel::enqueued_total_ns(int device) const {
 }
 
 void CostModel::note_drained(int device, int64_t enqueued_total) {
-  if (devices_[device].type != DeviceType::kGPU) return;
+  if (!queues(device)) return;
   // Note [A queue that follows the device]
   const int64_t after = enqueued_ns_[device].load(std::memory_order_relaxed) - enqueued_total;
   const int64_t bound = clock_->now_ns() + std::max<int64_t>(after, 0);
@@ -222,7 +227,7 @@ void CostModel::note_drained(int device, int64_t enqueued_total) {
 }
 
 double CostModel::queued_ns(int device) const {
-  if (devices_[device].type != DeviceType::kGPU) return 0;
+  if (!queues(device)) return 0;
   int64_t left = busy_until_ns_[device].load(std::memory_order_relaxed) - clock_->now_ns();
   return left > 0 ? static_cast<double>(left) : 0;
 }

@@ -80,10 +80,13 @@ struct CostKey {
 };
 
 // One device as the model sees it. A GPU runs its work asynchronously, so work placed there
-// waits behind what is already queued; a CPU runs each op inline, on the calling thread.
+// waits behind what is already queued; a CPU runs each op inline, on the calling thread. A
+// device of another task (`remote`) is reached over the network (Link::kNetwork) and has no
+// queue the model can follow: its ops cost what issuing them costs.
 struct CostDevice {
   DeviceType type;
-  std::string name;  // short name: "GPU:0"
+  std::string name;  // short name: "GPU:0", or the full name of a remote device
+  bool remote = false;
 };
 
 // One input of an op: the device it lives on and its size.
@@ -186,6 +189,12 @@ class CostModel {
     double mean_bytes = 0;
   };
   static uint64_t stat_key(const CostKey& key, int device);
+  // Returns the link bytes take from device `from` to device `to`.
+  Link link(int from, int to) const;
+  // Returns whether work placed on `device` queues there (a local GPU).
+  bool queues(int device) const {
+    return devices_[device].type == DeviceType::kGPU && !devices_[device].remote;
+  }
   static uint64_t fit_key(OpId op, int device);
   // Returns exec(d), or false when unknown.
   bool exec_estimate(const CostKey& key, int device, int64_t footprint, double* ns) const

@@ -9,13 +9,17 @@
 #include <sstream>
 #include <vector>
 
+#include "core/status.h"
 #include "runtime/context.h"
+#include "runtime/remote.h"
+#include "runtime/tensor_impl.h"
 
 namespace mt::internal {
 namespace {
 
 constexpr size_t kSmall = 4 << 10;
 constexpr size_t kLarge = 8 << 20;
+constexpr size_t kNetworkLarge = 1 << 20;
 
 // A buffer from a device's pool, returned on destruction.
 class PoolBuffer {
@@ -111,6 +115,39 @@ BusModel measure_bus(const Runtime& rt) {
     return other.synchronize().ok() && gpu.synchronize().ok();
   });
   return bus;
+}
+
+std::optional<LinkCost> measure_network(const Runtime& rt) {
+  Device* host = nullptr;
+  Device* remote = nullptr;
+  for (int i = 0; i < rt.num_devices(); ++i) {
+    Device& d = rt.device(i);
+    if (d.remote() != nullptr) {
+      if (remote == nullptr) remote = &d;
+    } else if (d.type() == DeviceType::kCPU && host == nullptr) {
+      host = &d;
+    }
+  }
+  if (host == nullptr || remote == nullptr) return std::nullopt;
+  // A float32 tensor of `bytes` on the task, uploaded from this process.
+  auto on_task = [&](size_t bytes) -> absl::StatusOr<Tensor> {
+    MT_ASSIGN_OR_RETURN(Shape shape, Shape::make({static_cast<int64_t>(bytes / 4)}));
+    MT_ASSIGN_OR_RETURN(TensorImpl * impl, allocate_tensor(*host, DType::kFloat32, shape));
+    Tensor local(impl);
+    std::memset(impl->data, 0, bytes);
+    return remote->remote()->copy_in(local);
+  };
+  absl::StatusOr<Tensor> small = on_task(kSmall), large = on_task(kNetworkLarge);
+  if (!small.ok() || !large.ok()) return std::nullopt;
+  std::vector<char> host_copy(kNetworkLarge);
+  auto fetch = [&](size_t bytes) {
+    const Tensor& t = bytes == kSmall ? *small : *large;
+    return remote->copy_to_host(host_copy.data(), t.impl()->data, bytes).ok();
+  };
+  const double small_ns = fastest_ns(fetch, kSmall);
+  const double large_ns = fastest_ns(fetch, kNetworkLarge);
+  if (small_ns < 0 || large_ns < 0) return std::nullopt;
+  return solve_link(kSmall, small_ns, kNetworkLarge, large_ns);
 }
 
 BusModel load_or_measure_bus(const Runtime& rt, const std::string& machine,

@@ -9,6 +9,7 @@
 // $HOME/.cache/minitensor/bus_calibration.txt (none when neither variable is set). Deleting
 // it makes the next process measure again.
 
+#include <optional>
 #include <string>
 
 #include "placement/bus_model.h"
@@ -27,5 +28,11 @@ BusModel load_or_measure_bus(const Runtime& rt, const std::string& machine,
 
 // Times copies over each kind of link among `rt`'s local devices.
 BusModel measure_bus(const Runtime& rt);
+
+// Times fetching a 4 KiB and a 1 MiB tensor from the first device of another task (each
+// fetch an RPC that waits for the task): Link::kNetwork's figures, or nullopt when no task
+// is connected or a call fails. Measured in each process, never cached (the network
+// depends on the cluster, not the machine); tens of milliseconds on loopback.
+std::optional<LinkCost> measure_network(const Runtime& rt);
 
 }  // namespace mt::internal

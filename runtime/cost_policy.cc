@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "absl/algorithm/container.h"
 #include "absl/strings/str_cat.h"
 #include "placement/cost_history_file.h"
 #include "runtime/bus_calibration.h"
@@ -68,7 +69,7 @@ CostPolicy::CostPolicy(const Runtime& rt) : rt_(rt) {
   for (int i = 0; i < rt.num_devices(); ++i) {
     const Device& d = rt.device(i);
     bool remote = rt.placer().remote(i);
-    devices.push_back(CostDevice{d.type(), remote ? d.name() : short_name(d)});
+    devices.push_back(CostDevice{d.type(), remote ? d.name() : short_name(d), remote});
     if (!remote) absl::StrAppend(&machine_, ",", short_name(d));
     int64_t limit = remote ? 0 : d.allocator().stats().bytes_limit;  // no call to the task
     limits_.push_back(limit >= (int64_t{1} << 62) ? 0 : limit);
@@ -103,7 +104,10 @@ void CostPolicy::reset_for_testing(const CostClock* clock) {
 void CostPolicy::calibrate_bus() {
   MutexLock lock(&bus_mu_);
   if (bus_ready_.load(std::memory_order_acquire)) return;
-  model_->set_bus(load_or_measure_bus(rt_, machine_, bus_cache_path()));
+  BusModel bus = load_or_measure_bus(rt_, machine_, bus_cache_path());
+  // Note [Remote candidates]: the network, per process.
+  if (std::optional<LinkCost> net = measure_network(rt_)) bus.set(Link::kNetwork, *net);
+  model_->set_bus(bus);
   bus_ready_.store(true, std::memory_order_release);
 }
 
@@ -124,11 +128,29 @@ bool CostPolicy::fits(int device, absl::Span<const Tensor* const> inputs, int64_
   return rt_.device(device).allocator().usage().bytes_in_use + needed <= limits_[device];
 }
 
-CostChoice CostPolicy::decide(OpId op, DType dtype, absl::Span<const Tensor* const> inputs,
-                              int64_t out_bytes, bool counts) {
-  poll_pending();
-  const std::vector<int>& candidates =
+absl::Span<const int> CostPolicy::candidates(OpId op, DType dtype,
+                                             absl::Span<const Tensor* const> inputs,
+                                             Candidates* storage) const {
+  const std::vector<int>& local =
       candidates_[static_cast<int>(op) * kNumDTypes + static_cast<int>(dtype)];
+  bool remote_input = false;
+  for (const Tensor* t : inputs) remote_input |= t->impl()->device->remote() != nullptr;
+  if (__builtin_expect(!remote_input, 1)) return local;
+  storage->assign(local.begin(), local.end());  // Note [Remote candidates]
+  for (const Tensor* t : inputs) {
+    Device* d = t->impl()->device;
+    if (d->remote() == nullptr) continue;
+    const int index = index_of(*d);
+    if (index >= rt_.num_devices() || absl::c_linear_search(*storage, index)) continue;
+    if (rt_.placer().kernel(index, op, dtype) != nullptr) storage->push_back(index);
+  }
+  return *storage;
+}
+
+CostChoice CostPolicy::decide(OpId op, DType dtype, absl::Span<const int> candidates,
+                              absl::Span<const Tensor* const> inputs, int64_t out_bytes,
+                              bool counts) {
+  poll_pending();
   absl::InlinedVector<CostInput, 4> in;
   for (const Tensor* t : inputs) {
     const TensorImpl* impl = t->impl();
@@ -178,8 +200,8 @@ uint64_t CostPolicy::cache_key(OpId op, DType dtype, absl::Span<const Tensor* co
 absl::StatusOr<Placement> CostPolicy::place(OpId op, DType dtype,
                                             absl::Span<const Tensor* const> inputs,
                                             int64_t out_bytes) {
-  const std::vector<int>& candidates =
-      candidates_[static_cast<int>(op) * kNumDTypes + static_cast<int>(dtype)];
+  Candidates storage;
+  const absl::Span<const int> candidates = this->candidates(op, dtype, inputs, &storage);
   if (candidates.size() <= 1) return rt_.default_placement(op, dtype);  // nothing to choose
   if (__builtin_expect(!bus_ready_.load(std::memory_order_acquire), 0)) calibrate_bus();
   const uint64_t key = cache_key(op, dtype, inputs, cost_footprint(inputs, out_bytes));
@@ -193,7 +215,7 @@ absl::StatusOr<Placement> CostPolicy::place(OpId op, DType dtype,
     model_->note_enqueued(e.placement.device, e.exec_ns);
     return e.placement;
   }
-  CostChoice choice = decide(op, dtype, inputs, out_bytes);
+  CostChoice choice = decide(op, dtype, candidates, inputs, out_bytes);
   bool skipped = false;
   for (const CostEstimate& c : choice.estimates) skipped |= !c.fits;
   if (skipped) log_skips(op, choice, inputs, out_bytes);
@@ -212,11 +234,11 @@ absl::StatusOr<Placement> CostPolicy::place(OpId op, DType dtype,
 
 std::string CostPolicy::describe(OpId op, DType dtype, absl::Span<const Tensor* const> inputs,
                                  int64_t out_bytes) {
-  if (candidates_[static_cast<int>(op) * kNumDTypes + static_cast<int>(dtype)].size() <= 1) {
-    return "cost policy: one device has a kernel";
-  }
-  return absl::StrCat("cost policy: ",
-                      model_->describe(decide(op, dtype, inputs, out_bytes, /*counts=*/false)));
+  Candidates storage;
+  const absl::Span<const int> candidates = this->candidates(op, dtype, inputs, &storage);
+  if (candidates.size() <= 1) return "cost policy: one device has a kernel";
+  return absl::StrCat("cost policy: ", model_->describe(decide(op, dtype, candidates, inputs,
+                                                               out_bytes, /*counts=*/false)));
 }
 
 CostTiming CostPolicy::begin(Device& device) {

@@ -19,6 +19,14 @@
 // estimate) and, for an output of at least kMemoryCheckBytes on a device with a limit, one
 // read of that pool's use: the soft-OOM check (Note [Soft OOM]).
 //
+// Note [Remote candidates]
+// A device of another task (docs/distributed.md) is a candidate only for an op that has an
+// input on it: the op may then follow its data there instead of fetching it, the network
+// link (the bus's NET, measured at the policy's first decision in each process) costing
+// every copy to or from it. Any other op stays in this process: sending it away would copy
+// its inputs over the network to calibrate a device no data of it lives on. A remote op's
+// measured time is its issue's (the task runs it later), and a remote device has no queue.
+//
 // Note [Soft OOM]
 // A device whose pool has a limit and cannot take the op (bytes in use + the output + the
 // inputs it would copy in > limit) is skipped, and the op runs on the next best device instead of
@@ -33,6 +41,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "core/mutex.h"
@@ -97,10 +106,16 @@ class CostPolicy {
 
  private:
   struct Pending;
-  // Returns the decision for `op` on `inputs` without the cache.
+  using Candidates = absl::InlinedVector<int, 4>;
+  // Returns the devices `op` on `inputs` may run on: the local ones with a kernel, in
+  // priority order, then any remote device holding an input, with a kernel (Note [Remote
+  // candidates]); `storage` holds them when they are not the local list.
+  absl::Span<const int> candidates(OpId op, DType dtype, absl::Span<const Tensor* const> inputs,
+                                   Candidates* storage) const;
+  // Returns the decision for `op` on `inputs` among `candidates`, without the cache.
   // `counts` false for describe(): an explanation takes no calibration try.
-  CostChoice decide(OpId op, DType dtype, absl::Span<const Tensor* const> inputs, int64_t out_bytes,
-                    bool counts = true);
+  CostChoice decide(OpId op, DType dtype, absl::Span<const int> candidates,
+                    absl::Span<const Tensor* const> inputs, int64_t out_bytes, bool counts = true);
   // Returns the decision cache's key of the op (Note [Cost decision cache]); 0: not cached.
   uint64_t cache_key(OpId op, DType dtype, absl::Span<const Tensor* const> inputs,
                      int64_t footprint) const;

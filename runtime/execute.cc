@@ -312,7 +312,15 @@ absl::Status run_op(OpId op, absl::Span<const Tensor* const> inputs, const Sourc
     if (trace) {
       for (const Tensor* t : inputs) trace->add_input(*t->impl());
     }
-    absl::Status status = run_remote(*remote, op, inputs, source, attrs, out, outs);
+    absl::Status status;
+    if (__builtin_expect(p.measure, 0)) {  // the cost policy times the issue (Note [Remote
+      const int64_t out_bytes = output_bytes(&out, inputs);  // candidates] in cost_policy.h)
+      CostTiming timing = rt->cost_policy().begin(device);
+      status = run_remote(*remote, op, inputs, source, attrs, out, outs);
+      if (status.ok()) rt->cost_policy().end(timing, device, op, key, inputs, out_bytes);
+    } else {
+      status = run_remote(*remote, op, inputs, source, attrs, out, outs);
+    }
     if (trace) trace->finish_remote(*outs);
     if (__builtin_expect(active_recorder() != nullptr, 0)) {
       active_recorder()->record_op(op, attrs, nullptr, device, inputs, {}, source != nullptr,

@@ -54,6 +54,14 @@ TEST(BusModelTest, RefusesAFileOfAnotherMachine) {
             "written for another machine ('host-a,CPU:0', this is 'host-b,CPU:0')");
 }
 
+TEST(BusModelTest, TheNetworkIsNeverWrittenToTheMachinesFile) {
+  BusModel bus;
+  bus.set(Link::kHostToHost, LinkCost{120, 11});
+  bus.set(Link::kNetwork, LinkCost{90000, 1.5});
+  EXPECT_EQ(bus.serialize("m"), "minitensor-bus 2\nmachine m\nH2H 120 11\n");
+  EXPECT_STREQ(link_name(Link::kNetwork), "NET");
+}
+
 TEST(BusModelTest, RefusesACorruptFile) {
   for (const char* text :
        {"", "garbage", "minitensor-bus 3\nmachine m\n",

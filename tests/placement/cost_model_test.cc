@@ -308,5 +308,63 @@ TEST_F(CostModelTest, HistoryRoundTripsAndReplacesTheEstimates) {
   EXPECT_EQ(c.device, kCpu);
 }
 
+// Note [Remote candidates] in runtime/cost_policy.h: a device of another task is reached
+// over the network, both ways, and keeps no queue.
+TEST(CostModelRemoteTest, ADeviceOfAnotherTaskIsReachedOverTheNetworkAndKeepsNoQueue) {
+  testing::FakeCostClock clock;
+  constexpr int kRemote = 2;
+  CostModel model({{DeviceType::kCPU, "CPU:0"},
+                   {DeviceType::kGPU, "GPU:0"},
+                   {DeviceType::kGPU, "/job:worker/replica:0/task:0/device:GPU:0", true}},
+                  &clock);
+  BusModel bus;
+  bus.set(Link::kHostToDevice, LinkCost{5000, 10});
+  bus.set(Link::kDeviceToHost, LinkCost{8000, 10});
+  bus.set(Link::kNetwork, LinkCost{100000, 1});
+  model.set_bus(bus);
+  for (int device : {kCpu, kGpu, kRemote}) {
+    for (int i = 0; i < CostModel::kRefreshSamples; ++i) model.record(kAdd, device, 4096, 1000);
+  }
+  const std::vector<int> candidates = {kGpu, kCpu, kRemote};
+  const bool fits[3] = {true, true, true};
+  const CostInput on_task[] = {{kRemote, 4096}};
+  CostChoice c = model.choose(kAdd, 4096, candidates, fits, on_task, 4096);
+  EXPECT_EQ(c.device, kRemote);                             // the data is there
+  EXPECT_DOUBLE_EQ(c.estimates[0].copy_ns, 100000 + 4096);  // GPU:0 fetches it over NET
+  EXPECT_DOUBLE_EQ(c.estimates[0].back_ns, 100000 + 4096);  // and sends the sum back
+  EXPECT_DOUBLE_EQ(c.estimates[2].copy_ns, 0);
+  const CostInput here[] = {{kGpu, 4096}};
+  EXPECT_DOUBLE_EQ(model.choose(kAdd, 4096, candidates, fits, here, 4096).estimates[2].copy_ns,
+                   100000 + 4096);  // GPU to GPU of another task: NET, not D2D
+  model.note_enqueued(kRemote, 50000);
+  EXPECT_DOUBLE_EQ(model.queued_ns(kRemote), 0);
+  EXPECT_EQ(model.enqueued_total_ns(kRemote), 0);
+}
+
+TEST(CostModelRemoteTest, AnUnmeasuredNetworkLeavesTheRemoteEstimateUnknown) {
+  testing::FakeCostClock clock;
+  CostModel model({{DeviceType::kCPU, "CPU:0"},
+                   {DeviceType::kCPU, "/job:worker/replica:0/task:0/device:CPU:0", true}},
+                  &clock);
+  BusModel bus;
+  bus.set(Link::kHostToHost, LinkCost{100, 20});  // no NET
+  model.set_bus(bus);
+  const std::vector<int> candidates = {0, 1};
+  const bool fits[2] = {true, true};
+  for (int device : {0, 1}) {
+    for (int i = 0; i < CostModel::kRefreshSamples; ++i) model.record(kAdd, device, 4096, 1000);
+  }
+  const CostInput on_task[] = {{1, 4096}};
+  CostChoice c = model.choose(kAdd, 4096, candidates, fits, on_task, 4096);
+  EXPECT_FALSE(c.estimates[0].known);  // CPU:0 would fetch over a link never measured
+  EXPECT_TRUE(c.estimates[1].known);
+  EXPECT_FALSE(c.calibrated);
+  EXPECT_EQ(c.device, 0);  // tried, as any device without an estimate
+  for (int i = 1; i < CostModel::kMaxTries; ++i) {
+    model.choose(kAdd, 4096, candidates, fits, on_task, 4096);
+  }
+  EXPECT_EQ(model.choose(kAdd, 4096, candidates, fits, on_task, 4096).device, 1);  // then known
+}
+
 }  // namespace
 }  // namespace mt

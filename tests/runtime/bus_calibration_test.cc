@@ -90,6 +90,10 @@ TEST_F(BusCalibrationTest, MeasuresAgainOverACorruptOrForeignFile) {
   }
 }
 
+TEST_F(BusCalibrationTest, WithoutAConnectedTaskThereIsNoNetworkToMeasure) {
+  EXPECT_FALSE(internal::measure_network(runtime()).has_value());
+}
+
 TEST_F(BusCalibrationTest, AnEmptyPathMeasuresAndWritesNothing) {
   BusModel bus = internal::load_or_measure_bus(runtime(), "m", "");
   EXPECT_TRUE(bus.has(Link::kHostToHost));
