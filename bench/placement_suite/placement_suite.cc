@@ -57,14 +57,21 @@ int run_child(const std::string& workload, const std::string& policy, int steps,
   try {
     // Sized by the machine, not the policy: every policy runs the same program.
     std::unique_ptr<Workload> w = make_workload(workload, has_gpu);
-    // The same warm-up for every policy (enough for the cost one to calibrate), and the
-    // timed steps, each phase cut short after kBudget so that a slow policy (a large product
-    // on the CPU) does not hold the suite up; at least two and one steps run.
+    // The same warm-up for every policy, at least 10 steps and kWarmUp (enough for the cost
+    // one to calibrate: 10 steps alone may leave calibration runs, each a CPU run with its
+    // copies, among the timed steps), and the timed steps, each phase cut short after
+    // kBudget so that a slow policy (a large product on the CPU) does not hold the suite up;
+    // at least two and one steps run.
     using Clock = std::chrono::steady_clock;
     constexpr std::chrono::seconds kBudget{3};
     auto elapsed = [](Clock::time_point since) { return Clock::now() - since; };
     const auto warm_start = Clock::now();
-    for (int i = 0; i < 10 && (i < 2 || elapsed(warm_start) < kBudget); ++i) w->step();
+    constexpr std::chrono::milliseconds kWarmUp{300};
+    for (int i = 0;
+         (i < 10 || elapsed(warm_start) < kWarmUp) && (i < 2 || elapsed(warm_start) < kBudget);
+         ++i) {
+      w->step();
+    }
     w->finish();
     const auto begin = Clock::now();
     int ran = 0;
