@@ -26,6 +26,8 @@ namespace mt {
 // The most dimensions a plan holds after coalescing (as TensorFlow's BCast kernels).
 inline constexpr int kMaxBroadcastRank = 8;
 
+// An output with no element gets rank 1 and dims[0] == 0: nothing is indexed (the callers
+// return before), and the dimensions beside its 0 are never multiplied.
 struct BroadcastPlan {
   int rank = 0;                                // 0 means a single element
   int64_t dims[kMaxBroadcastRank] = {};        // output dimensions, outermost first

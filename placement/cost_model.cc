@@ -61,7 +61,17 @@ uint64_t CostModel::fit_key(OpId op, int device) {
 void CostModel::set_bus(const BusModel& bus) {
   {
     internal::MutexLock lock(&mu_);
+    const LinkCost network = bus_.get(Link::kNetwork);
     bus_ = bus;
+    if (!bus.has(Link::kNetwork)) bus_.set(Link::kNetwork, network);
+  }
+  generation_.fetch_add(1, std::memory_order_acq_rel);
+}
+
+void CostModel::set_link(Link link, const LinkCost& cost) {
+  {
+    internal::MutexLock lock(&mu_);
+    bus_.set(link, cost);
   }
   generation_.fetch_add(1, std::memory_order_acq_rel);
 }
@@ -91,7 +101,7 @@ CostEstimate CostModel::estimate(const CostKey& key, int device, int64_t footpri
   e.known = exec_estimate(key, device, footprint, &e.exec_ns);
   e.wait_ns = queued_ns(device);
   for (const CostInput& in : inputs) {
-    if (in.device == device) continue;
+    if (in.device == device || in.device < 0 || in.device >= num_devices()) continue;
     e.wait_ns = std::max(e.wait_ns, queued_ns(in.device));  // the copy waits for its source
     const Link link = this->link(in.device, device);
     if (!bus_.has(link)) {
@@ -115,7 +125,8 @@ CostChoice CostModel::choose(const CostKey& key, int64_t footprint,
                              absl::Span<const int> candidates, absl::Span<const bool> fits,
                              absl::Span<const CostInput> inputs, int64_t out_bytes, bool counts) {
   MT_CHECK(!candidates.empty() && fits.size() == candidates.size());
-  // The inputs' device: the one holding most of their bytes (the first such input's).
+  // The inputs' device: the one holding most of their bytes (on a tie, the one that reached
+  // the most first).
   int home = -1;
   {
     absl::InlinedVector<int64_t, 4> bytes(devices_.size(), 0);
@@ -179,6 +190,7 @@ void CostModel::add_point(const CostKey& key, int device, const Stat& stat) {
 }
 
 void CostModel::record(const CostKey& key, int device, int64_t bytes, double ns) {
+  MT_CHECK(device >= 0 && device < num_devices());
   internal::MutexLock lock(&mu_);
   Stat& s = stats_[stat_key(key, device)];
   ++s.count;
@@ -202,12 +214,14 @@ void CostModel::record(const CostKey& key, int device, int64_t bytes, double ns)
 void CostModel::note_enqueued(int device, double exec_ns) {
   if (!queues(device)) return;  // runs inline, or remotely: nothing the model follows
   const int64_t now = clock_->now_ns();
-  enqueued_ns_[device].fetch_add(static_cast<int64_t>(exec_ns), std::memory_order_relaxed);
+  // An extrapolated estimate can be huge: clamp it to an hour before it becomes an integer.
+  const int64_t ns = static_cast<int64_t>(std::clamp(exec_ns, 0.0, 3.6e12));
+  enqueued_ns_[device].fetch_add(ns, std::memory_order_relaxed);
   std::atomic<int64_t>& busy = busy_until_ns_[device];
   int64_t old = busy.load(std::memory_order_relaxed);
   int64_t next;
   do {
-    next = std::max(old, now) + static_cast<int64_t>(exec_ns);
+    next = std::max(old, now) + ns;
   } while (!busy.compare_exchange_weak(old, next, std::memory_order_relaxed));
 }
 

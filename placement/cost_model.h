@@ -144,8 +144,11 @@ class CostModel {
   int num_devices() const { return static_cast<int>(devices_.size()); }
   const CostDevice& device(int index) const { return devices_[index]; }
 
-  // Sets the bus figures. Bumps generation().
+  // Sets the bus figures, keeping the network's when `bus` has none (they are measured
+  // apart: Note [Remote candidates] in runtime/cost_policy.h). Bumps generation().
   void set_bus(const BusModel& bus);
+  // Sets one link's figures. Bumps generation().
+  void set_link(Link link, const LinkCost& cost);
   BusModel bus() const;
 
   // Returns the device for `key` among `candidates` (device indices in priority order;

@@ -2,12 +2,14 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
 
 #include "absl/algorithm/container.h"
 #include "absl/strings/str_cat.h"
+#include "core/status.h"
 #include "placement/cost_history_file.h"
 #include "runtime/bus_calibration.h"
 #include "runtime/context.h"
@@ -47,6 +49,12 @@ struct DecisionEntry {
   double exec_ns = 0;
   int uses_left = 0;
 };
+
+// The calling thread's cache slot for `key` (Note [Cost decision cache]).
+DecisionEntry& cache_slot(uint64_t key) {
+  thread_local DecisionEntry cache[256];
+  return cache[(key ^ key >> 17 ^ key >> 31) & 255];
+}
 
 std::string host_name() {
   char name[256] = {};
@@ -99,16 +107,24 @@ void CostPolicy::reset_for_testing(const CostClock* clock) {
   for (int i = 0; i < model_->num_devices(); ++i) devices.push_back(model_->device(i));
   model_ = std::make_unique<CostModel>(std::move(devices), clock ? clock : &steady_);
   bus_ready_.store(true, std::memory_order_release);
+  network_.store(2, std::memory_order_release);  // the tests set NET themselves
 }
 
 void CostPolicy::calibrate_bus() {
   MutexLock lock(&bus_mu_);
   if (bus_ready_.load(std::memory_order_acquire)) return;
-  BusModel bus = load_or_measure_bus(rt_, machine_, bus_cache_path());
-  // Note [Remote candidates]: the network, per process.
-  if (std::optional<LinkCost> net = measure_network(rt_)) bus.set(Link::kNetwork, *net);
-  model_->set_bus(bus);
+  model_->set_bus(load_or_measure_bus(rt_, machine_, bus_cache_path()));
   bus_ready_.store(true, std::memory_order_release);
+}
+
+bool CostPolicy::network_ready() {
+  int state = network_.load(std::memory_order_acquire);
+  if (__builtin_expect(state >= 2, 1)) return state == 2;
+  if (state == 1 || !network_.compare_exchange_strong(state, 1)) return false;  // measuring
+  std::optional<LinkCost> net = measure_network(rt_);  // Note [Remote candidates]
+  if (net.has_value()) model_->set_link(Link::kNetwork, *net);
+  network_.store(net.has_value() ? 2 : 3, std::memory_order_release);
+  return net.has_value();
 }
 
 int64_t CostPolicy::needed_bytes(int device, absl::Span<const Tensor* const> inputs,
@@ -130,18 +146,18 @@ bool CostPolicy::fits(int device, absl::Span<const Tensor* const> inputs, int64_
 
 absl::Span<const int> CostPolicy::candidates(OpId op, DType dtype,
                                              absl::Span<const Tensor* const> inputs,
-                                             Candidates* storage) const {
+                                             bool one_output, Candidates* storage) {
   const std::vector<int>& local =
       candidates_[static_cast<int>(op) * kNumDTypes + static_cast<int>(dtype)];
   bool remote_input = false;
   for (const Tensor* t : inputs) remote_input |= t->impl()->device->remote() != nullptr;
-  if (__builtin_expect(!remote_input, 1)) return local;
+  if (__builtin_expect(!remote_input, 1) || !one_output || !network_ready()) return local;
   storage->assign(local.begin(), local.end());  // Note [Remote candidates]
   for (const Tensor* t : inputs) {
     Device* d = t->impl()->device;
     if (d->remote() == nullptr) continue;
     const int index = index_of(*d);
-    if (index >= rt_.num_devices() || absl::c_linear_search(*storage, index)) continue;
+    if (index < 0 || absl::c_linear_search(*storage, index)) continue;
     if (rt_.placer().kernel(index, op, dtype) != nullptr) storage->push_back(index);
   }
   return *storage;
@@ -154,8 +170,8 @@ CostChoice CostPolicy::decide(OpId op, DType dtype, absl::Span<const int> candid
   absl::InlinedVector<CostInput, 4> in;
   for (const Tensor* t : inputs) {
     const TensorImpl* impl = t->impl();
-    int device = 0;
-    while (device < rt_.num_devices() && &rt_.device(device) != impl->device) ++device;
+    const int device = index_of(*impl->device);
+    if (device < 0) continue;  // a tensor of an older runtime: nothing to estimate
     in.push_back(CostInput{device, static_cast<int64_t>(impl->bytes())});
   }
   absl::InlinedVector<bool, 4> fit;
@@ -182,16 +198,17 @@ void CostPolicy::log_skips(OpId op, const CostChoice& choice,
 }
 
 uint64_t CostPolicy::cache_key(OpId op, DType dtype, absl::Span<const Tensor* const> inputs,
-                               int64_t footprint) const {
+                               int64_t footprint, int64_t out_bytes) const {
   if (inputs.size() > 8) return 0;
-  // Op, dtype, footprint bucket, then 5 bits of device per input; bit 63 marks a key.
+  // Op, dtype, footprint bucket, 5 bits of device per input, then the output's octave
+  // against the footprint's in 4 bits (Note [Cost decision cache]); bit 63 marks a key.
+  const int bucket = footprint_bucket(footprint);
+  const int out_octave = std::clamp(footprint_bucket(out_bytes) - bucket, -7, 8) + 7;
   uint64_t key = uint64_t{1} << 63 | static_cast<uint64_t>(op) | static_cast<uint64_t>(dtype) << 8 |
-                 static_cast<uint64_t>(footprint_bucket(footprint)) << 12;
+                 static_cast<uint64_t>(bucket) << 12 | static_cast<uint64_t>(out_octave) << 59;
   for (size_t i = 0; i < inputs.size(); ++i) {
-    const Device* d = inputs[i]->impl()->device;
-    int index = 0;
-    while (index < rt_.num_devices() && &rt_.device(index) != d) ++index;
-    if (index >= 31) return 0;
+    const int index = index_of(*inputs[i]->impl()->device);
+    if (index < 0 || index >= 31) return 0;
     key |= static_cast<uint64_t>(index + 1) << (19 + 5 * i);
   }
   return key;
@@ -199,19 +216,26 @@ uint64_t CostPolicy::cache_key(OpId op, DType dtype, absl::Span<const Tensor* co
 
 absl::StatusOr<Placement> CostPolicy::place(OpId op, DType dtype,
                                             absl::Span<const Tensor* const> inputs,
-                                            int64_t out_bytes) {
+                                            int64_t out_bytes, bool one_output, std::string* why) {
   Candidates storage;
-  const absl::Span<const int> candidates = this->candidates(op, dtype, inputs, &storage);
+  const absl::Span<const int> candidates =
+      this->candidates(op, dtype, inputs, one_output, &storage);
   if (candidates.size() <= 1) return rt_.default_placement(op, dtype);  // nothing to choose
   if (__builtin_expect(!bus_ready_.load(std::memory_order_acquire), 0)) calibrate_bus();
-  const uint64_t key = cache_key(op, dtype, inputs, cost_footprint(inputs, out_bytes));
+  const uint64_t key = cache_key(op, dtype, inputs, cost_footprint(inputs, out_bytes), out_bytes);
   const bool cacheable = key != 0;
-  thread_local DecisionEntry cache[256];
-  DecisionEntry& e = cache[(key ^ key >> 17 ^ key >> 31) & 255];
+  DecisionEntry& e = cache_slot(key);
   const uint64_t epoch = Context::get().epoch();
   const uint64_t generation = model_->generation();
   if (cacheable && e.key == key && e.epoch == epoch && e.generation == generation &&
       --e.uses_left > 0 && fits(e.placement.device, inputs, out_bytes)) {
+    if (__builtin_expect(why != nullptr, 0)) {  // the cached device first, the estimates now
+      CostChoice now = decide(op, dtype, candidates, inputs, out_bytes, /*counts=*/false);
+      for (const CostEstimate& c : now.estimates) {
+        if (c.device == e.placement.device) now.device = c.device;
+      }
+      *why = absl::StrCat("cost policy: ", model_->describe(now));
+    }
     model_->note_enqueued(e.placement.device, e.exec_ns);
     return e.placement;
   }
@@ -219,6 +243,7 @@ absl::StatusOr<Placement> CostPolicy::place(OpId op, DType dtype,
   bool skipped = false;
   for (const CostEstimate& c : choice.estimates) skipped |= !c.fits;
   if (skipped) log_skips(op, choice, inputs, out_bytes);
+  if (why != nullptr) *why = absl::StrCat("cost policy: ", model_->describe(choice));
   Placement p{choice.device, rt_.placer().kernel(choice.device, op, dtype), PlacementReason::kCost,
               /*measure=*/true};
   const double exec_ns = choice.chosen().known ? choice.chosen().exec_ns : 0;
@@ -232,32 +257,46 @@ absl::StatusOr<Placement> CostPolicy::place(OpId op, DType dtype,
   return p;
 }
 
-std::string CostPolicy::describe(OpId op, DType dtype, absl::Span<const Tensor* const> inputs,
-                                 int64_t out_bytes) {
+absl::StatusOr<CostPolicy::Explained> CostPolicy::explain(OpId op, DType dtype,
+                                                          absl::Span<const Tensor* const> inputs,
+                                                          int64_t out_bytes) {
   Candidates storage;
-  const absl::Span<const int> candidates = this->candidates(op, dtype, inputs, &storage);
-  if (candidates.size() <= 1) return "cost policy: one device has a kernel";
-  return absl::StrCat("cost policy: ", model_->describe(decide(op, dtype, candidates, inputs,
-                                                               out_bytes, /*counts=*/false)));
+  const absl::Span<const int> candidates =
+      this->candidates(op, dtype, inputs, /*one_output=*/true, &storage);
+  if (candidates.size() <= 1) {
+    MT_ASSIGN_OR_RETURN(Placement p, rt_.default_placement(op, dtype));
+    return Explained{p, ""};
+  }
+  if (!bus_ready_.load(std::memory_order_acquire)) calibrate_bus();
+  const CostChoice choice = decide(op, dtype, candidates, inputs, out_bytes, /*counts=*/false);
+  return Explained{Placement{choice.device, rt_.placer().kernel(choice.device, op, dtype),
+                             PlacementReason::kCost},
+                   absl::StrCat("cost policy: ", model_->describe(choice))};
 }
 
 CostTiming CostPolicy::begin(Device& device) {
   // The mark first: the host time is the launch's alone, not the event's record as well.
   void* mark = device.record_mark();
-  const int64_t enqueued = mark != nullptr ? model_->enqueued_total_ns(index_of(device)) : 0;
+  const int index = index_of(device);
+  const int64_t enqueued = mark != nullptr && index >= 0 ? model_->enqueued_total_ns(index) : 0;
   return CostTiming{model_->clock().now_ns(), mark, enqueued};
 }
 
 int CostPolicy::index_of(const Device& device) const {
-  int index = 0;
-  while (index < rt_.num_devices() && &rt_.device(index) != &device) ++index;
-  return index;
+  for (int i = 0; i < rt_.num_devices(); ++i) {
+    if (&rt_.device(i) == &device) return i;
+  }
+  return -1;
 }
 
 void CostPolicy::end(const CostTiming& timing, Device& device, OpId op, DType dtype,
                      absl::Span<const Tensor* const> inputs, int64_t out_bytes) {
   const double host_ns = static_cast<double>(model_->clock().now_ns() - timing.host_begin_ns);
   const int index = index_of(device);
+  if (index < 0) {  // a device of an older runtime
+    device.release_mark(timing.mark_begin);
+    return;
+  }
   const int64_t footprint = cost_footprint(inputs, out_bytes);
   const CostKey key{op, dtype, footprint_bucket(footprint)};
   if (timing.mark_begin == nullptr) {
@@ -289,14 +328,21 @@ void CostPolicy::poll_pending() {
     }
     p.owner->release_mark(p.begin);
     p.owner->release_mark(p.end);
+    if (*ms < 0) continue;  // the events failed: nothing learnt
     model_->note_drained(p.device, p.enqueued_total);
-    if (*ms >= 0) model_->record(p.key, p.device, p.footprint, std::max(p.host_ns, *ms * 1e6));
+    model_->record(p.key, p.device, p.footprint, std::max(p.host_ns, *ms * 1e6));
   }
   pending_.resize(kept);
 }
 
 absl::Status CostPolicy::save_history(const std::string& path) const {
-  std::string text = serialize_cost_history(*model_, model_->history(), machine_);
+  std::vector<CostRecord> records = model_->history();
+  // A task's figures depend on the cluster, not this machine (Note [Remote candidates]).
+  records.erase(
+      std::remove_if(records.begin(), records.end(),
+                     [&](const CostRecord& r) { return model_->device(r.device).remote; }),
+      records.end());
+  std::string text = serialize_cost_history(*model_, records, machine_);
   std::ofstream out(path, std::ios::trunc);
   out << text;
   out.close();

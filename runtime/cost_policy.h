@@ -10,22 +10,28 @@
 //   if (p.measure) { CostTiming t = policy.begin(device); run; policy.end(t, ...); }
 //
 // Note [Cost decision cache]
-// A decision depends on (op, dtype, footprint bucket, the devices the inputs live on), the
+// A decision depends on (op, dtype, footprint bucket, the devices the inputs live on, the
+// output's size against the inputs': the way back, Note [Leaving the inputs' device]), the
 // model's estimates and the queues. Each thread keeps a 256-entry direct-mapped cache keyed
-// by the first four, stamped with the context's epoch and the model's generation (which
-// moves when an estimate first appears or the bus is measured), and re-decides an entry
-// every kReevaluateEvery uses, timing that run, so that estimates and queues are followed.
-// A hit costs the key's computation, one clock read (a GPU's queue grows by the chosen
-// estimate) and, for an output of at least kMemoryCheckBytes on a device with a limit, one
-// read of that pool's use: the soft-OOM check (Note [Soft OOM]).
+// by the first five (the output in octaves from the footprint, -7 to 8), stamped with the
+// context's epoch and the model's generation (which moves when an estimate first appears or
+// the bus is measured), and re-decides an entry every kReevaluateEvery uses, timing that
+// run, so that estimates and queues are followed. A hit costs the key's computation (a
+// look at each input's device, whether it is another task's included), one clock read (a
+// GPU's queue grows by the chosen estimate) and, for an output of at least
+// kMemoryCheckBytes on a device with a limit, one read of that pool's use: the soft-OOM
+// check (Note [Soft OOM]).
 //
 // Note [Remote candidates]
-// A device of another task (docs/distributed.md) is a candidate only for an op that has an
-// input on it: the op may then follow its data there instead of fetching it, the network
-// link (the bus's NET, measured at the policy's first decision in each process) costing
-// every copy to or from it. Any other op stays in this process: sending it away would copy
-// its inputs over the network to calibrate a device no data of it lives on. A remote op's
-// measured time is its issue's (the task runs it later), and a remote device has no queue.
+// A device of another task (docs/distributed.md) is a candidate only for an op with one
+// output (the only ones remote devices run) that has an input on it: the op may then follow
+// its data there instead of fetching it, the network link (the bus's NET) costing every
+// copy to or from it. NET is measured by the first thread that meets an input on a task
+// (measure_network: a few RPCs, no lock held; until it has figures no task is a
+// candidate). Any other op stays in this process: sending it away would copy its inputs
+// over the network to calibrate a device no data of it lives on. A remote op's measured
+// time is its issue's (the task runs it later), a remote device has no queue, and its
+// measurements are not saved in the history file (they depend on the cluster).
 //
 // Note [Soft OOM]
 // A device whose pool has a limit and cannot take the op (bytes in use + the output + the
@@ -71,14 +77,24 @@ class CostPolicy {
   explicit CostPolicy(const Runtime& rt);
   ~CostPolicy();
 
-  // Returns where `op` on `inputs` (keyed by `dtype`; `out_bytes` the output's size) runs:
-  // reason kCost, `measure` set when the run should be timed. Thread-safe.
+  // Returns where `op` on `inputs` runs (keyed by `dtype`; `out_bytes` the output's size;
+  // `one_output` false for an op with several outputs, which no remote device runs):
+  // reason kCost, `measure` set when the run should be timed. With `why`, also the words of
+  // the decision, for the log and the trace: "cost policy: CPU:0 0.3 us vs GPU:0 4.1 us +
+  // copy 9.8 us" (a cached decision's device first, with the estimates of now).
+  // Thread-safe.
   absl::StatusOr<Placement> place(OpId op, DType dtype, absl::Span<const Tensor* const> inputs,
-                                  int64_t out_bytes);
+                                  int64_t out_bytes, bool one_output, std::string* why);
 
-  // Returns the estimates behind the decision place() would make, in words (no cache).
-  std::string describe(OpId op, DType dtype, absl::Span<const Tensor* const> inputs,
-                       int64_t out_bytes);
+  // A decision and its words (`text` empty when one device has a kernel).
+  struct Explained {
+    Placement placement;
+    std::string text;
+  };
+  // Returns what a decision for `op` would be now, changing nothing: no calibration try, no
+  // queued work, no cached decision (mt::debugging::explain_placement).
+  absl::StatusOr<Explained> explain(OpId op, DType dtype, absl::Span<const Tensor* const> inputs,
+                                    int64_t out_bytes);
 
   // Times one kernel run on `device`; end() records it (a GPU's later, once its events
   // have completed: Note [GPU timings without waiting] in cost_policy.cc).
@@ -111,14 +127,17 @@ class CostPolicy {
   // priority order, then any remote device holding an input, with a kernel (Note [Remote
   // candidates]); `storage` holds them when they are not the local list.
   absl::Span<const int> candidates(OpId op, DType dtype, absl::Span<const Tensor* const> inputs,
-                                   Candidates* storage) const;
+                                   bool one_output, Candidates* storage);
+  // Returns whether the network to the tasks has figures, measuring it on the first call
+  // (on the calling thread, no lock held; other threads meanwhile see false).
+  bool network_ready();
   // Returns the decision for `op` on `inputs` among `candidates`, without the cache.
-  // `counts` false for describe(): an explanation takes no calibration try.
+  // `counts` false for an explanation, which takes no calibration try.
   CostChoice decide(OpId op, DType dtype, absl::Span<const int> candidates,
                     absl::Span<const Tensor* const> inputs, int64_t out_bytes, bool counts = true);
   // Returns the decision cache's key of the op (Note [Cost decision cache]); 0: not cached.
   uint64_t cache_key(OpId op, DType dtype, absl::Span<const Tensor* const> inputs,
-                     int64_t footprint) const;
+                     int64_t footprint, int64_t out_bytes) const;
   // Returns the bytes `device` must take for the op: its output and the inputs it copies.
   int64_t needed_bytes(int device, absl::Span<const Tensor* const> inputs, int64_t out_bytes) const;
   // Returns whether `device`'s pool can take them (Note [Soft OOM]).
@@ -126,7 +145,7 @@ class CostPolicy {
   void log_skips(OpId op, const CostChoice& choice, absl::Span<const Tensor* const> inputs,
                  int64_t out_bytes);
   void poll_pending();
-  // Returns `device`'s index in the runtime.
+  // Returns `device`'s index in the runtime, or -1 (a tensor of an older runtime).
   int index_of(const Device& device) const;
 
   const Runtime& rt_;
@@ -136,6 +155,7 @@ class CostPolicy {
   std::vector<std::vector<int>> candidates_;  // per (op, dtype): local devices with a kernel
   std::vector<int64_t> limits_;               // per device: its pool's limit, 0 for none
   std::atomic<bool> bus_ready_{false};
+  std::atomic<int> network_{0};  // 0: not measured; 1: measuring; 2: known; 3: unavailable
   Mutex bus_mu_;
   std::atomic<int> logged_skips_{0};
   Mutex pending_mu_;

@@ -69,14 +69,19 @@ int64_t output_bytes(const OutputMetas* outputs, absl::Span<const Tensor* const>
 // the small-op rule (its estimates see the same small inputs). The small-op rule is read only when
 // the other rules chose another device than the host CPU: an op they put there already runs where
 // the rule would pin it.
+bool cost_places(const Context& ctx, OpId op) {
+  return ctx.cost_placement() && scope_stack().top() == nullptr && !op_has_flag(op, kResource);
+}
+
 absl::StatusOr<Placement> place_op(Context& ctx, const Runtime& rt, OpId op, DType dtype,
                                    absl::Span<const Tensor* const> inputs,
-                                   const OutputMetas* outputs) {
+                                   const OutputMetas* outputs, std::string* cost_why) {
   if (__builtin_expect(op_has_flag(op, kResource), 0)) {  // MaybePinToResourceDevice
     return rt.resource_placement(op, dtype, device_index(*inputs[0]->impl()->device));
   }
   if (__builtin_expect(ctx.cost_placement(), 0) && scope_stack().top() == nullptr) {
-    return rt.cost_policy().place(op, dtype, inputs, output_bytes(outputs, inputs));
+    return rt.cost_policy().place(op, dtype, inputs, output_bytes(outputs, inputs),
+                                  outputs == nullptr || outputs->size() == 1, cost_why);
   }
   absl::StatusOr<Placement> p = place(ctx, rt, op, dtype);
   const Device* host = rt.small_op_host();
@@ -108,6 +113,22 @@ absl::StatusOr<Tensor> copy_to(const Tensor& t, Device& device) {
     if (use.handle != nullptr) attach_pending_use(src, use);
   }
   return out;
+}
+
+// Returns `run()`, timed for the cost policy when it asked (`p.measure`).
+template <typename Run>
+absl::Status timed(const Placement& p, Runtime& rt, Device& device, OpId op, DType key,
+                   absl::Span<const Tensor* const> inputs, const OutputMetas& out, Run&& run) {
+  if (__builtin_expect(!p.measure, 1)) return run();
+  const int64_t out_bytes = output_bytes(&out, inputs);
+  CostTiming timing = rt.cost_policy().begin(device);
+  absl::Status status = run();
+  if (status.ok()) {
+    rt.cost_policy().end(timing, device, op, key, inputs, out_bytes);
+  } else {
+    device.release_mark(timing.mark_begin);
+  }
+  return status;
 }
 
 // The recording of one op while a trace runs (Note [Recording off costs one load] in
@@ -299,28 +320,22 @@ absl::Status run_op(OpId op, absl::Span<const Tensor* const> inputs, const Sourc
   OutputMetas out;
   MT_RETURN_IF_ERROR(infer_outputs(op, metas, attrs, &out));  // validate, then place
   const DType key = metas[source != nullptr ? 0 : op_key_input(op)].dtype;
-  MT_ASSIGN_OR_RETURN(Placement p, place_op(ctx, *rt, op, key, inputs, &out));
+  std::string why;  // the cost policy's words, when the log's reasons or a trace show them
+  const bool want_why =
+      traced || (ctx.log_placement() && g_log_reasons.load(std::memory_order_relaxed));
+  MT_ASSIGN_OR_RETURN(Placement p,
+                      place_op(ctx, *rt, op, key, inputs, &out, want_why ? &why : nullptr));
   Device& device = rt->device(p.device);
-  if (ctx.log_placement()) log_op(op, key, p, device, inputs);
-  if (__builtin_expect(traced, 0)) {  // the estimates before the op's time starts
-    trace.emplace(op, key, p,
-                  p.reason == PlacementReason::kCost
-                      ? rt->cost_policy().describe(op, key, inputs, output_bytes(&out, inputs))
-                      : std::string());
-  }
+  if (ctx.log_placement()) log_op(op, key, p, device, inputs, why);
+  if (__builtin_expect(traced, 0)) trace.emplace(op, key, p, std::move(why));
   if (RemoteOps* remote = device.remote()) {
     if (trace) {
       for (const Tensor* t : inputs) trace->add_input(*t->impl());
     }
-    absl::Status status;
-    if (__builtin_expect(p.measure, 0)) {  // the cost policy times the issue (Note [Remote
-      const int64_t out_bytes = output_bytes(&out, inputs);  // candidates] in cost_policy.h)
-      CostTiming timing = rt->cost_policy().begin(device);
-      status = run_remote(*remote, op, inputs, source, attrs, out, outs);
-      if (status.ok()) rt->cost_policy().end(timing, device, op, key, inputs, out_bytes);
-    } else {
-      status = run_remote(*remote, op, inputs, source, attrs, out, outs);
-    }
+    // Timed, its issue only (Note [Remote candidates] in cost_policy.h).
+    absl::Status status = timed(p, *rt, device, op, key, inputs, out, [&] {
+      return run_remote(*remote, op, inputs, source, attrs, out, outs);
+    });
     if (trace) trace->finish_remote(*outs);
     if (__builtin_expect(active_recorder() != nullptr, 0)) {
       active_recorder()->record_op(op, attrs, nullptr, device, inputs, {}, source != nullptr,
@@ -354,14 +369,8 @@ absl::Status run_op(OpId op, absl::Span<const Tensor* const> inputs, const Sourc
   } else {
     if (trace) trace->before_kernel(device);
     kernel = p.kernel;
-    if (__builtin_expect(p.measure, 0)) {  // the cost policy times this run
-      const int64_t out_bytes = output_bytes(&out, inputs);
-      CostTiming timing = rt->cost_policy().begin(device);
-      status = run_kernel(device, kernel, out, args, attrs, outs);
-      if (status.ok()) rt->cost_policy().end(timing, device, op, key, inputs, out_bytes);
-    } else {
-      status = run_kernel(device, kernel, out, args, attrs, outs);
-    }
+    status = timed(p, *rt, device, op, key, inputs, out,
+                   [&] { return run_kernel(device, kernel, out, args, attrs, outs); });
     if (!status.ok()) outs->clear();
   }
   if (trace) trace->finish(device, *outs);

@@ -21,13 +21,17 @@ namespace mt::internal {
 // when it can (Note [Placement cache] in execute.cc).
 absl::StatusOr<Placement> place(Context& ctx, const Runtime& rt, OpId op, DType dtype);
 
+// Returns whether the cost policy places `op` now: it is on, no scope is active and `op`
+// is not pinned to a variable's device.
+bool cost_places(const Context& ctx, OpId op);
+
 // Returns where `op` on `inputs` (keyed by `dtype`, with `outputs` inferred, or null) runs:
 // a variable's device for a resource op; the cost policy for an unscoped op while it is on
-// (runtime/cost_policy.h); else place(), then TensorFlow's small-op rule
-// (placement/small_op_rule.h).
+// (runtime/cost_policy.h; `cost_why`, when given, receives its words); else place(), then
+// TensorFlow's small-op rule (placement/small_op_rule.h).
 absl::StatusOr<Placement> place_op(Context& ctx, const Runtime& rt, OpId op, DType dtype,
                                    absl::Span<const Tensor* const> inputs,
-                                   const OutputMetas* outputs);
+                                   const OutputMetas* outputs, std::string* cost_why = nullptr);
 
 // Returns the bytes of `outputs`, or when null the largest input's (an estimate).
 int64_t output_bytes(const OutputMetas* outputs, absl::Span<const Tensor* const> inputs);

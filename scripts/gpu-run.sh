@@ -498,7 +498,7 @@ for step in $steps; do
       for w in scalar_bookkeeping mlp_batch1 mlp_batch1024 preprocess_then_matmul; do
         echo "-- cost placement of one $w step"
         MT_TEST_TIMEOUT=60 limit .gpu/bin/placement_suite --child --workload="$w" --policy=cost \
-          --log_step=1 2>&1 | grep -E '^(RESULT|Executing op)' | sed 's|/job:localhost/replica:0/task:0/device:||'
+          --steps=1 --log_step=1 2>&1 | grep -E '^(RESULT|Executing op)' | sed 's|/job:localhost/replica:0/task:0/device:||'
       done ;;
     replicabench)
       # mt.function inside MirroredStrategy.run (issue 22): the small MLP's step per replica,

@@ -134,16 +134,16 @@ int run_table(const char* self, int steps) {
       const auto pair_start = std::chrono::steady_clock::now();
       std::vector<double> runs;
       std::string error;
-      for (int run = 0; run < kRuns && error.empty(); ++run) {
+      for (int run = 0; run < kRuns; ++run) {
         std::string r = run_pair(self, w, p, steps);
         char* end = nullptr;
         double ms = std::strtod(r.c_str(), &end);
-        if (end == r.c_str()) {
-          error = r;  // an error or "skipped": the pair's result
-        } else {
-          runs.push_back(ms);
-          if (std::chrono::steady_clock::now() - pair_start > kRunsBudget) break;
+        if (end == r.c_str()) {  // an error or "skipped": the pair's result if it came first;
+          if (runs.empty()) error = r;  // after a run that passed, the runs so far stand
+          break;
         }
+        runs.push_back(ms);
+        if (std::chrono::steady_clock::now() - pair_start > kRunsBudget) break;
       }
       if (!error.empty()) {
         std::printf(" %12s", error.substr(0, 12).c_str());

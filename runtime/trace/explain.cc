@@ -25,13 +25,9 @@ void append_copies(std::string* out, const Device& device, absl::Span<const Tens
   }
 }
 
-// Returns placement_detail(), or for the cost policy its estimates.
-std::string detail(OpId op, DType dtype, const Placement& p,
-                   absl::Span<const Tensor* const> inputs) {
-  Runtime* rt = Context::get().runtime_if_initialized();
-  if (p.reason == PlacementReason::kCost && rt != nullptr) {
-    return rt->cost_policy().describe(op, dtype, inputs, output_bytes(nullptr, inputs));
-  }
+// Returns placement_detail(), or for the cost policy its words (`cost_why`) when it has them.
+std::string detail(OpId op, DType dtype, const Placement& p, std::string_view cost_why) {
+  if (p.reason == PlacementReason::kCost && !cost_why.empty()) return std::string(cost_why);
   const ScopeEntry* scope = scope_stack().top();
   return placement_detail(op, dtype, scope ? &scope->spec : nullptr, p);
 }
@@ -111,9 +107,9 @@ std::string placement_detail(OpId op, DType dtype, const DeviceSpec* requested,
 }
 
 void log_op(OpId op, DType dtype, const Placement& p, const Device& device,
-            absl::Span<const Tensor* const> inputs) {
+            absl::Span<const Tensor* const> inputs, std::string_view cost_why) {
   if (!g_log_reasons.load(std::memory_order_relaxed)) return log_placement(op, device.name());
-  std::string text = absl::StrCat(device.name(), " (", detail(op, dtype, p, inputs));
+  std::string text = absl::StrCat(device.name(), " (", detail(op, dtype, p, cost_why));
   append_copies(&text, device, inputs);
   text.push_back(')');
   log_placement(op, text);  // the suffix rides after the device name
@@ -132,7 +128,18 @@ absl::StatusOr<debugging::PlacementExplanation> explain(std::string_view name,
   if (!inputs.empty()) dtype = inputs[0]->impl()->dtype;
   Context& ctx = Context::get();
   MT_ASSIGN_OR_RETURN(Runtime * rt, ctx.runtime());
-  MT_ASSIGN_OR_RETURN(Placement p, place_op(ctx, *rt, op, dtype, inputs, nullptr));
+  // Under the cost policy: its decision now, changing nothing (no try, no queue, no cache).
+  Placement p;
+  std::string cost_why;
+  if (cost_places(ctx, op)) {
+    MT_ASSIGN_OR_RETURN(
+        CostPolicy::Explained c,
+        rt->cost_policy().explain(op, dtype, inputs, output_bytes(nullptr, inputs)));
+    p = c.placement;
+    cost_why = std::move(c.text);
+  } else {
+    MT_ASSIGN_OR_RETURN(p, place_op(ctx, *rt, op, dtype, inputs, nullptr));
+  }
   const Device& device = rt->device(p.device);
   const ScopeEntry* scope = scope_stack().top();
   debugging::PlacementExplanation e;
@@ -140,7 +147,7 @@ absl::StatusOr<debugging::PlacementExplanation> explain(std::string_view name,
   e.device = device.name();
   e.requested = scope == nullptr ? "" : to_string(scope->spec);
   e.reason = reason_code(p.reason);
-  e.detail = detail(op, dtype, p, inputs);
+  e.detail = detail(op, dtype, p, cost_why);
   for (size_t i = 0; i < inputs.size(); ++i) {
     const TensorImpl* impl = inputs[i]->impl();
     if (impl->device == &device) continue;

@@ -39,9 +39,10 @@ const char* reason_code(PlacementReason reason);
 std::string placement_detail(OpId op, DType dtype, const DeviceSpec* requested, const Placement& p);
 
 // Writes the placement log line of `op` on `device`; with reasons on, appends the detail
-// and the inputs that live elsewhere and will be copied. Called only when logging is on.
+// (`cost_why` for an op the cost policy placed: CostPolicy::place's words) and the inputs
+// that live elsewhere and will be copied. Called only when logging is on.
 void log_op(OpId op, DType dtype, const Placement& p, const Device& device,
-            absl::Span<const Tensor* const> inputs);
+            absl::Span<const Tensor* const> inputs, std::string_view cost_why);
 
 // Returns what mt::debugging::explain_placement returns, as a status.
 absl::StatusOr<debugging::PlacementExplanation> explain(std::string_view op,

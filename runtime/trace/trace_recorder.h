@@ -73,8 +73,8 @@ struct TraceEvent {
   bool has_counter = false;  // in_use and reserved hold the pool's after the op
   uint8_t num_shapes = 0;    // an op's inputs, then its output, at dims_begin
   int16_t requested = -1;    // the op's device scope in TraceState::specs; -1: none
-  int32_t text =
-      -1;  // OOM message, configuration JSON or an op's cost estimates (TraceState::texts)
+  // An OOM message, configuration JSON or an op's cost estimates in TraceState::texts.
+  int32_t text = -1;
   uint32_t dims_begin = 0;  // each shape's rank, then its dims, in TraceState::dims
   int device = 0;           // the op's, or the copy's destination
   int src_device = 0;       // a copy's source

@@ -1,7 +1,7 @@
 // The cost policy inside the runtime, on logical CPUs with a fake clock and taught
-// estimates: it places by estimate, explains itself (in the log and the trace), skips a pool that cannot take the
-// output, leaves scopes and variables their devices, caches its decisions, and reads and
-// writes its history file (missing, corrupt and other-machine files are warnings).
+// estimates: it places by estimate, explains itself (in the log and the trace), skips a pool that
+// cannot take the output, leaves scopes and variables their devices, caches its decisions, and
+// reads and writes its history file (missing, corrupt and other-machine files are warnings).
 #include "runtime/cost_policy.h"
 
 #include <cstdio>
@@ -85,6 +85,35 @@ TEST_F(CostPolicyTest, LogLinesCarryTheEstimates) {
                               " (cost policy: CPU:1 0.1 us + copy 10.2 us + back 5.1 us vs CPU:0 "
                               "50.0 us; input 0 copied "
                               "from CPU:0, 4 KiB; input 1 copied from CPU:0, 4 KiB)");
+}
+
+// A cached decision's line names the device it ran on first, beside the estimates of now,
+// even once those would choose the other device (until the entry is decided again).
+TEST_F(CostPolicyTest, ALogLineNamesTheDeviceACachedDecisionRanOn) {
+  start();
+  teach(0, 50000);
+  teach(1, 100);
+  EXPECT_EQ(add(a_, b_).device(), cpu(1));  // decided and cached
+  teach(0, 10);  // CPU:0 gets faster; no new estimate appears, so the entry stays
+  debugging::set_log_device_placement(true);
+  debugging::set_log_placement_reasons(true);
+  EXPECT_EQ(add(a_, b_).device(), cpu(1));
+  debugging::set_log_placement_reasons(false);
+  debugging::set_log_device_placement(false);
+  ASSERT_FALSE(log().empty());
+  EXPECT_EQ(
+      log().back().rfind("Executing op AddV2 in device " + cpu(1) + " (cost policy: CPU:1 ", 0), 0u)
+      << log().back();
+}
+
+// Explaining changes nothing: the next real op still calibrates on the priority device,
+// where counted tries would have moved it on.
+TEST_F(CostPolicyTest, ExplainingTakesNoCalibrationTry) {
+  start();
+  for (int i = 0; i < 2 * CostModel::kMaxTries; ++i) {
+    EXPECT_EQ(debugging::explain_placement("AddV2", {a_, b_}).device, cpu(0));
+  }
+  EXPECT_EQ(add(a_, b_).device(), cpu(0));
 }
 
 TEST_F(CostPolicyTest, TheTraceShowsTheEstimatesBehindEachChoice) {

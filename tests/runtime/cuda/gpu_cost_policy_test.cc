@@ -74,7 +74,7 @@ TEST_F(GpuCostPolicyTest, AGpuTimingArrivesWithoutAWaitAndEmptiesTheQueue) {
   // The next decision reads the Relu's events: its time joins the history, and the GPU has
   // run everything enqueued up to it.
   const Tensor* inputs[] = {&x};
-  (void)policy.describe(OpId::kRelu, DType::kFloat32, inputs, 1024);
+  ASSERT_TRUE(policy.explain(OpId::kRelu, DType::kFloat32, inputs, 1024).ok());
   int64_t samples = 0;
   for (const CostRecord& r : policy.model().history()) {
     if (r.op == OpId::kRelu && r.device == gpu) samples = r.count;
