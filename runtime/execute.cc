@@ -65,21 +65,21 @@ int64_t output_bytes(const OutputMetas* outputs, absl::Span<const Tensor* const>
   return bytes;
 }
 
-// The cost policy, when on, places every op that neither a scope nor a variable pins, before
-// the small-op rule (its estimates see the same small inputs). The small-op rule is read only when
-// the other rules chose another device than the host CPU: an op they put there already runs where
-// the rule would pin it.
 bool cost_places(const Context& ctx, OpId op) {
   return ctx.cost_placement() && scope_stack().top() == nullptr && !op_has_flag(op, kResource);
 }
 
+// The cost policy, when on, places every op that neither a scope nor a variable pins, before
+// the small-op rule (its estimates see the same small inputs). The small-op rule is read only when
+// the other rules chose another device than the host CPU: an op they put there already runs where
+// the rule would pin it.
 absl::StatusOr<Placement> place_op(Context& ctx, const Runtime& rt, OpId op, DType dtype,
                                    absl::Span<const Tensor* const> inputs,
                                    const OutputMetas* outputs, std::string* cost_why) {
   if (__builtin_expect(op_has_flag(op, kResource), 0)) {  // MaybePinToResourceDevice
     return rt.resource_placement(op, dtype, device_index(*inputs[0]->impl()->device));
   }
-  if (__builtin_expect(ctx.cost_placement(), 0) && scope_stack().top() == nullptr) {
+  if (__builtin_expect(cost_places(ctx, op), 0)) {
     return rt.cost_policy().place(op, dtype, inputs, output_bytes(outputs, inputs),
                                   outputs == nullptr || outputs->size() == 1, cost_why);
   }
