@@ -107,7 +107,7 @@ void CostPolicy::reset_for_testing(const CostClock* clock) {
   for (int i = 0; i < model_->num_devices(); ++i) devices.push_back(model_->device(i));
   model_ = std::make_unique<CostModel>(std::move(devices), clock ? clock : &steady_);
   bus_ready_.store(true, std::memory_order_release);
-  network_.store(2, std::memory_order_release);  // the tests set NET themselves
+  network_.store(kNetworkKnown, std::memory_order_release);  // the tests set NET themselves
 }
 
 void CostPolicy::calibrate_bus() {
@@ -119,11 +119,13 @@ void CostPolicy::calibrate_bus() {
 
 bool CostPolicy::network_ready() {
   int state = network_.load(std::memory_order_acquire);
-  if (__builtin_expect(state >= 2, 1)) return state == 2;
-  if (state == 1 || !network_.compare_exchange_strong(state, 1)) return false;  // measuring
+  if (__builtin_expect(state >= kNetworkKnown, 1)) return state == kNetworkKnown;
+  if (state == kNetworkMeasuring || !network_.compare_exchange_strong(state, kNetworkMeasuring)) {
+    return false;  // another thread measures it
+  }
   std::optional<LinkCost> net = measure_network(rt_);  // Note [Remote candidates]
   if (net.has_value()) model_->set_link(Link::kNetwork, *net);
-  network_.store(net.has_value() ? 2 : 3, std::memory_order_release);
+  network_.store(net.has_value() ? kNetworkKnown : kNetworkUnavailable, std::memory_order_release);
   return net.has_value();
 }
 
@@ -234,7 +236,7 @@ absl::StatusOr<Placement> CostPolicy::place(OpId op, DType dtype,
       for (const CostEstimate& c : now.estimates) {
         if (c.device == e.placement.device) now.device = c.device;
       }
-      *why = absl::StrCat("cost policy: ", model_->describe(now));
+      *why = words(now);
     }
     model_->note_enqueued(e.placement.device, e.exec_ns);
     return e.placement;
@@ -243,7 +245,7 @@ absl::StatusOr<Placement> CostPolicy::place(OpId op, DType dtype,
   bool skipped = false;
   for (const CostEstimate& c : choice.estimates) skipped |= !c.fits;
   if (skipped) log_skips(op, choice, inputs, out_bytes);
-  if (why != nullptr) *why = absl::StrCat("cost policy: ", model_->describe(choice));
+  if (why != nullptr) *why = words(choice);
   Placement p{choice.device, rt_.placer().kernel(choice.device, op, dtype), PlacementReason::kCost,
               /*measure=*/true};
   const double exec_ns = choice.chosen().known ? choice.chosen().exec_ns : 0;
@@ -271,7 +273,7 @@ absl::StatusOr<CostPolicy::Explained> CostPolicy::explain(OpId op, DType dtype,
   const CostChoice choice = decide(op, dtype, candidates, inputs, out_bytes, /*counts=*/false);
   return Explained{Placement{choice.device, rt_.placer().kernel(choice.device, op, dtype),
                              PlacementReason::kCost},
-                   absl::StrCat("cost policy: ", model_->describe(choice))};
+                   words(choice)};
 }
 
 CostTiming CostPolicy::begin(Device& device) {
@@ -280,6 +282,10 @@ CostTiming CostPolicy::begin(Device& device) {
   const int index = index_of(device);
   const int64_t enqueued = mark != nullptr && index >= 0 ? model_->enqueued_total_ns(index) : 0;
   return CostTiming{model_->clock().now_ns(), mark, enqueued};
+}
+
+std::string CostPolicy::words(const CostChoice& choice) const {
+  return absl::StrCat("cost policy: ", model_->describe(choice));
 }
 
 int CostPolicy::index_of(const Device& device) const {

@@ -145,6 +145,8 @@ class CostPolicy {
   void log_skips(OpId op, const CostChoice& choice, absl::Span<const Tensor* const> inputs,
                  int64_t out_bytes);
   void poll_pending();
+  // Returns "cost policy: " and the choice in CostModel::describe's words.
+  std::string words(const CostChoice& choice) const;
   // Returns `device`'s index in the runtime, or -1 (a tensor of an older runtime).
   int index_of(const Device& device) const;
 
@@ -155,7 +157,10 @@ class CostPolicy {
   std::vector<std::vector<int>> candidates_;  // per (op, dtype): local devices with a kernel
   std::vector<int64_t> limits_;               // per device: its pool's limit, 0 for none
   std::atomic<bool> bus_ready_{false};
-  std::atomic<int> network_{0};  // 0: not measured; 1: measuring; 2: known; 3: unavailable
+  // The network's figures (network_ready()): measured by no thread yet, by one now, known,
+  // or not to be had (no task answered).
+  enum NetworkState { kNetworkUnmeasured, kNetworkMeasuring, kNetworkKnown, kNetworkUnavailable };
+  std::atomic<int> network_{kNetworkUnmeasured};
   Mutex bus_mu_;
   std::atomic<int> logged_skips_{0};
   Mutex pending_mu_;
