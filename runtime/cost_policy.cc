@@ -50,10 +50,22 @@ struct DecisionEntry {
   int uses_left = 0;
 };
 
-// The calling thread's cache slot for `key` (Note [Cost decision cache]).
+// The calling thread's cache entry for `key` (Note [Cost decision cache]): the entry that
+// holds it, else the one of its set to replace (the next in turn).
 DecisionEntry& cache_slot(uint64_t key) {
-  thread_local DecisionEntry cache[256];
-  return cache[(key ^ key >> 17 ^ key >> 31) & 255];
+  constexpr int kWays = 4, kSets = 64;
+  struct Set {
+    DecisionEntry way[kWays];
+    unsigned next = 0;
+  };
+  thread_local Set cache[kSets];
+  // Fibonacci hashing: the product's top bits depend on every bit of the key, so keys that
+  // differ only in dtype, bucket or the output's octave spread over the sets.
+  Set& set = cache[(key * 0x9E3779B97F4A7C15ull) >> 58];
+  for (DecisionEntry& e : set.way) {
+    if (e.key == key) return e;
+  }
+  return set.way[set.next++ % kWays];
 }
 
 std::string host_name() {

@@ -12,7 +12,10 @@
 // Note [Cost decision cache]
 // A decision depends on (op, dtype, footprint bucket, the devices the inputs live on, the
 // output's size against the inputs': the way back, Note [Leaving the inputs' device]), the
-// model's estimates and the queues. Each thread keeps a 256-entry direct-mapped cache keyed
+// model's estimates and the queues. Each thread keeps a 256-entry cache (64 sets of 4, the
+// set from a multiplicative hash of the whole key: the direct-mapped cache before it hashed
+// only the op and the devices, so a workload's MatMuls of several sizes, or its int32 and
+// float32 adds, evicted each other and every such op was decided and timed anew) keyed
 // by the first five (the output in octaves from the footprint, -7 to 8), stamped with the
 // context's epoch and the model's generation (which moves when an estimate first appears or
 // the bus is measured), and re-decides an entry every kReevaluateEvery uses, timing that

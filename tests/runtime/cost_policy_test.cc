@@ -219,6 +219,37 @@ TEST_F(CostPolicyTest, CachesADecisionAndReevaluatesItPeriodically) {
   EXPECT_EQ(add(a_, b_).device(), cpu(0));  // re-evaluated
 }
 
+TEST_F(CostPolicyTest, KeepsTheDecisionsOfOneOpOnSeveralSizesAndDTypes) {
+  // Four AddV2 keys that differ only in footprint bucket or dtype, used in turn, as a
+  // workload's layers use one op on several sizes: each must stay cached (a hit is not
+  // timed, so the model's sample counts stand still). A direct-mapped cache indexed by the
+  // op and the devices alone kept one of them and decided (and timed) every other run anew.
+  start();
+  std::vector<Tensor> xs;
+  for (int64_t n : {kN, 4 * kN, 16 * kN}) {
+    teach(0, 100, 2 * n * 4);
+    teach(1, 50000, 2 * n * 4);
+    xs.push_back(constant(std::vector<float>(n, 1.f), {n}));
+  }
+  const CostKey int_key{OpId::kAddV2, DType::kInt32, footprint_bucket(2 * kN * 4)};
+  for (int i = 0; i < CostModel::kRefreshSamples; ++i) {
+    model().record(int_key, 0, 2 * kN * 4, 100);
+    model().record(int_key, 1, 2 * kN * 4, 50000);
+  }
+  xs.push_back(constant(std::vector<int32_t>(kN, 1), {kN}));
+  for (const Tensor& x : xs) EXPECT_EQ(add(x, x).device(), cpu(0));  // decided, cached
+  auto samples = [&] {
+    int64_t n = 0;
+    for (const CostRecord& r : model().history()) n += r.count;
+    return n;
+  };
+  const int64_t before = samples();
+  for (int round = 0; round < 10; ++round) {
+    for (const Tensor& x : xs) EXPECT_EQ(add(x, x).device(), cpu(0));
+  }
+  EXPECT_EQ(samples(), before);
+}
+
 TEST_F(CostPolicyTest, TheCacheKeysOnWhereTheInputsLive) {
   start();
   teach(0, 20000);
