@@ -181,6 +181,13 @@ CostChoice CostPolicy::decide(OpId op, DType dtype, absl::Span<const int> candid
                               absl::Span<const Tensor* const> inputs, int64_t out_bytes,
                               bool counts) {
   poll_pending();
+  // A device seen idle has no queue, whatever the estimates say (Note [A queue that follows
+  // the device]): one stream query per device with a queue, at a decision, not a cached one.
+  for (int i = 0; i < model_->num_devices(); ++i) {
+    if (model_->queued_ns(i) > 0 && rt_.device(i).idle()) {
+      model_->note_drained(i, model_->enqueued_total_ns(i));
+    }
+  }
   absl::InlinedVector<CostInput, 4> in;
   for (const Tensor* t : inputs) {
     const TensorImpl* impl = t->impl();
@@ -336,11 +343,16 @@ void CostPolicy::end(const CostTiming& timing, Device& device, OpId op, DType dt
 
 void CostPolicy::poll_pending() {
   MutexLock lock(&pending_mu_);
+  // A device runs its stream in order: after one of its timings that has not completed, the
+  // later ones of that device are not asked (they wait for the next poll).
+  absl::InlinedVector<const Device*, 2> busy;
   size_t kept = 0;
   for (size_t i = 0; i < pending_.size(); ++i) {
     Pending& p = pending_[i];
-    std::optional<double> ms = p.owner->try_mark_elapsed_ms(p.begin, p.end);
+    std::optional<double> ms;
+    if (!absl::c_linear_search(busy, p.owner)) ms = p.owner->try_mark_elapsed_ms(p.begin, p.end);
     if (!ms.has_value()) {
+      if (!absl::c_linear_search(busy, p.owner)) busy.push_back(p.owner);
       pending_[kept++] = p;
       continue;
     }

@@ -93,6 +93,10 @@ class Device {
   // `from` to mark `to` once the device has passed `to`, without waiting for it: nullopt
   // while it has not, -1 on failure. The CPU has no marks (its time is the host clock).
   virtual std::optional<double> try_mark_elapsed_ms(void* /*from*/, void* /*to*/) { return -1; }
+  // Returns whether the device has completed everything enqueued on it, without waiting
+  // (the cost policy's queue: Note [A queue that follows the device] in
+  // placement/cost_model.h). A CPU runs its ops inline: always.
+  virtual bool idle() const { return true; }
   // CUDA graphs (runtime/function/concrete_function.cc). Captures what `body` enqueues
   // through the capture it is handed (streams of the capture's own, so that no other
   // thread's work lands in it) on this device and on `others` (GPUs of this process) into

@@ -208,6 +208,8 @@ std::optional<double> CudaDevice::try_mark_elapsed_ms(void* from, void* to) {
   return ms;
 }
 
+bool CudaDevice::idle() const { return cudaStreamQuery(stream()) == cudaSuccess; }
+
 void CudaDevice::release_mark(void* mark) {
   if (mark != nullptr) cudaEventDestroy(static_cast<cudaEvent_t>(mark));
 }

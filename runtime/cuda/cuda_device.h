@@ -44,6 +44,7 @@ class CudaDevice final : public Device {
   absl::Status synchronize() override;
   int hardware_ordinal() const override { return physical_id(); }
   uintptr_t stream_handle() const override { return reinterpret_cast<uintptr_t>(stream()); }
+  bool idle() const override;
   void* record_mark() override;
   double mark_elapsed_ms(void* from, void* to) override;
   void release_mark(void* mark) override;
