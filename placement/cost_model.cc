@@ -99,10 +99,16 @@ CostEstimate CostModel::estimate(const CostKey& key, int device, int64_t footpri
   CostEstimate e;
   e.device = device;
   e.known = exec_estimate(key, device, footprint, &e.exec_ns);
-  e.wait_ns = queued_ns(device);
+  // Note [What the host waits for]
+  bool after_queued_work = false;
+  for (const CostInput& in : inputs) {
+    after_queued_work |= in.device >= 0 && in.device < num_devices() && queues(in.device);
+  }
+  e.wait_ns = queues(device) && after_queued_work ? 0 : queued_ns(device);
   for (const CostInput& in : inputs) {
     if (in.device == device || in.device < 0 || in.device >= num_devices()) continue;
-    e.wait_ns = std::max(e.wait_ns, queued_ns(in.device));  // the copy waits for its source
+    // A copy to the host waits for its source's queue; a GPU's copy is queued behind it.
+    if (!queues(device)) e.wait_ns = std::max(e.wait_ns, queued_ns(in.device));
     const Link link = this->link(in.device, device);
     if (!bus_.has(link)) {
       e.known = false;
@@ -110,7 +116,10 @@ CostEstimate CostModel::estimate(const CostKey& key, int device, int64_t footpri
     }
     e.copy_ns += bus_.transfer_ns(link, static_cast<double>(in.bytes));
   }
-  if (home >= 0 && home != device && out_bytes > 0) {  // Note [Leaving the inputs' device]
+  // Note [Leaving the inputs' device]: not from the host to its GPU, the way data flows.
+  const bool feeds_gpu = home >= 0 && devices_[home].type == DeviceType::kCPU &&
+                         !devices_[home].remote && queues(device);
+  if (home >= 0 && home != device && out_bytes > 0 && !feeds_gpu) {
     const Link back = link(device, home);
     if (bus_.has(back)) {
       e.back_ns = bus_.transfer_ns(back, static_cast<double>(out_bytes));

@@ -118,6 +118,43 @@ TEST_F(CostModelTest, ACopyWaitsForTheWorkQueuedOnItsSource) {
   EXPECT_EQ(c.device, kGpu);
 }
 
+// Note [What the host waits for]: an op reading a GPU's output makes the CPU wait for that
+// GPU's queue (a synchronisation), while the GPU queues it without holding the host up; an
+// op on host data alone still finds a busy GPU later than the CPU.
+TEST_F(CostModelTest, TheHostWaitsForAGpusQueueOnlyWhenItCopiesFromIt) {
+  teach(kAdd, kCpu, 200);
+  teach(kAdd, kGpu, 7000);
+  model_.note_enqueued(kGpu, 30000);
+  CostChoice c = choose({{kCpu, 4}, {kGpu, 4}});
+  EXPECT_EQ(c.device, kGpu);
+  EXPECT_DOUBLE_EQ(c.estimates[0].wait_ns, 0);      // the GPU: queued behind the same work
+  EXPECT_DOUBLE_EQ(c.estimates[1].wait_ns, 30000);  // the CPU: its copy synchronises
+  EXPECT_EQ(model_.describe(c),
+            "GPU:0 7.0 us + copy 5.0 us vs CPU:0 0.2 us + copy 8.0 us + queued 30.0 us");
+  CostChoice host = choose({{kCpu, 4}, {kCpu, 4}});
+  EXPECT_EQ(host.device, kCpu);
+  EXPECT_DOUBLE_EQ(host.estimates[0].wait_ns, 30000);  // HEFT: the GPU finishes it later
+  EXPECT_DOUBLE_EQ(host.estimates[1].wait_ns, 0);
+  clock_.advance(30000);  // the GPU has drained: the synchronisation costs the copy alone
+  EXPECT_EQ(choose({{kCpu, 4}, {kGpu, 4}}).device, kCpu);
+}
+
+// Note [Leaving the inputs' device]: data flows from the host to its GPU; a GPU taking the
+// host's inputs pays no way back, the CPU taking a GPU's does.
+TEST_F(CostModelTest, TheHostFeedingItsGpuPaysNoWayBack) {
+  const std::vector<int> candidates = {kGpu, kCpu};
+  const bool fits[2] = {true, true};
+  teach(kAdd, kCpu, 50000);
+  teach(kAdd, kGpu, 1000);
+  const CostInput on_host[] = {{kCpu, 4096}};
+  CostChoice c = model_.choose(kAdd, 4096, candidates, fits, on_host, 4096);
+  EXPECT_EQ(c.device, kGpu);
+  EXPECT_DOUBLE_EQ(c.estimates[0].back_ns, 0);
+  const CostInput on_gpu[] = {{kGpu, 4096}};
+  CostChoice from_gpu = model_.choose(kAdd, 4096, candidates, fits, on_gpu, 4096);
+  EXPECT_DOUBLE_EQ(from_gpu.estimates[1].back_ns, 5000 + 409.6);
+}
+
 // Note [Leaving the inputs' device]: a small op on a GPU tensor that would win on the CPU by
 // a little stays on the GPU, since its output would have to come back; one that wins by
 // more than the way back still moves.
