@@ -7,8 +7,14 @@
 //   placement_suite --steps=50      # fewer timed steps per pair (default 1000)
 //   placement_suite --child --workload=mlp_batch1 --policy=cost --log_step=1
 //                                   # one pair here, then one step's placement logged
+//   placement_suite --child --workload=mlp_batch1 --policy=cost --trace=t.json --blocks=10
+//                                   # and 20 more steps traced (docs/trace.md), and the
+//                                   # timed steps' ms per step in 10 blocks (BLOCKS line)
+//   placement_suite --workloads=mlp_batch1,train_step --policies=always_gpu,cost
+//                                   # part of the table
 //
-// Each pair runs up to three times, in three processes, and the table shows the median.
+// Each pair runs up to five times, in five processes, the policies taking turns, and the
+// table shows the median.
 //
 // Policies: always_gpu (priority order with the small-op rule off: minitensor's placement
 // before issue 24), tf_rules (the default: priority plus TensorFlow's small-op rule),
@@ -21,6 +27,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -40,9 +47,31 @@ std::string flag(int argc, char** argv, const std::string& name, const std::stri
   return fallback;
 }
 
+// Returns the comma-separated items of `list`, or `all` when it is empty.
+std::vector<std::string> chosen(const std::string& list, const std::vector<std::string>& all) {
+  if (list.empty()) return all;
+  std::vector<std::string> out;
+  size_t begin = 0;
+  while (begin <= list.size()) {
+    size_t end = list.find(',', begin);
+    if (end == std::string::npos) end = list.size();
+    out.push_back(list.substr(begin, end - begin));
+    begin = end + 1;
+  }
+  return out;
+}
+
+// What a child does besides its timed steps.
+struct ChildOptions {
+  bool log_step = false;  // one more step with its placement logged
+  std::string trace;      // a trace of kTracedSteps more steps, saved there
+  int blocks = 0;         // the timed steps' ms per step in this many blocks
+};
+
 // Runs one pair in this process; prints "RESULT <ms per step>", "RESULT skipped" or
-// "RESULT error: <what>".
-int run_child(const std::string& workload, const std::string& policy, int steps, bool log_step) {
+// "RESULT error: <what>", and "BLOCKS <ms per step>..." when asked.
+int run_child(const std::string& workload, const std::string& policy, int steps,
+              const ChildOptions& options) {
   const bool has_gpu = !config::list_physical_devices("GPU").empty();
   if (needs_gpu(workload) && !has_gpu) {
     std::cout << "RESULT skipped\n";
@@ -75,14 +104,33 @@ int run_child(const std::string& workload, const std::string& policy, int steps,
     w->finish();
     const auto begin = Clock::now();
     int ran = 0;
+    // Blocks end with finish(): each one waits for its GPU work, so that its time is its own.
+    const int per_block = options.blocks > 0 ? std::max(1, steps / options.blocks) : steps + 1;
+    std::ostringstream blocks;
+    auto block_start = begin;
     while (ran < steps && (ran < 1 || elapsed(begin) < kBudget)) {
       w->step();
       ++ran;
+      if (ran % per_block == 0) {
+        w->finish();
+        const double block_ms = std::chrono::duration<double, std::milli>(elapsed(block_start)).count();
+        blocks << " " << block_ms / per_block;
+        block_start = Clock::now();
+      }
     }
     w->finish();
     const double ms = std::chrono::duration<double, std::milli>(elapsed(begin)).count();
     std::cout << "RESULT " << ms / ran << "\n";
-    if (log_step) {  // one more step with its placement logged (stderr): the reasons
+    if (!blocks.str().empty()) std::cout << "BLOCKS" << blocks.str() << "\n";
+    if (!options.trace.empty()) {
+      constexpr int kTracedSteps = 20;
+      trace::start();
+      for (int i = 0; i < kTracedSteps; ++i) w->step();
+      w->finish();
+      trace::stop();
+      trace::save(options.trace);
+    }
+    if (options.log_step) {  // one more step with its placement logged (stderr): the reasons
       debugging::set_log_device_placement(true);
       debugging::set_log_placement_reasons(true);
       w->step();
@@ -97,13 +145,9 @@ int run_child(const std::string& workload, const std::string& policy, int steps,
   return 0;
 }
 
-// Runs one pair in a child process and returns its RESULT text.
-std::string run_pair(const char* self, const std::string& workload, const std::string& policy,
-                     int steps) {
-  std::string command = policy == "always_gpu" ? "TF_EAGER_ENABLE_SMALL_TENSOR_CPU_PINNING=0 " : "";
-  command += std::string(self) + " --child --workload=" + workload + " --policy=" + policy +
-             " --steps=" + std::to_string(steps) + " 2>/dev/null";
-  FILE* pipe = popen(command.c_str(), "r");
+// Runs `command` and returns the rest of its last stdout line that begins with "RESULT ".
+std::string child_result(const std::string& command) {
+  FILE* pipe = popen((command + " 2>/dev/null").c_str(), "r");
   if (pipe == nullptr) return "error: popen";
   std::string result = "error: no result";
   char line[512];
@@ -115,44 +159,72 @@ std::string run_pair(const char* self, const std::string& workload, const std::s
   return result;
 }
 
-int run_table(const char* self, int steps) {
-  if (config::list_physical_devices("GPU").empty()) {
+// Runs one pair in a child process and returns its RESULT text.
+std::string run_pair(const char* self, const std::string& workload, const std::string& policy,
+                     int steps) {
+  std::string command = policy == "always_gpu" ? "TF_EAGER_ENABLE_SMALL_TENSOR_CPU_PINNING=0 " : "";
+  command += std::string(self) + " --child --workload=" + workload + " --policy=" + policy +
+             " --steps=" + std::to_string(steps);
+  return child_result(command);
+}
+
+// The table's process never starts the runtime: on a GPU it would hold a context of its
+// own beside each child's. A child says how many GPUs there are.
+int run_table(const char* self, int steps, const std::vector<std::string>& workloads,
+              const std::vector<std::string>& policies) {
+  if (child_result(std::string(self) + " --count_gpus") == "0") {
     std::printf("No GPU: every policy places on the CPU, and GPU workloads are skipped.\n");
   }
   std::printf("%-24s", "ms per step");
-  for (const std::string& p : kPolicies) std::printf(" %12s", p.c_str());
+  for (const std::string& p : policies) std::printf(" %12s", p.c_str());
   std::printf(" %14s\n", "cost/best fixed");
-  for (const std::string& w : workload_names()) {
+  for (const std::string& w : workloads) {
     std::printf("%-24s", w.c_str());
-    double best_fixed = 0, cost = 0;
-    for (const std::string& p : kPolicies) {
-      // Each pair runs in up to kRuns fresh processes, the median reported: from one process
-      // to the next the same placement on an H100 varied by up to 1.7x (clocks, the cores the
-      // process landed on). A pair that has taken kRunsBudget stops repeating.
-      constexpr int kRuns = 3;
-      constexpr std::chrono::seconds kRunsBudget{3};
-      const auto pair_start = std::chrono::steady_clock::now();
+    std::fflush(stdout);
+    // Each pair runs in up to kRuns fresh processes, the median reported: from one process
+    // to the next the same placement on an H100 varied by up to 1.7x (clocks, the cores the
+    // process landed on). The policies take turns, one process each per round, so that a
+    // drift of the machine's speed meets them all alike. A pair whose runs have taken
+    // kRunsBudget stops repeating; one that fails (or is skipped) in its first run has that
+    // as its result, and a failure after a run that passed ends its runs.
+    constexpr int kRuns = 5;
+    constexpr std::chrono::seconds kRunsBudget{3};
+    struct Pair {
       std::vector<double> runs;
       std::string error;
-      for (int run = 0; run < kRuns; ++run) {
-        std::string r = run_pair(self, w, p, steps);
+      bool done = false;
+      std::chrono::steady_clock::duration spent{};
+    };
+    std::vector<Pair> pairs(policies.size());
+    for (int run = 0; run < kRuns; ++run) {
+      for (size_t i = 0; i < policies.size(); ++i) {
+        Pair& pair = pairs[i];
+        if (pair.done) continue;
+        const auto start = std::chrono::steady_clock::now();
+        std::string r = run_pair(self, w, policies[i], steps);
+        pair.spent += std::chrono::steady_clock::now() - start;
         char* end = nullptr;
         double ms = std::strtod(r.c_str(), &end);
-        if (end == r.c_str()) {  // an error or "skipped": the pair's result if it came first;
-          if (runs.empty()) error = r;  // after a run that passed, the runs so far stand
-          break;
+        if (end == r.c_str()) {
+          if (pair.runs.empty()) pair.error = r;
+          pair.done = true;
+          continue;
         }
-        runs.push_back(ms);
-        if (std::chrono::steady_clock::now() - pair_start > kRunsBudget) break;
+        pair.runs.push_back(ms);
+        pair.done = pair.spent > kRunsBudget;
       }
-      if (!error.empty()) {
-        std::printf(" %12s", error.substr(0, 12).c_str());
+    }
+    double best_fixed = 0, cost = 0;
+    for (size_t i = 0; i < policies.size(); ++i) {
+      Pair& pair = pairs[i];
+      if (!pair.error.empty()) {
+        std::printf(" %12s", pair.error.substr(0, 12).c_str());
         continue;
       }
-      std::sort(runs.begin(), runs.end());
-      const double ms = runs[(runs.size() - 1) / 2];  // the median; of two, the lower
+      std::sort(pair.runs.begin(), pair.runs.end());
+      const double ms = pair.runs[(pair.runs.size() - 1) / 2];  // the median; of two, the lower
       std::printf(" %12.3f", ms);
-      if (p == "cost") {
+      if (policies[i] == "cost") {
         cost = ms;
       } else if (best_fixed == 0 || ms < best_fixed) {
         best_fixed = ms;
@@ -174,10 +246,24 @@ int main(int argc, char** argv) {
   using mt::bench::flag;
   const int steps = std::atoi(flag(argc, argv, "steps", "1000").c_str());
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--child") == 0) {
-      return mt::bench::run_child(flag(argc, argv, "workload", ""), flag(argc, argv, "policy", ""),
-                                  steps, flag(argc, argv, "log_step", "0") == "1");
+    if (std::strcmp(argv[i], "--count_gpus") == 0) {  // for run_table
+      std::cout << "RESULT " << mt::config::list_physical_devices("GPU").size() << "\n";
+      return 0;
     }
   }
-  return mt::bench::run_table(argv[0], steps);
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--child") == 0) {
+      mt::bench::ChildOptions options;
+      options.log_step = flag(argc, argv, "log_step", "0") == "1";
+      options.trace = flag(argc, argv, "trace", "");
+      options.blocks = std::atoi(flag(argc, argv, "blocks", "0").c_str());
+      return mt::bench::run_child(flag(argc, argv, "workload", ""), flag(argc, argv, "policy", ""),
+                                  steps, options);
+    }
+  }
+  return mt::bench::run_table(argv[0], steps,
+                              mt::bench::chosen(flag(argc, argv, "workloads", ""),
+                                                mt::bench::workload_names()),
+                              mt::bench::chosen(flag(argc, argv, "policies", ""),
+                                                mt::bench::kPolicies));
 }
