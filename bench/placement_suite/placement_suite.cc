@@ -95,7 +95,7 @@ int run_child(const std::string& workload, const std::string& policy, int steps,
     constexpr std::chrono::seconds kBudget{3};
     auto elapsed = [](Clock::time_point since) { return Clock::now() - since; };
     const auto warm_start = Clock::now();
-    constexpr std::chrono::milliseconds kWarmUp{300};
+    constexpr std::chrono::milliseconds kWarmUp{500};
     for (int i = 0;
          (i < 10 || elapsed(warm_start) < kWarmUp) && (i < 2 || elapsed(warm_start) < kBudget);
          ++i) {
@@ -184,7 +184,9 @@ int run_table(const char* self, int steps, const std::vector<std::string>& workl
     // Each pair runs in up to kRuns fresh processes, the median reported: from one process
     // to the next the same placement on an H100 varied by up to 1.7x (clocks, the cores the
     // process landed on). The policies take turns, one process each per round, so that a
-    // drift of the machine's speed meets them all alike. A pair whose runs have taken
+    // drift of the machine's speed meets them all alike, and each round starts with the
+    // next policy, so that the run after all_cpu's (seconds of every core busy and the GPU
+    // idle, its clocks down) is not always the same policy's. A pair whose runs have taken
     // kRunsBudget stops repeating; one that fails (or is skipped) in its first run has that
     // as its result, and a failure after a run that passed ends its runs.
     constexpr int kRuns = 5;
@@ -197,7 +199,8 @@ int run_table(const char* self, int steps, const std::vector<std::string>& workl
     };
     std::vector<Pair> pairs(policies.size());
     for (int run = 0; run < kRuns; ++run) {
-      for (size_t i = 0; i < policies.size(); ++i) {
+      for (size_t turn = 0; turn < policies.size(); ++turn) {
+        const size_t i = (turn + run) % policies.size();  // each round starts one later
         Pair& pair = pairs[i];
         if (pair.done) continue;
         const auto start = std::chrono::steady_clock::now();
