@@ -10,6 +10,10 @@
 //   placement_suite --child --workload=mlp_batch1 --policy=cost --trace=t.json --blocks=10
 //                                   # and 20 more steps traced (docs/trace.md), and the
 //                                   # timed steps' ms per step in 10 blocks (BLOCKS line)
+//   placement_suite --child --workload=mlp_batch1024 --policy=cost --history=h
+//                                   # the cost policy's history after warm-up (h.warm) and
+//                                   # after the timed steps (h.timed), and the GPU pool's
+//                                   # reserved bytes then (MEMORY lines)
 //   placement_suite --workloads=mlp_batch1,train_step --policies=always_gpu,cost
 //                                   # part of the table
 //
@@ -66,6 +70,8 @@ struct ChildOptions {
   bool log_step = false;  // one more step with its placement logged
   std::string trace;      // a trace of kTracedSteps more steps, saved there
   int blocks = 0;         // the timed steps' ms per step in this many blocks
+  std::string history;    // the cost policy's history after warm-up and after the timed
+                          // steps, saved to <history>.warm and <history>.timed
 };
 
 // Runs one pair in this process; prints "RESULT <ms per step>", "RESULT skipped" or
@@ -102,6 +108,18 @@ int run_child(const std::string& workload, const std::string& policy, int steps,
       w->step();
     }
     w->finish();
+    // What the policy measured and the GPU pool held, after warm-up and after the timed
+    // steps: a change between them is a measurement (or pool growth) among the timed steps.
+    auto snapshot = [&](const std::string& phase) {
+      if (options.history.empty() || policy != "cost") return;
+      config::save_placement_history(options.history + "." + phase);
+      if (has_gpu) {
+        MemoryInfo m = config::get_memory_info("GPU:0");
+        std::cout << "MEMORY " << phase << " GPU:0 reserved " << m.reserved << " peak " << m.peak
+                  << "\n";
+      }
+    };
+    snapshot("warm");
     const auto begin = Clock::now();
     int ran = 0;
     // Blocks end with finish(): each one waits for its GPU work, so that its time is its own.
@@ -121,6 +139,7 @@ int run_child(const std::string& workload, const std::string& policy, int steps,
     w->finish();
     const double ms = std::chrono::duration<double, std::milli>(elapsed(begin)).count();
     std::cout << "RESULT " << ms / ran << "\n";
+    snapshot("timed");
     if (!blocks.str().empty()) std::cout << "BLOCKS" << blocks.str() << "\n";
     if (!options.trace.empty()) {
       constexpr int kTracedSteps = 20;
@@ -260,6 +279,7 @@ int main(int argc, char** argv) {
       options.log_step = flag(argc, argv, "log_step", "0") == "1";
       options.trace = flag(argc, argv, "trace", "");
       options.blocks = std::atoi(flag(argc, argv, "blocks", "0").c_str());
+      options.history = flag(argc, argv, "history", "");
       return mt::bench::run_child(flag(argc, argv, "workload", ""), flag(argc, argv, "policy", ""),
                                   steps, options);
     }
