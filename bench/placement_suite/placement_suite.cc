@@ -92,6 +92,10 @@ int run_child(const std::string& workload, const std::string& policy, int steps,
   try {
     // Sized by the machine, not the policy: every policy runs the same program.
     std::unique_ptr<Workload> w = make_workload(workload, has_gpu);
+    if (w == nullptr) {
+      std::cout << "RESULT error: no workload '" << workload << "'\n";
+      return 0;
+    }
     // The same warm-up for every policy, at least 10 steps and kWarmUp (enough for the cost
     // one to calibrate: 10 steps alone may leave calibration runs, each a CPU run with its
     // copies, among the timed steps), and the timed steps, each phase cut short after
