@@ -9,7 +9,8 @@
 //                                   # one pair here, then one step's placement logged
 //   placement_suite --child --workload=mlp_batch1 --policy=cost --trace=t.json --blocks=10
 //                                   # and 20 more steps traced (docs/trace.md), and the
-//                                   # timed steps' ms per step in 10 blocks (BLOCKS line)
+//                                   # timed steps' ms per step in 10 blocks (BLOCKS line);
+//                                   # --report=r.html writes those steps' HTML report
 //   placement_suite --child --workload=mlp_batch1024 --policy=cost --history=h
 //                                   # the cost policy's history after warm-up (h.warm) and
 //                                   # after the timed steps (h.timed), and the GPU pool's
@@ -69,6 +70,7 @@ std::vector<std::string> chosen(const std::string& list, const std::vector<std::
 struct ChildOptions {
   bool log_step = false;  // one more step with its placement logged
   std::string trace;      // a trace of kTracedSteps more steps, saved there
+  std::string report;     // the same steps' HTML report (docs/trace.md), saved there
   int blocks = 0;         // the timed steps' ms per step in this many blocks
   std::string history;    // the cost policy's history after warm-up and after the timed
                           // steps, saved to <history>.warm and <history>.timed
@@ -145,13 +147,14 @@ int run_child(const std::string& workload, const std::string& policy, int steps,
     std::cout << "RESULT " << ms / ran << "\n";
     snapshot("timed");
     if (!blocks.str().empty()) std::cout << "BLOCKS" << blocks.str() << "\n";
-    if (!options.trace.empty()) {
+    if (!options.trace.empty() || !options.report.empty()) {
       constexpr int kTracedSteps = 20;
       trace::start();
       for (int i = 0; i < kTracedSteps; ++i) w->step();
       w->finish();
       trace::stop();
-      trace::save(options.trace);
+      if (!options.trace.empty()) trace::save(options.trace);
+      if (!options.report.empty()) trace::write_report(options.report);
     }
     if (options.log_step) {  // one more step with its placement logged (stderr): the reasons
       debugging::set_log_device_placement(true);
@@ -284,6 +287,7 @@ int main(int argc, char** argv) {
       options.trace = flag(argc, argv, "trace", "");
       options.blocks = std::atoi(flag(argc, argv, "blocks", "0").c_str());
       options.history = flag(argc, argv, "history", "");
+      options.report = flag(argc, argv, "report", "");
       return mt::bench::run_child(flag(argc, argv, "workload", ""), flag(argc, argv, "policy", ""),
                                   steps, options);
     }
