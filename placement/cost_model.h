@@ -152,6 +152,9 @@ class CostModel {
   // estimate is within kRefreshRatio of the winner's (Note [Measured execution time]).
   static constexpr int kRefreshSamples = 4;
   static constexpr double kRefreshRatio = 4;
+  // ... and once every kRefreshAfterLosses decisions it loses within that ratio, whatever
+  // its samples: an estimate that only losing kept stale is measured again.
+  static constexpr int kRefreshAfterLosses = 16;
   static constexpr int kMaxTries = 4;                            // per device and key
   static constexpr int64_t kExploreMaxBytes = int64_t{1} << 22;  // 4 MiB
 
@@ -208,6 +211,7 @@ class CostModel {
     int tries = 0;
     double mean_ns = 0;
     double mean_bytes = 0;
+    int losses = 0;  // decisions lost within kRefreshRatio since the last refresh
   };
   static uint64_t stat_key(const CostKey& key, int device);
   // Returns the link bytes take from device `from` to device `to`.

@@ -229,6 +229,32 @@ TEST_F(CostModelTest, ALoserWithFewSamplesIsMeasuredAgainUnlessItIsHopeless) {
   EXPECT_FALSE(c.refreshing);
 }
 
+// Note [Measured execution time]: a loser within reach is measured again every
+// kRefreshAfterLosses decisions, so an estimate kept stale by losing heals.
+TEST_F(CostModelTest, ALoserWithinReachIsMeasuredAgainNowAndThen) {
+  teach(kAdd, kGpu, 33000);  // slow samples
+  teach(kAdd, kCpu, 16000);
+  for (int i = 1; i < CostModel::kRefreshAfterLosses; ++i) {
+    CostChoice c = choose({});
+    ASSERT_EQ(c.device, kCpu);
+    ASSERT_FALSE(c.refreshing);
+  }
+  std::vector<int> candidates = {kGpu, kCpu};
+  const bool fits[2] = {true, true};
+  EXPECT_FALSE(model_.choose(kAdd, 4096, candidates, fits, {}, 0, /*counts=*/false).refreshing);
+  CostChoice refresh = choose({});
+  EXPECT_EQ(refresh.device, kGpu);  // the 16th loss: measured again
+  EXPECT_TRUE(refresh.refreshing);
+  EXPECT_FALSE(choose({}).refreshing);  // and the count starts over
+  for (int i = 0; i < 4; ++i) model_.record(kAdd, kGpu, 4096, 7000);  // its real time
+  EXPECT_EQ(choose({}).device, kGpu);
+  teach(kMul, kGpu, 1000);
+  teach(kMul, kCpu, 1e6);
+  for (int i = 0; i < 2 * CostModel::kRefreshAfterLosses; ++i) {
+    ASSERT_FALSE(choose({}, {true, true}, kMul).refreshing);  // 1000x slower: never
+  }
+}
+
 TEST_F(CostModelTest, CalibratesEachDeviceInPriorityOrderBeforeChoosing) {
   CostChoice first = choose({});
   EXPECT_FALSE(first.calibrated);
