@@ -97,15 +97,11 @@ bool CostModel::exec_estimate(const CostKey& key, int device, int64_t footprint,
 
 CostEstimate CostModel::estimate(const CostKey& key, int device, int64_t footprint,
                                  absl::Span<const CostInput> inputs, int home,
-                                 int64_t out_bytes) const {
+                                 bool after_queued_work, int64_t out_bytes) const {
   CostEstimate e;
   e.device = device;
   e.known = exec_estimate(key, device, footprint, &e.exec_ns);
   // Note [What the host waits for]
-  bool after_queued_work = false;
-  for (const CostInput& in : inputs) {
-    after_queued_work |= in.device >= 0 && in.device < num_devices() && queues(in.device);
-  }
   e.wait_ns = queues(device) && after_queued_work ? 0 : queued_ns(device);
   for (const CostInput& in : inputs) {
     if (in.device == device || in.device < 0 || in.device >= num_devices()) continue;
@@ -137,14 +133,17 @@ CostChoice CostModel::choose(const CostKey& key, int64_t footprint,
                              absl::Span<const CostInput> inputs, int64_t out_bytes, bool counts) {
   MT_CHECK(!candidates.empty() && fits.size() == candidates.size());
   // The inputs' device: the one holding most of their bytes (on a tie, the one that reached
-  // the most first).
+  // the most first); and whether an input is on a device's queue (Note [What the host waits
+  // for]).
   int home = -1;
+  bool after_queued_work = false;
   {
     absl::InlinedVector<int64_t, 4> bytes(devices_.size(), 0);
     for (const CostInput& in : inputs) {
       if (in.device < 0 || in.device >= num_devices()) continue;
       bytes[in.device] += in.bytes;
       if (home < 0 || bytes[in.device] > bytes[home]) home = in.device;
+      after_queued_work |= queues(in.device);
     }
   }
   internal::MutexLock lock(&mu_);
@@ -153,7 +152,8 @@ CostChoice CostModel::choose(const CostKey& key, int64_t footprint,
   int first_fitting = -1, best = -1, explore = -1;
   for (size_t i = 0; i < candidates.size(); ++i) {
     CostEstimate& e =
-        c.estimates.emplace_back(estimate(key, candidates[i], footprint, inputs, home, out_bytes));
+        c.estimates.emplace_back(estimate(key, candidates[i], footprint, inputs, home,
+                                            after_queued_work, out_bytes));
     e.fits = fits[i];
     if (!e.fits) continue;
     if (first_fitting < 0) first_fitting = static_cast<int>(i);

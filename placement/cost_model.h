@@ -224,9 +224,10 @@ class CostModel {
   // Returns exec(d), or false when unknown.
   bool exec_estimate(const CostKey& key, int device, int64_t footprint, double* ns) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // `home`: the inputs' device; `after_queued_work`: an input is on a device that queues.
   CostEstimate estimate(const CostKey& key, int device, int64_t footprint,
-                        absl::Span<const CostInput> inputs, int home, int64_t out_bytes) const
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+                        absl::Span<const CostInput> inputs, int home, bool after_queued_work,
+                        int64_t out_bytes) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void add_point(const CostKey& key, int device, const Stat& stat)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 

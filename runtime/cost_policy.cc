@@ -349,10 +349,11 @@ void CostPolicy::poll_pending() {
   size_t kept = 0;
   for (size_t i = 0; i < pending_.size(); ++i) {
     Pending& p = pending_[i];
+    const bool behind = absl::c_linear_search(busy, p.owner);
     std::optional<double> ms;
-    if (!absl::c_linear_search(busy, p.owner)) ms = p.owner->try_mark_elapsed_ms(p.begin, p.end);
+    if (!behind) ms = p.owner->try_mark_elapsed_ms(p.begin, p.end);
     if (!ms.has_value()) {
-      if (!absl::c_linear_search(busy, p.owner)) busy.push_back(p.owner);
+      if (!behind) busy.push_back(p.owner);
       pending_[kept++] = p;
       continue;
     }

@@ -36,6 +36,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_split.h"
 #include "bench/placement_suite/workloads.h"
 #include "runtime/minitensor.h"
 
@@ -55,15 +56,7 @@ std::string flag(int argc, char** argv, const std::string& name, const std::stri
 // Returns the comma-separated items of `list`, or `all` when it is empty.
 std::vector<std::string> chosen(const std::string& list, const std::vector<std::string>& all) {
   if (list.empty()) return all;
-  std::vector<std::string> out;
-  size_t begin = 0;
-  while (begin <= list.size()) {
-    size_t end = list.find(',', begin);
-    if (end == std::string::npos) end = list.size();
-    out.push_back(list.substr(begin, end - begin));
-    begin = end + 1;
-  }
-  return out;
+  return absl::StrSplit(list, ',');
 }
 
 // What a child does besides its timed steps.
@@ -137,7 +130,8 @@ int run_child(const std::string& workload, const std::string& policy, int steps,
       ++ran;
       if (ran % per_block == 0) {
         w->finish();
-        const double block_ms = std::chrono::duration<double, std::milli>(elapsed(block_start)).count();
+        const double block_ms =
+            std::chrono::duration<double, std::milli>(elapsed(block_start)).count();
         blocks << " " << block_ms / per_block;
         block_start = Clock::now();
       }
@@ -292,9 +286,8 @@ int main(int argc, char** argv) {
                                   steps, options);
     }
   }
-  return mt::bench::run_table(argv[0], steps,
-                              mt::bench::chosen(flag(argc, argv, "workloads", ""),
-                                                mt::bench::workload_names()),
-                              mt::bench::chosen(flag(argc, argv, "policies", ""),
-                                                mt::bench::kPolicies));
+  return mt::bench::run_table(
+      argv[0], steps,
+      mt::bench::chosen(flag(argc, argv, "workloads", ""), mt::bench::workload_names()),
+      mt::bench::chosen(flag(argc, argv, "policies", ""), mt::bench::kPolicies));
 }

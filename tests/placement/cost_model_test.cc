@@ -245,7 +245,7 @@ TEST_F(CostModelTest, ALoserWithinReachIsMeasuredAgainNowAndThen) {
   CostChoice refresh = choose({});
   EXPECT_EQ(refresh.device, kGpu);  // the 16th loss: measured again
   EXPECT_TRUE(refresh.refreshing);
-  EXPECT_FALSE(choose({}).refreshing);  // and the count starts over
+  EXPECT_FALSE(choose({}).refreshing);                                // and the count starts over
   for (int i = 0; i < 4; ++i) model_.record(kAdd, kGpu, 4096, 7000);  // its real time
   EXPECT_EQ(choose({}).device, kGpu);
   teach(kMul, kGpu, 1000);
