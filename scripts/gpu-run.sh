@@ -7,7 +7,8 @@
 # bench/distributed/tls_compare.sh on the bundle's remote_benchmark (MT_TLSBENCH_ROUNDS
 # rounds, default 3): plaintext beside mutual TLS, large tensors in parts, for each of three
 # settings of the task's gRPC queues and pollers (MT_TLSBENCH_SERVER_FLAGS; set but empty:
-# gRPC's default alone; MT_TLS_CONNECTIONS and MT_TLSBENCH_ARGS pass through). `fuzz` runs
+# gRPC's default alone; MT_TLS_CONNECTIONS and MT_TLSBENCH_ARGS pass through), then
+# tls_floor (the same round trip over raw sockets and raw TLS, no RPC). `fuzz` runs
 # the differential fuzzer against
 # the CPU for MT_DIFF_FUZZ_SECONDS (default 90) on every GPU, then as long on two logical
 # GPUs of GPU 0. `soak` runs 16 threads of mixed ops on two logical GPUs for MT_SOAK_SECONDS
@@ -331,6 +332,15 @@ for step in $steps; do
         done < <(grep -E '^(BM_|== )' "$out/tlsbench.log")
       else
         record "tlsbench" "no .gpu/bin/remote_benchmark (built without gRPC, or an older bundle)"
+      fi
+      # The floor: the same 64 MiB round trip over raw loopback sockets and raw TLS, no RPC.
+      if [ -x .gpu/bin/tls_floor ]; then
+        timeout 120 .gpu/bin/tls_floor >"$out/tls-floor.log" 2>&1
+        record "tls floor" "rc=$?"
+        cat "$out/tls-floor.log"
+        while read -r kind conns rest; do
+          record "tls floor $kind conns=$conns" "$rest"
+        done < <(grep -E '^(reused|fresh) ' "$out/tls-floor.log")
       fi ;;
     fuzz)
       MT_DIFF_FUZZ_SECONDS="${MT_DIFF_FUZZ_SECONDS:-90}" .gpu/bin/runtime_test \
