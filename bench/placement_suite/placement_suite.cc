@@ -17,9 +17,14 @@
 //                                   # reserved bytes then (MEMORY lines)
 //   placement_suite --workloads=mlp_batch1,train_step --policies=always_gpu,cost
 //                                   # part of the table
+//   placement_suite --child --workload=train_step --policy=always_gpu --paired
+//                                   # always_gpu and the cost policy in one process, by
+//                                   # turns (Note [Paired runs]): RESULT and PAIRED lines
 //
 // Each pair runs up to five times, in five processes, the policies taking turns, and the
-// table shows the median.
+// table shows the median. always_gpu's and tf_rules' processes are paired ones: the
+// "paired" column is cost / best fixed with their medians of the cost policy's ratio to
+// them in their own processes (all_cpu's from the columns).
 //
 // Policies: always_gpu (priority order with the small-op rule off: minitensor's placement
 // before issue 24), tf_rules (the default: priority plus TensorFlow's small-op rule),
@@ -67,7 +72,77 @@ struct ChildOptions {
   int blocks = 0;         // the timed steps' ms per step in this many blocks
   std::string history;    // the cost policy's history after warm-up and after the timed
                           // steps, saved to <history>.warm and <history>.timed
+  bool paired = false;    // the cost policy too, in this process (Note [Paired runs])
 };
+
+// Note [Paired runs]
+// From one process to the next the same placement on an H100 ran up to 1.3x slower (the
+// batch-1024 MLP's steps under always_gpu: 0.042-0.058 ms in five processes), so two
+// policies that place every op alike read 0.98-1.36x apart in tables of five processes
+// each. A paired child (--paired) runs a fixed GPU policy's workload and the cost policy's,
+// each built and warmed under its policy, in one process: the timed steps go in
+// kPairedRounds rounds of one block each, the policy switched before each block and each
+// round starting with the other one, every block ending with finish(). The two then share
+// the process's cores, memory and GPU context and every slow stretch of the machine, and
+// their ratio is the cost policy's price beside that policy. all_cpu cannot be paired (its
+// process hides the GPUs), nor always_gpu with tf_rules (the small-op rule is read at the
+// runtime's start); the cost policy uses neither.
+constexpr int kPairedRounds = 10;
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point since) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - since).count();
+}
+
+// Runs `w`'s warm-up: at least 10 steps and kWarmUp (enough for the cost policy to
+// calibrate), cut short after kBudget (at least two steps).
+void warm_up(Workload& w) {
+  constexpr double kWarmUpMs = 500, kBudgetMs = 3000;
+  const auto start = Clock::now();
+  for (int i = 0; (i < 10 || ms_since(start) < kWarmUpMs) && (i < 2 || ms_since(start) < kBudgetMs);
+       ++i) {
+    w.step();
+  }
+  w.finish();
+}
+
+// Runs a paired child (Note [Paired runs]) for the fixed `policy`; prints "RESULT <its ms per
+// step>" and "PAIRED <its ms> <cost ms>".
+void run_paired(const std::string& workload, bool has_gpu, int steps) {
+  auto use = [](bool cost) {
+    config::set_placement_policy(cost ? config::PlacementPolicy::kCost
+                                      : config::PlacementPolicy::kPriority);
+  };
+  std::unique_ptr<Workload> w[2];
+  for (int cost = 0; cost < 2; ++cost) {
+    use(cost);
+    w[cost] = make_workload(workload, has_gpu);
+    if (w[cost] == nullptr) {
+      std::cout << "RESULT error: no workload '" << workload << "'\n";
+      return;
+    }
+    warm_up(*w[cost]);
+  }
+  const int per_block = std::max(1, steps / kPairedRounds);
+  double ms[2] = {0, 0};
+  int ran[2] = {0, 0};
+  constexpr double kBudgetMs = 6000;
+  const auto begin = Clock::now();
+  for (int round = 0; round < kPairedRounds && (round < 1 || ms_since(begin) < kBudgetMs);
+       ++round) {
+    for (int turn = 0; turn < 2; ++turn) {
+      const int cost = (round + turn) % 2;
+      use(cost);
+      const auto start = Clock::now();
+      for (int i = 0; i < per_block; ++i) w[cost]->step();
+      w[cost]->finish();
+      ms[cost] += ms_since(start);
+      ran[cost] += per_block;
+    }
+  }
+  std::cout << "RESULT " << ms[0] / ran[0] << "\n";
+  std::cout << "PAIRED " << ms[0] / ran[0] << " " << ms[1] / ran[1] << "\n";
+}
 
 // Runs one pair in this process; prints "RESULT <ms per step>", "RESULT skipped" or
 // "RESULT error: <what>", and "BLOCKS <ms per step>..." when asked.
@@ -85,28 +160,22 @@ int run_child(const std::string& workload, const std::string& policy, int steps,
   }
   if (policy == "cost") config::set_placement_policy(config::PlacementPolicy::kCost);
   try {
+    if (options.paired) {
+      run_paired(workload, has_gpu, steps);
+      return 0;
+    }
     // Sized by the machine, not the policy: every policy runs the same program.
     std::unique_ptr<Workload> w = make_workload(workload, has_gpu);
     if (w == nullptr) {
       std::cout << "RESULT error: no workload '" << workload << "'\n";
       return 0;
     }
-    // The same warm-up for every policy, at least 10 steps and kWarmUp (enough for the cost
-    // one to calibrate: 10 steps alone may leave calibration runs, each a CPU run with its
-    // copies, among the timed steps), and the timed steps, each phase cut short after
+    // The same warm-up for every policy (warm_up), and the timed steps, cut short after
     // kBudget so that a slow policy (a large product on the CPU) does not hold the suite up;
-    // at least two and one steps run.
-    using Clock = std::chrono::steady_clock;
+    // at least one step runs.
     constexpr std::chrono::seconds kBudget{3};
     auto elapsed = [](Clock::time_point since) { return Clock::now() - since; };
-    const auto warm_start = Clock::now();
-    constexpr std::chrono::milliseconds kWarmUp{500};
-    for (int i = 0;
-         (i < 10 || elapsed(warm_start) < kWarmUp) && (i < 2 || elapsed(warm_start) < kBudget);
-         ++i) {
-      w->step();
-    }
-    w->finish();
+    warm_up(*w);
     // What the policy measured and the GPU pool held, after warm-up and after the timed
     // steps: a change between them is a measurement (or pool growth) among the timed steps.
     auto snapshot = [&](const std::string& phase) {
@@ -165,27 +234,48 @@ int run_child(const std::string& workload, const std::string& policy, int steps,
   return 0;
 }
 
-// Runs `command` and returns the rest of its last stdout line that begins with "RESULT ".
-std::string child_result(const std::string& command) {
+// Runs `command` and returns the rest of its last stdout line that begins with "RESULT ";
+// with `paired`, also the rest of its "PAIRED " line (empty when none).
+std::string child_result(const std::string& command, std::string* paired = nullptr) {
   FILE* pipe = popen((command + " 2>/dev/null").c_str(), "r");
   if (pipe == nullptr) return "error: popen";
   std::string result = "error: no result";
   char line[512];
   while (std::fgets(line, sizeof(line), pipe) != nullptr) {
     std::string s(line);
-    if (s.rfind("RESULT ", 0) == 0) result = s.substr(7, s.find_last_not_of("\n") - 6);
+    s.erase(s.find_last_not_of("\n") + 1);
+    if (s.rfind("RESULT ", 0) == 0) result = s.substr(7);
+    if (paired != nullptr && s.rfind("PAIRED ", 0) == 0) *paired = s.substr(7);
   }
   pclose(pipe);
   return result;
 }
 
-// Runs one pair in a child process and returns its RESULT text.
+// Whether `policy`'s children also run the cost policy (Note [Paired runs]).
+bool pairs_with_cost(const std::string& policy) {
+  return policy == "always_gpu" || policy == "tf_rules";
+}
+
+// Runs one pair in a child process and returns its RESULT text; a paired one's cost / fixed
+// ratio goes to `ratio` (0 when it gave none).
 std::string run_pair(const char* self, const std::string& workload, const std::string& policy,
-                     int steps) {
+                     int steps, double* ratio) {
   std::string command = policy == "always_gpu" ? "TF_EAGER_ENABLE_SMALL_TENSOR_CPU_PINNING=0 " : "";
   command += std::string(self) + " --child --workload=" + workload + " --policy=" + policy +
-             " --steps=" + std::to_string(steps);
-  return child_result(command);
+             " --steps=" + std::to_string(steps) + (pairs_with_cost(policy) ? " --paired" : "");
+  std::string paired;
+  std::string result = child_result(command, &paired);
+  double fixed = 0, cost = 0;
+  *ratio =
+      std::sscanf(paired.c_str(), "%lf %lf", &fixed, &cost) == 2 && fixed > 0 ? cost / fixed : 0;
+  return result;
+}
+
+// Returns the median of `v` (of an even count, the lower middle), sorting it; 0 when empty.
+double median(std::vector<double>& v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[(v.size() - 1) / 2];
 }
 
 // The table's process never starts the runtime: on a GPU it would hold a context of its
@@ -197,7 +287,7 @@ int run_table(const char* self, int steps, const std::vector<std::string>& workl
   }
   std::printf("%-24s", "ms per step");
   for (const std::string& p : policies) std::printf(" %12s", p.c_str());
-  std::printf(" %14s\n", "cost/best fixed");
+  std::printf(" %14s %7s\n", "cost/best fixed", "paired");
   for (const std::string& w : workloads) {
     std::printf("%-24s", w.c_str());
     std::fflush(stdout);
@@ -213,6 +303,7 @@ int run_table(const char* self, int steps, const std::vector<std::string>& workl
     constexpr std::chrono::seconds kRunsBudget{3};
     struct Pair {
       std::vector<double> runs;
+      std::vector<double> ratios;  // paired children's cost / this policy
       std::string error;
       bool done = false;
       std::chrono::steady_clock::duration spent{};
@@ -224,7 +315,8 @@ int run_table(const char* self, int steps, const std::vector<std::string>& workl
         Pair& pair = pairs[i];
         if (pair.done) continue;
         const auto start = std::chrono::steady_clock::now();
-        std::string r = run_pair(self, w, policies[i], steps);
+        double ratio = 0;
+        std::string r = run_pair(self, w, policies[i], steps, &ratio);
         pair.spent += std::chrono::steady_clock::now() - start;
         char* end = nullptr;
         double ms = std::strtod(r.c_str(), &end);
@@ -234,27 +326,38 @@ int run_table(const char* self, int steps, const std::vector<std::string>& workl
           continue;
         }
         pair.runs.push_back(ms);
+        if (ratio > 0) pair.ratios.push_back(ratio);
         pair.done = pair.spent > kRunsBudget;
       }
     }
+    // cost / best fixed, and the same with each paired policy's ratio measured in its own
+    // processes (the median of their ratios) instead of from two columns' medians.
     double best_fixed = 0, cost = 0;
+    std::vector<double> paired_ratios;  // cost / policy, paired or not, per fixed policy
+    std::vector<double> unpaired;       // the fixed policies' medians, for all_cpu
     for (size_t i = 0; i < policies.size(); ++i) {
       Pair& pair = pairs[i];
       if (!pair.error.empty()) {
         std::printf(" %12s", pair.error.substr(0, 12).c_str());
         continue;
       }
-      std::sort(pair.runs.begin(), pair.runs.end());
-      const double ms = pair.runs[(pair.runs.size() - 1) / 2];  // the median; of two, the lower
+      const double ms = median(pair.runs);
       std::printf(" %12.3f", ms);
       if (policies[i] == "cost") {
         cost = ms;
-      } else if (best_fixed == 0 || ms < best_fixed) {
-        best_fixed = ms;
+        continue;
+      }
+      if (best_fixed == 0 || ms < best_fixed) best_fixed = ms;
+      if (!pair.ratios.empty()) {
+        paired_ratios.push_back(median(pair.ratios));
+      } else {
+        unpaired.push_back(ms);
       }
     }
     if (cost > 0 && best_fixed > 0) {
       std::printf(" %14.2f", cost / best_fixed);
+      for (double ms : unpaired) paired_ratios.push_back(cost / ms);
+      std::printf(" %7.2f", *std::max_element(paired_ratios.begin(), paired_ratios.end()));
     }
     std::printf("\n");
     std::fflush(stdout);
@@ -282,6 +385,7 @@ int main(int argc, char** argv) {
       options.blocks = std::atoi(flag(argc, argv, "blocks", "0").c_str());
       options.history = flag(argc, argv, "history", "");
       options.report = flag(argc, argv, "report", "");
+      for (int j = 1; j < argc; ++j) options.paired |= std::strcmp(argv[j], "--paired") == 0;
       return mt::bench::run_child(flag(argc, argv, "workload", ""), flag(argc, argv, "policy", ""),
                                   steps, options);
     }
