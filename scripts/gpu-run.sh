@@ -201,7 +201,8 @@ for step in $steps; do
       done ;;
     examples)
       for e in .gpu/bin/*; do
-        case "$e" in *_test|*_benchmark|*_probe|*/mt-server) continue ;; esac
+        # The placement suite and tls_floor are benchmarks: placementbench and tlsbench run them.
+        case "$e" in *_test|*_benchmark|*_probe|*/mt-server|*/placement_suite|*/tls_floor) continue ;; esac
         name=$(basename "$e")
         args=()
         # trace_placement writes trace.json and report.html into the folder it is given.
