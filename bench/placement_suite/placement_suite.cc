@@ -66,13 +66,16 @@ std::vector<std::string> chosen(const std::string& list, const std::vector<std::
 
 // What a child does besides its timed steps.
 struct ChildOptions {
-  bool log_step = false;  // one more step with its placement logged
-  std::string trace;      // a trace of kTracedSteps more steps, saved there
-  std::string report;     // the same steps' HTML report (docs/trace.md), saved there
-  int blocks = 0;         // the timed steps' ms per step in this many blocks
-  std::string history;    // the cost policy's history after warm-up and after the timed
-                          // steps, saved to <history>.warm and <history>.timed
-  bool paired = false;    // the cost policy too, in this process (Note [Paired runs])
+  bool log_step = false;     // one more step with its placement logged
+  std::string trace;         // a trace of kTracedSteps more steps, saved there
+  std::string report;        // the same steps' HTML report (docs/trace.md), saved there
+  int blocks = 0;            // the timed steps' ms per step in this many blocks
+  std::string history;       // the cost policy's history after warm-up and after the timed
+                             // steps, saved to <history>.warm and <history>.timed
+  bool paired = false;       // the cost policy too, in this process (Note [Paired runs])
+  bool cost_first = false;   // paired: the cost policy's workload built and warmed first
+  std::string load_history;  // the cost policy's history loaded before the workload is built
+  bool priority_after_warm_up = false;  // the timed steps placed by priority (diagnosis)
 };
 
 // Note [Paired runs]
@@ -108,13 +111,14 @@ void warm_up(Workload& w) {
 
 // Runs a paired child (Note [Paired runs]) for the fixed `policy`; prints "RESULT <its ms per
 // step>" and "PAIRED <its ms> <cost ms>".
-void run_paired(const std::string& workload, bool has_gpu, int steps) {
+void run_paired(const std::string& workload, bool has_gpu, int steps, bool cost_first) {
   auto use = [](bool cost) {
     config::set_placement_policy(cost ? config::PlacementPolicy::kCost
                                       : config::PlacementPolicy::kPriority);
   };
   std::unique_ptr<Workload> w[2];
-  for (int cost = 0; cost < 2; ++cost) {
+  for (int i = 0; i < 2; ++i) {
+    const int cost = cost_first ? 1 - i : i;
     use(cost);
     w[cost] = make_workload(workload, has_gpu);
     if (w[cost] == nullptr) {
@@ -159,9 +163,10 @@ int run_child(const std::string& workload, const std::string& policy, int steps,
                                              {LogicalDeviceConfiguration{1024}});
   }
   if (policy == "cost") config::set_placement_policy(config::PlacementPolicy::kCost);
+  if (!options.load_history.empty()) config::load_placement_history(options.load_history);
   try {
     if (options.paired) {
-      run_paired(workload, has_gpu, steps);
+      run_paired(workload, has_gpu, steps, options.cost_first);
       return 0;
     }
     // Sized by the machine, not the policy: every policy runs the same program.
@@ -176,6 +181,9 @@ int run_child(const std::string& workload, const std::string& policy, int steps,
     constexpr std::chrono::seconds kBudget{3};
     auto elapsed = [](Clock::time_point since) { return Clock::now() - since; };
     warm_up(*w);
+    if (options.priority_after_warm_up) {
+      config::set_placement_policy(config::PlacementPolicy::kPriority);
+    }
     // What the policy measured and the GPU pool held, after warm-up and after the timed
     // steps: a change between them is a measurement (or pool growth) among the timed steps.
     auto snapshot = [&](const std::string& phase) {
@@ -384,8 +392,13 @@ int main(int argc, char** argv) {
       options.trace = flag(argc, argv, "trace", "");
       options.blocks = std::atoi(flag(argc, argv, "blocks", "0").c_str());
       options.history = flag(argc, argv, "history", "");
+      options.load_history = flag(argc, argv, "load_history", "");
       options.report = flag(argc, argv, "report", "");
-      for (int j = 1; j < argc; ++j) options.paired |= std::strcmp(argv[j], "--paired") == 0;
+      for (int j = 1; j < argc; ++j) {
+        options.paired |= std::strcmp(argv[j], "--paired") == 0;
+        options.cost_first |= std::strcmp(argv[j], "--cost_first") == 0;
+        options.priority_after_warm_up |= std::strcmp(argv[j], "--priority_after_warm_up") == 0;
+      }
       return mt::bench::run_child(flag(argc, argv, "workload", ""), flag(argc, argv, "policy", ""),
                                   steps, options);
     }
