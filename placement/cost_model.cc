@@ -151,9 +151,8 @@ CostChoice CostModel::choose(const CostKey& key, int64_t footprint,
   c.calibrated = true;
   int first_fitting = -1, best = -1, explore = -1;
   for (size_t i = 0; i < candidates.size(); ++i) {
-    CostEstimate& e =
-        c.estimates.emplace_back(estimate(key, candidates[i], footprint, inputs, home,
-                                            after_queued_work, out_bytes));
+    CostEstimate& e = c.estimates.emplace_back(
+        estimate(key, candidates[i], footprint, inputs, home, after_queued_work, out_bytes));
     e.fits = fits[i];
     if (!e.fits) continue;
     if (first_fitting < 0) first_fitting = static_cast<int>(i);
@@ -165,6 +164,14 @@ CostChoice CostModel::choose(const CostKey& key, int64_t footprint,
       continue;
     }
     if (best < 0 || e.finish_ns() < c.estimates[best].finish_ns()) best = static_cast<int>(i);
+  }
+  // Note [Where data is born]
+  if (op_has_flag(key.op, kSource) && key.op != OpId::kEagerConst && inputs.empty() &&
+      out_bytes > kSmallSourceBytes) {
+    c.device = c.estimates[first_fitting >= 0 ? first_fitting : 0].device;
+    c.calibrated = true;  // nothing to measure elsewhere: the decision stands
+    c.first_keeps = true;
+    return c;
   }
   int pick = best;
   if (!c.calibrated) {  // Note [Calibrating the cost model]
@@ -294,7 +301,9 @@ void CostModel::load_history(absl::Span<const CostRecord> records) {
 }
 
 std::string CostModel::describe(const CostChoice& choice) const {
-  std::string out = choice.calibrated ? "" : "calibrating: ";
+  std::string out = choice.first_keeps  ? "new data made on the first device: "
+                    : choice.calibrated ? ""
+                                        : "calibrating: ";
   auto one = [&](const CostEstimate& e) {
     std::string s = devices_[e.device].name;
     if (!e.fits) return absl::StrCat(s, " skipped: its pool cannot take the output");

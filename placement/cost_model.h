@@ -66,6 +66,22 @@
 // an H100; 33 us with it on the GPU). An op whose inputs are all on the host is HEFT's case
 // again: a GPU with work queued finishes it later, and the CPU may run it meanwhile.
 
+// Note [Where data is born]
+// An op without inputs (a random draw, a fill) makes data that later ops read where it was
+// made: a model's weights, a batch. Placed by its own cost, or tried on another device to
+// be measured, it can leave weights on the CPU, and every later step then copies them to
+// the GPU or runs on the CPU with them. The per-op model cannot see those later uses: a
+// second run of the batch-1024 MLP that loaded the first run's history (the random draws
+// measured on the GPU only, so tried on the CPU) made its weights on the CPU and ran every
+// step there, 2.8 ms against 0.05 ms (an H100, 2026-11-26). So an op without inputs whose
+// output exceeds kSmallSourceBytes runs on the first candidate that fits, where priority
+// placement puts it, neither measured elsewhere nor moved by estimates. A small one (a
+// counter, a scalar) is placed by cost: a later copy of it costs little more than its
+// latency. `_EagerConst` is placed by cost at every size: its bytes come from the host
+// wherever it runs, and made there they reach a GPU by an asynchronous copy from pinned
+// memory rather than the constant's synchronous one from the caller's (the preprocessing
+// chain's pixels).
+
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -127,8 +143,10 @@ struct CostEstimate {
 
 struct CostChoice {
   int device = -1;
-  bool calibrated = false;  // every fitting candidate had an estimate
-  bool refreshing = false;  // the choice measures again a device that lost: do not cache it
+  bool calibrated = false;   // every fitting candidate had an estimate
+  bool refreshing = false;   // the choice measures again a device that lost: do not cache it
+  bool first_keeps = false;  // large new data, made on the first fitting candidate (Note
+                             // [Where data is born])
   absl::InlinedVector<CostEstimate, 4> estimates;  // one per candidate, in priority order
   // Returns the chosen device's estimate.
   const CostEstimate& chosen() const;
@@ -157,6 +175,7 @@ class CostModel {
   static constexpr int kRefreshAfterLosses = 16;
   static constexpr int kMaxTries = 4;                            // per device and key
   static constexpr int64_t kExploreMaxBytes = int64_t{1} << 22;  // 4 MiB
+  static constexpr int64_t kSmallSourceBytes = 4096;             // Note [Where data is born]
 
   // `clock` must outlive the model.
   CostModel(std::vector<CostDevice> devices, const CostClock* clock);

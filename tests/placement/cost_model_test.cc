@@ -297,6 +297,53 @@ TEST_F(CostModelTest, NeverTriesALargeOpOnAnUnmeasuredDevice) {
   EXPECT_EQ(c.device, kGpu);
 }
 
+// Note [Where data is born]: the second run of the batch-1024 MLP on an H100 made its
+// weights on the CPU, calibrating the random draw there, and ran every step on the CPU.
+TEST_F(CostModelTest, LargeNewDataIsMadeOnTheFirstDeviceThatFits) {
+  const int64_t weights = 784 * 256 * 4;
+  const CostKey random{OpId::kStatelessRandomUniformV2, DType::kFloat32, footprint_bucket(weights)};
+  std::vector<int> candidates = {kGpu, kCpu};
+  bool both[2] = {true, true};
+  auto make = [&](const bool* fits) {
+    return model_.choose(random, weights, candidates, absl::MakeConstSpan(fits, 2), {}, weights);
+  };
+  // Measured on the GPU alone (a loaded history): the CPU is not tried.
+  teach(random, kGpu, 20000, weights);
+  for (int i = 0; i < 2 * CostModel::kMaxTries; ++i) {
+    CostChoice c = make(both);
+    EXPECT_EQ(c.device, kGpu);
+    EXPECT_TRUE(c.calibrated);
+    EXPECT_TRUE(c.first_keeps);
+  }
+  // Nor does a cheaper estimate elsewhere move it.
+  teach(random, kCpu, 1000, weights);
+  EXPECT_EQ(make(both).device, kGpu);
+  EXPECT_EQ(model_.describe(make(both)),
+            "new data made on the first device: GPU:0 20.0 us vs CPU:0 1.0 us");
+  // Where the GPU cannot take it, the CPU makes it.
+  bool cpu_only[2] = {false, true};
+  EXPECT_EQ(make(cpu_only).device, kCpu);
+}
+
+TEST_F(CostModelTest, SmallNewDataAndConstantsArePlacedByCost) {
+  std::vector<int> candidates = {kGpu, kCpu};
+  bool both[2] = {true, true};
+  // A scalar drawn: small enough that a later copy costs its latency alone.
+  const CostKey scalar{OpId::kStatelessRandomUniformV2, DType::kFloat32, 3};
+  teach(scalar, kGpu, 6000, 4);
+  EXPECT_EQ(model_.choose(scalar, 4, candidates, both, {}, 4).device, kCpu);  // tried there
+  teach(scalar, kCpu, 500, 4);
+  CostChoice c = model_.choose(scalar, 4, candidates, both, {}, 4);
+  EXPECT_EQ(c.device, kCpu);
+  EXPECT_FALSE(c.first_keeps);
+  // A constant's bytes come from the host: placed by cost at any size.
+  const int64_t pixels = 256 * 784 * 4;
+  const CostKey constant{OpId::kEagerConst, DType::kInt32, footprint_bucket(pixels)};
+  teach(constant, kGpu, 60000, pixels);
+  teach(constant, kCpu, 30000, pixels);
+  EXPECT_EQ(model_.choose(constant, pixels, candidates, both, {}, pixels).device, kCpu);
+}
+
 TEST_F(CostModelTest, SkipsADeviceWhosePoolCannotTakeTheOutput) {
   teach(kAdd, kCpu, 3000);
   teach(kAdd, kGpu, 100);

@@ -145,6 +145,24 @@ TEST_F(CostPolicyTest, CalibratesOnThePriorityDeviceFirst) {
   EXPECT_EQ(e.detail.rfind("cost policy: calibrating: ", 0), 0u) << e.detail;
 }
 
+// Note [Where data is born]: a loaded history that measured a random draw on the priority
+// device only no longer sends the draw elsewhere to measure it: weights stay where priority
+// placement makes them. A scalar draw is still measured on every device.
+TEST_F(CostPolicyTest, LargeNewDataIsMadeOnThePriorityDeviceWhateverTheHistory) {
+  start();
+  const int64_t bytes = 784 * 256 * 4;
+  const CostKey key{OpId::kStatelessRandomUniformV2, DType::kFloat32, footprint_bucket(bytes)};
+  for (int i = 0; i < CostModel::kRefreshSamples; ++i) model().record(key, 0, bytes, 20000);
+  for (int i = 0; i < 2 * CostModel::kMaxTries; ++i) {
+    EXPECT_EQ(random::stateless_uniform({784, 256}, {1, 2}, -1.0, 1.0).device(), cpu(0));
+  }
+  bool measured_on_cpu1 = false;
+  for (int i = 0; i < 2 * CostModel::kMaxTries; ++i) {
+    measured_on_cpu1 |= random::stateless_uniform({1}, {1, 2}, -1.0, 1.0).device() == cpu(1);
+  }
+  EXPECT_TRUE(measured_on_cpu1);
+}
+
 TEST_F(CostPolicyTest, DeviceScopesStillWin) {
   start();
   teach(0, 50000);
