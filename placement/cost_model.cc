@@ -104,7 +104,8 @@ CostEstimate CostModel::estimate(const CostKey& key, int device, int64_t footpri
   // Note [What the host waits for]
   e.wait_ns = queues(device) && after_queued_work ? 0 : queued_ns(device);
   for (const CostInput& in : inputs) {
-    if (in.device == device || in.device < 0 || in.device >= num_devices()) continue;
+    if (in.device == device || in.mirror == device || in.device < 0 || in.device >= num_devices())
+      continue;
     // A copy to the host waits for its source's queue; a GPU's copy is queued behind it.
     if (!queues(device)) e.wait_ns = std::max(e.wait_ns, queued_ns(in.device));
     const Link link = this->link(in.device, device);

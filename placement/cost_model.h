@@ -123,10 +123,12 @@ struct CostDevice {
   bool remote = false;
 };
 
-// One input of an op: the device it lives on and its size.
+// One input of an op: the device it lives on, its size, and the device holding its mirror
+// (runtime/mirror.h), where it costs no copy; -1 for none.
 struct CostInput {
   int device;
   int64_t bytes;
+  int mirror = -1;
 };
 
 // The estimate for one candidate device.

@@ -13,6 +13,7 @@
 #include "placement/cost_history_file.h"
 #include "runtime/bus_calibration.h"
 #include "runtime/context.h"
+#include "runtime/mirror.h"
 #include "runtime/placement_log.h"
 #include "runtime/tensor_impl.h"
 #include "runtime/trace/explain.h"
@@ -146,7 +147,10 @@ int64_t CostPolicy::needed_bytes(int device, absl::Span<const Tensor* const> inp
   int64_t bytes = out_bytes;
   for (const Tensor* t : inputs) {
     const TensorImpl* impl = t->impl();
-    if (impl->device != &rt_.device(device)) bytes += static_cast<int64_t>(impl->bytes());
+    const Device& d = rt_.device(device);
+    if (impl->device != &d && mirror_device(*impl) != &d) {
+      bytes += static_cast<int64_t>(impl->bytes());
+    }
   }
   return bytes;
 }
@@ -193,7 +197,9 @@ CostChoice CostPolicy::decide(OpId op, DType dtype, absl::Span<const int> candid
     const TensorImpl* impl = t->impl();
     const int device = index_of(*impl->device);
     if (device < 0) continue;  // a tensor of an older runtime: nothing to estimate
-    in.push_back(CostInput{device, static_cast<int64_t>(impl->bytes())});
+    const Device* mirror = mirror_device(*impl);
+    in.push_back(CostInput{device, static_cast<int64_t>(impl->bytes()),
+                           mirror == nullptr ? -1 : index_of(*mirror)});
   }
   absl::InlinedVector<bool, 4> fit;
   for (int d : candidates) fit.push_back(fits(d, inputs, out_bytes));
@@ -220,9 +226,10 @@ void CostPolicy::log_skips(OpId op, const CostChoice& choice,
 
 uint64_t CostPolicy::cache_key(OpId op, DType dtype, absl::Span<const Tensor* const> inputs,
                                int64_t footprint, int64_t out_bytes) const {
-  if (inputs.size() > 8) return 0;
-  // Op, dtype, footprint bucket, 5 bits of device per input, then the output's octave
-  // against the footprint's in 4 bits (Note [Cost decision cache]); bit 63 marks a key.
+  if (inputs.size() > 7) return 0;
+  // Op, dtype, footprint bucket, 5 bits of device per input, whether each of the first five
+  // inputs is mirrored (Note [Mirrors] in runtime/mirror.h), then the output's octave against
+  // the footprint's in 4 bits (Note [Cost decision cache]); bit 63 marks a key.
   const int bucket = footprint_bucket(footprint);
   const int out_octave = std::clamp(footprint_bucket(out_bytes) - bucket, -7, 8) + 7;
   uint64_t key = uint64_t{1} << 63 | static_cast<uint64_t>(op) | static_cast<uint64_t>(dtype) << 8 |
@@ -231,6 +238,10 @@ uint64_t CostPolicy::cache_key(OpId op, DType dtype, absl::Span<const Tensor* co
     const int index = index_of(*inputs[i]->impl()->device);
     if (index < 0 || index >= 31) return 0;
     key |= static_cast<uint64_t>(index + 1) << (19 + 5 * i);
+    if (inputs[i]->impl()->mirror.load(std::memory_order_relaxed) != nullptr) {
+      if (i >= 5) return 0;
+      key |= uint64_t{1} << (54 + i);
+    }
   }
   return key;
 }

@@ -12,6 +12,7 @@
 #include "runtime/autodiff/tape.h"
 #include "runtime/context.h"
 #include "runtime/function/function_recorder.h"
+#include "runtime/mirror.h"
 #include "runtime/remote.h"
 #include "runtime/scope_stack.h"
 #include "runtime/tensor_impl.h"
@@ -343,6 +344,14 @@ absl::Status run_op(OpId op, absl::Span<const Tensor* const> inputs, const Sourc
     }
     return status;
   }
+  // A resource op may overwrite its variables' buffers: their mirrors go (Note [Mirrors]).
+  if (__builtin_expect(op_has_flag(op, kResource), 0) && op != OpId::kReadVariableOp) {
+    for (const Tensor* t : inputs) drop_mirror(*t->impl());
+  }
+  // The cost policy's copies are kept as mirrors and used again (Note [Mirrors]); not an
+  // Identity's, which is its result, a tensor of its own.
+  const bool mirrors = p.reason == PlacementReason::kCost && op != OpId::kIdentity &&
+                       __builtin_expect(active_recorder() == nullptr, 1);
   absl::InlinedVector<Tensor, 4> copies;  // inputs moved to `device` for this op
   absl::InlinedVector<TensorArg, 4> args;
   if (source != nullptr) args.push_back(TensorArg{source->host_data, source->shape, key});
@@ -350,10 +359,16 @@ absl::Status run_op(OpId op, absl::Span<const Tensor* const> inputs, const Sourc
     TensorImpl* impl = t->impl();
     if (trace) trace->add_input(*impl);
     if (impl->device != &device) {
-      MT_ASSIGN_OR_RETURN(Tensor copy,
-                          trace ? trace->copy(*t, device, p.device) : copy_to(*t, device));
-      impl = copy.impl();
-      copies.push_back(std::move(copy));
+      TensorImpl* mirror = mirrors ? mirror_on(*impl, device) : nullptr;
+      if (mirror != nullptr) {
+        copies.push_back(Tensor(mirror));  // adopts mirror_on's reference
+      } else {
+        MT_ASSIGN_OR_RETURN(Tensor copy,
+                            trace ? trace->copy(*t, device, p.device) : copy_to(*t, device));
+        if (mirrors) keep_mirror(*impl, *copy.impl());
+        copies.push_back(std::move(copy));
+      }
+      impl = copies.back().impl();
     }
     TensorArg& arg = args.emplace_back();  // field by field: Note [Writing ahead]
     arg.data = impl->data;

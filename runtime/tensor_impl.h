@@ -40,6 +40,11 @@ struct TensorImpl {
   // pool's, and the last reference calls external_release(external_arg) instead.
   void (*external_release)(void* arg) = nullptr;
   void* external_arg = nullptr;
+  // Its copy on another device, holding a strong reference (runtime/mirror.h); written
+  // under pending_mu, read without it only to see whether there is one and where.
+  std::atomic<TensorImpl*> mirror{nullptr};
+  bool shared = false;  // its buffer was handed to other code (DLPack): never mirrored;
+                        // guarded by pending_mu
 };
 
 // Waits until `use` has completed and releases it; an empty use is a no-op.
@@ -61,7 +66,8 @@ inline void weak_ref(TensorImpl* impl) { impl->weak.fetch_add(1, std::memory_ord
 
 inline void unref(TensorImpl* impl) {
   if (impl->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-    // The last reference: no other thread can attach a use any more.
+    // The last reference: no other thread can attach a use or look for the mirror any more.
+    if (TensorImpl* m = impl->mirror.exchange(nullptr, std::memory_order_acq_rel)) unref(m);
     if (impl->external_release != nullptr) {
       if (impl->pending.handle != nullptr) attach_pending_use(impl, PendingUse{});  // waits
       impl->external_release(impl->external_arg);

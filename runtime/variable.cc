@@ -8,6 +8,7 @@
 #include "runtime/error.h"
 #include "runtime/execute.h"
 #include "runtime/function/function_recorder.h"
+#include "runtime/mirror.h"
 #include "runtime/tensor_impl.h"
 
 namespace mt {
@@ -147,6 +148,7 @@ const Tensor& writable_value(const Variable& var) {
     if (recorder != nullptr) recorder->variable_moved(var.state(), state.value.impl(), copy.impl());
     state.value = std::move(copy);
   }
+  drop_mirror(*state.value.impl());  // written in place next, by an op or a replay
   return state.value;
 }
 

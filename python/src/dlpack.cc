@@ -14,6 +14,7 @@
 #include "python/src/bindings.h"
 #include "runtime/context.h"
 #include "runtime/minitensor.h"
+#include "runtime/mirror.h"
 #include "runtime/tensor_impl.h"
 
 namespace mt::python {
@@ -34,6 +35,7 @@ nb::tuple dlpack_device(const Tensor& t) {
 // Returns a DLPack capsule over `t`'s buffer (the producer side of the protocol).
 nb::object dlpack(const Tensor& t, nb::kwargs kwargs) {
   internal::TensorImpl& impl = *t.impl();
+  internal::share_buffer(impl);  // the consumer may write it: no mirror (runtime/mirror.h)
   if (impl.device->type() == DeviceType::kGPU) {
     nb::gil_scoped_release release;
     internal::throw_if_error(impl.device->synchronize());

@@ -8,6 +8,7 @@
 #include "runtime/debugging.h"
 #include "runtime/error.h"
 #include "runtime/execute.h"
+#include "runtime/mirror.h"
 #include "runtime/placement_log.h"
 #include "runtime/scope_stack.h"
 #include "runtime/tensor_impl.h"
@@ -15,11 +16,24 @@
 namespace mt::internal {
 namespace {
 
-// Appends "; input i copied from X, N KiB" for each input that does not live on `device`.
-void append_copies(std::string* out, const Device& device, absl::Span<const Tensor* const> inputs) {
+// Whether the op reads `impl`'s mirror on `device` rather than a copy, as execute.cc decides
+// (Note [Mirrors] in runtime/mirror.h).
+bool reads_mirror(OpId op, const Placement& p, const TensorImpl& impl, const Device& device) {
+  return p.reason == PlacementReason::kCost && op != OpId::kIdentity &&
+         mirror_device(impl) == &device;
+}
+
+// Appends "; input i copied from X, N KiB" for each input that does not live on `device`, or
+// "; input i mirrored there" for one whose mirror the op reads.
+void append_copies(std::string* out, OpId op, const Placement& p, const Device& device,
+                   absl::Span<const Tensor* const> inputs) {
   for (size_t i = 0; i < inputs.size(); ++i) {
     const TensorImpl* impl = inputs[i]->impl();
     if (impl == nullptr || impl->device == &device) continue;
+    if (reads_mirror(op, p, *impl, device)) {
+      absl::StrAppend(out, "; input ", i, " mirrored there");
+      continue;
+    }
     absl::StrAppend(out, "; input ", i, " copied from ", short_name(*impl->device), ", ",
                     human_bytes(static_cast<int64_t>(impl->bytes())));
   }
@@ -110,7 +124,7 @@ void log_op(OpId op, DType dtype, const Placement& p, const Device& device,
             absl::Span<const Tensor* const> inputs, std::string_view cost_why) {
   if (!g_log_reasons.load(std::memory_order_relaxed)) return log_placement(op, device.name());
   std::string text = absl::StrCat(device.name(), " (", detail(op, dtype, p, cost_why));
-  append_copies(&text, device, inputs);
+  append_copies(&text, op, p, device, inputs);
   text.push_back(')');
   log_placement(op, text);  // the suffix rides after the device name
 }
@@ -150,7 +164,7 @@ absl::StatusOr<debugging::PlacementExplanation> explain(std::string_view name,
   e.detail = detail(op, dtype, p, cost_why);
   for (size_t i = 0; i < inputs.size(); ++i) {
     const TensorImpl* impl = inputs[i]->impl();
-    if (impl->device == &device) continue;
+    if (impl->device == &device || reads_mirror(op, p, *impl, device)) continue;
     e.copies.push_back(
         {static_cast<int>(i), short_name(*impl->device), static_cast<int64_t>(impl->bytes())});
   }

@@ -9,6 +9,7 @@
 
 #include "gtest/gtest.h"
 #include "runtime/minitensor.h"
+#include "runtime/mirror.h"
 #include "tests/placement/fake_cost_clock.h"
 #include "tests/runtime/json_test_util.h"
 #include "tests/runtime/runtime_fixture.h"
@@ -64,11 +65,11 @@ TEST_F(CostPolicyTest, RunsTheOpWhereItsEstimatedFinishIsEarliest) {
   start();
   teach(0, 50000);  // 50 us on CPU:0
   teach(1, 100);    // 0.1 us on CPU:1, two copies of 4 KiB in and the sum back: 3 x (1 + 4.096) us
-  EXPECT_EQ(add(a_, b_).device(), cpu(1));
   debugging::PlacementExplanation e = debugging::explain_placement("AddV2", {a_, b_});
   EXPECT_EQ(e.reason, "cost");
   EXPECT_EQ(e.detail, "cost policy: CPU:1 0.1 us + copy 10.2 us + back 5.1 us vs CPU:0 50.0 us");
   EXPECT_EQ(e.copies.size(), 2u);
+  EXPECT_EQ(add(a_, b_).device(), cpu(1));  // (and the copies stay: Note [Mirrors])
 }
 
 TEST_F(CostPolicyTest, LogLinesCarryTheEstimates) {
@@ -163,6 +164,76 @@ TEST_F(CostPolicyTest, LargeNewDataIsMadeOnThePriorityDeviceWhateverTheHistory) 
   EXPECT_TRUE(measured_on_cpu1);
 }
 
+// Note [Mirrors] (runtime/mirror.h): the cost policy's copy of an input is kept beside it
+// and read again, and the estimates count no copy for it there.
+TEST_F(CostPolicyTest, ACopyIsKeptAsAMirrorAndReadAgain) {
+  start();
+  teach(0, 50000);
+  teach(1, 100);
+  EXPECT_EQ(add(a_, b_).to_vector<float>(), std::vector<float>(kN, 3.f));
+  for (const Tensor* t : {&a_, &b_}) {
+    const internal::TensorImpl* m = t->impl()->mirror.load();
+    ASSERT_NE(m, nullptr);
+    EXPECT_EQ(m->device->name(), cpu(1));
+  }
+  const int64_t allocs = config::get_memory_info("CPU:1").num_allocs;
+  Tensor sum = add(a_, b_);
+  EXPECT_EQ(sum.device(), cpu(1));
+  EXPECT_EQ(config::get_memory_info("CPU:1").num_allocs, allocs + 1);  // the sum alone
+  EXPECT_EQ(sum.to_vector<float>(), std::vector<float>(kN, 3.f));
+  debugging::PlacementExplanation e = debugging::explain_placement("AddV2", {a_, b_});
+  EXPECT_TRUE(e.copies.empty());
+  EXPECT_EQ(e.detail, "cost policy: CPU:1 0.1 us + back 5.1 us vs CPU:0 50.0 us");
+}
+
+TEST_F(CostPolicyTest, AMirrorGoesWithItsTensor) {
+  start();
+  teach(0, 50000);
+  teach(1, 100);
+  const int64_t before = config::get_memory_info("CPU:1").current;
+  {
+    Tensor c = constant(std::vector<float>(kN, 5.f), {kN});
+    config::set_placement_policy(config::PlacementPolicy::kPriority);
+    Tensor on_cpu0 = add(c, c);  // priority placement: CPU:0, no copy, no mirror
+    config::set_placement_policy(config::PlacementPolicy::kCost);
+    EXPECT_EQ(c.impl()->mirror.load(), nullptr);
+    Tensor sum = add(a_, c);
+    EXPECT_EQ(sum.device(), cpu(1));
+    EXPECT_NE(c.impl()->mirror.load(), nullptr);
+    EXPECT_GT(config::get_memory_info("CPU:1").current, before);
+  }
+  a_ = b_ = Tensor();  // their mirrors too
+  EXPECT_EQ(config::get_memory_info("CPU:1").current, before);
+}
+
+// A variable's buffer is written in place when the variable alone holds it: its mirror
+// must go first, or a later read elsewhere would see the old value.
+TEST_F(CostPolicyTest, AVariablesMirrorGoesBeforeItIsWritten) {
+  config::set_logical_device_configuration(config::list_physical_devices("CPU")[0],
+                                           {LogicalDeviceConfiguration{}, {}});
+  Variable v(constant(std::vector<float>(kN, 1.f), {kN}));  // on CPU:0
+  start();
+  teach(0, 50000);
+  teach(1, 100);
+  EXPECT_EQ(add(v.read_value(), b_).to_vector<float>(), std::vector<float>(kN, 3.f));
+  v.assign(constant(std::vector<float>(kN, 10.f), {kN}));  // in place: nothing else holds it
+  Tensor sum = add(v.read_value(), b_);
+  EXPECT_EQ(sum.device(), cpu(1));
+  EXPECT_EQ(sum.to_vector<float>(), std::vector<float>(kN, 12.f));
+}
+
+TEST_F(CostPolicyTest, ASharedBufferIsNeverMirrored) {
+  start();
+  teach(0, 50000);
+  teach(1, 100);
+  internal::share_buffer(*a_.impl());  // as a DLPack export does
+  EXPECT_EQ(add(a_, b_).device(), cpu(1));
+  EXPECT_EQ(a_.impl()->mirror.load(), nullptr);
+  EXPECT_NE(b_.impl()->mirror.load(), nullptr);
+  internal::share_buffer(*b_.impl());  // drops the mirror it has
+  EXPECT_EQ(b_.impl()->mirror.load(), nullptr);
+}
+
 TEST_F(CostPolicyTest, DeviceScopesStillWin) {
   start();
   teach(0, 50000);
@@ -225,7 +296,8 @@ TEST_F(CostPolicyTest, CachesADecisionAndReevaluatesItPeriodically) {
   start();
   teach(0, 50000);
   teach(1, 100);
-  EXPECT_EQ(add(a_, b_).device(), cpu(1));
+  EXPECT_EQ(add(a_, b_).device(), cpu(1));  // copies a_ and b_, kept as their mirrors
+  EXPECT_EQ(add(a_, b_).device(), cpu(1));  // decided anew (the inputs are mirrored), cached
   // CPU:0 becomes fast; no new estimate appears, so the cached decision stands for a while.
   const CostKey key{OpId::kAddV2, DType::kFloat32, footprint_bucket(2 * kN * 4)};
   for (int i = 0; i < 40; ++i) model().record(key, 0, 2 * kN * 4, 1);

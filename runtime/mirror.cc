@@ -1,0 +1,43 @@
+#include "runtime/mirror.h"
+
+namespace mt::internal {
+
+TensorImpl* mirror_on(TensorImpl& src, const Device& device) {
+  if (src.mirror.load(std::memory_order_acquire) == nullptr) return nullptr;
+  MutexLock lock(&src.pending_mu);
+  TensorImpl* m = src.mirror.load(std::memory_order_acquire);
+  if (m == nullptr || m->device != &device) return nullptr;
+  ref(m);
+  return m;
+}
+
+void keep_mirror(TensorImpl& src, TensorImpl& copy) {
+  if (src.external_release != nullptr || src.device->remote() != nullptr ||
+      copy.device->remote() != nullptr || static_cast<int64_t>(src.bytes()) > kMaxMirrorBytes) {
+    return;
+  }
+  MutexLock lock(&src.pending_mu);
+  if (src.shared || src.mirror.load(std::memory_order_relaxed) != nullptr) return;
+  ref(&copy);
+  src.mirror.store(&copy, std::memory_order_release);
+}
+
+void drop_mirror(TensorImpl& src) {
+  if (src.mirror.load(std::memory_order_acquire) == nullptr) return;
+  TensorImpl* m;
+  {
+    MutexLock lock(&src.pending_mu);
+    m = src.mirror.exchange(nullptr, std::memory_order_acq_rel);
+  }
+  if (m != nullptr) unref(m);
+}
+
+void share_buffer(TensorImpl& src) {
+  {
+    MutexLock lock(&src.pending_mu);
+    src.shared = true;
+  }
+  drop_mirror(src);
+}
+
+}  // namespace mt::internal
