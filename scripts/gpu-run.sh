@@ -506,10 +506,19 @@ for step in $steps; do
       record "placement_suite" "rc=$? $((SECONDS - part_start)) s"
       cat "$out/placement-suite.log"
       # One logged step of the small workloads under the cost policy: where each op went, why.
-      for w in scalar_bookkeeping mlp_batch1 mlp_batch1024 preprocess_then_matmul; do
+      for w in scalar_bookkeeping scalar_bookkeeping_256 mlp_batch1 mlp_batch1024 preprocess_then_matmul; do
         echo "-- cost placement of one $w step"
         MT_TEST_TIMEOUT=60 limit .gpu/bin/placement_suite --child --workload="$w" --policy=cost \
           --steps=1 --log_step=1 2>&1 | grep -E '^(RESULT|Executing op)' | sed 's|/job:localhost/replica:0/task:0/device:||'
+      done
+      # A second run that starts from the first one's history (save_placement_history, then
+      # load_placement_history): ms per step of each, which should not differ by much.
+      for w in mlp_batch1 mlp_batch1024 train_step; do
+        first=$(MT_TEST_TIMEOUT=60 limit .gpu/bin/placement_suite --child --workload="$w" --policy=cost \
+          --history="$out/history-$w" 2>/dev/null | sed -n 's/^RESULT //p')
+        second=$(MT_TEST_TIMEOUT=60 limit .gpu/bin/placement_suite --child --workload="$w" --policy=cost \
+          --load_history="$out/history-$w.timed" 2>/dev/null | sed -n 's/^RESULT //p')
+        record "history $w" "first run ${first:-?} ms a step, second from its history ${second:-?} ms"
       done ;;
     replicabench)
       # mt.function inside MirroredStrategy.run (issue 22): the small MLP's step per replica,

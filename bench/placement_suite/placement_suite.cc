@@ -19,7 +19,12 @@
 //                                   # part of the table
 //   placement_suite --child --workload=train_step --policy=always_gpu --paired
 //                                   # always_gpu and the cost policy in one process, by
-//                                   # turns (Note [Paired runs]): RESULT and PAIRED lines
+//                                   # turns (Note [Paired runs]): RESULT and PAIRED lines;
+//                                   # --cost_first builds and warms the cost one first
+//   placement_suite --child --workload=train_step --policy=cost --load_history=h.timed
+//                                   # a run that starts from a saved history;
+//                                   # --priority_after_warm_up times priority placement
+//                                   # after the cost policy's warm-up
 //
 // Each pair runs up to five times, in five processes, the policies taking turns, and the
 // table shows the median. always_gpu's and tf_rules' processes are paired ones: the
