@@ -20,8 +20,17 @@ namespace {
 // alone), and once every kRefreshAfterLosses decisions such a loser loses: one process on
 // an H100 had its GPU Relu at 33 us (7-9 us in every other) and, never measured again,
 // ran every Relu on the CPU. Later samples move the mean by a quarter, so that an estimate
-// follows a machine whose speed changes (clocks, other processes) within a few runs.
+// follows a machine whose speed changes (clocks, other processes) within a few runs; each is
+// first brought within kSampleRange of the mean, so that one sample cannot move it far: a
+// GPU's events span whatever the host did between them (a library's first call, a pool
+// growing by cudaMalloc), and a second run that loaded a history of 32 us for a MatMul
+// took its first sample, 93 ms with cuBLAS starting, into the mean: 23 ms, after which the
+// GPU, hopeless by 700x, was never tried again and every step ran on the CPU, 2.7 ms against
+// 0.05 (an H200, 2026-11-26). A slower machine still moves the mean, by up to 1.75x a sample.
+// And a key loaded from a history file takes its first sample in this process as warm-up,
+// as a new one does: recorded (its count grows), not averaged.
 constexpr double kSmoothing = 0.25;
+constexpr double kSampleRange = 4;
 
 std::string micros(double ns) { return absl::StrFormat("%.1f us", ns / 1000); }
 
@@ -216,6 +225,12 @@ void CostModel::record(const CostKey& key, int device, int64_t bytes, double ns)
   internal::MutexLock lock(&mu_);
   Stat& s = stats_[stat_key(key, device)];
   ++s.count;
+  if (s.loaded) {  // Note [Measured execution time]: this process's warm-up
+    s.loaded = false;
+    return;
+  }
+  if (s.count > kRefreshSamples)
+    ns = std::clamp(ns, s.mean_ns / kSampleRange, s.mean_ns * kSampleRange);
   if (s.count == 1) {  // Note [Measured execution time]
     s.mean_ns = ns;
     s.mean_bytes = static_cast<double>(bytes);
@@ -295,6 +310,7 @@ void CostModel::load_history(absl::Span<const CostRecord> records) {
       s.count = r.count;
       s.mean_ns = r.mean_ns;
       s.mean_bytes = r.mean_bytes;
+      s.loaded = r.count >= kMinSamples;
       if (s.count >= kMinSamples) add_point(key, r.device, s);
     }
   }

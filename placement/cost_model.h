@@ -232,7 +232,8 @@ class CostModel {
     int tries = 0;
     double mean_ns = 0;
     double mean_bytes = 0;
-    int losses = 0;  // decisions lost within kRefreshRatio since the last refresh
+    int losses = 0;       // decisions lost within kRefreshRatio since the last refresh
+    bool loaded = false;  // from a history file, no sample taken in this process yet
   };
   static uint64_t stat_key(const CostKey& key, int device);
   // Returns the link bytes take from device `from` to device `to`.

@@ -401,6 +401,35 @@ TEST_F(CostModelTest, GenerationMovesWhenAnEstimateAppearsOrTheBusChanges) {
   EXPECT_GT(model_.generation(), g);
 }
 
+// Note [Measured execution time]: a GPU's events span what the host did between them; one
+// sample of a library starting up took a MatMul's estimate from 32 us to 23 ms, and the GPU
+// was never tried again.
+TEST_F(CostModelTest, OneSampleMovesAnEstimateAtMostFourfoldByAQuarter) {
+  teach(kAdd, kGpu, 32000);
+  model_.record(kAdd, kGpu, 4096, 93e6);  // brought to 4 x 32 us, then a quarter of the way
+  teach(kAdd, kCpu, 1e9);
+  EXPECT_DOUBLE_EQ(choose({}).estimates[0].exec_ns, 32000 + 0.25 * (4 * 32000 - 32000));
+  for (int i = 0; i < 20; ++i) model_.record(kAdd, kGpu, 4096, 93e6);  // a machine slower for good
+  EXPECT_GT(choose({}).estimates[0].exec_ns, 80e6);
+}
+
+TEST_F(CostModelTest, AKeyFromAHistoryTakesThisProcesssFirstSampleAsWarmUp) {
+  teach(kAdd, kGpu, 32000);
+  teach(kAdd, kCpu, 400000);
+  CostModel second({{DeviceType::kCPU, "CPU:0"}, {DeviceType::kGPU, "GPU:0"}}, &clock_);
+  second.set_bus(model_.bus());
+  second.load_history(model_.history());
+  second.record(kAdd, kGpu, 4096, 93e6);  // cuBLAS starting in the new process
+  std::vector<int> candidates = {kGpu, kCpu};
+  bool fits[2] = {true, true};
+  CostChoice c = second.choose(kAdd, 4096, candidates, fits, {});
+  EXPECT_EQ(c.device, kGpu);
+  EXPECT_DOUBLE_EQ(c.estimates[0].exec_ns, 32000);
+  EXPECT_EQ(second.history()[1].count, CostModel::kRefreshSamples + 1);  // counted all the same
+  second.record(kAdd, kGpu, 4096, 36000);  // later samples move it as before
+  EXPECT_DOUBLE_EQ(second.choose(kAdd, 4096, candidates, fits, {}).estimates[0].exec_ns, 33000);
+}
+
 TEST_F(CostModelTest, HistoryRoundTripsAndReplacesTheEstimates) {
   teach(kAdd, kCpu, 300);
   teach(kAdd, kGpu, 4100);
