@@ -66,8 +66,12 @@ inline void weak_ref(TensorImpl* impl) { impl->weak.fetch_add(1, std::memory_ord
 
 inline void unref(TensorImpl* impl) {
   if (impl->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-    // The last reference: no other thread can attach a use or look for the mirror any more.
-    if (TensorImpl* m = impl->mirror.exchange(nullptr, std::memory_order_acq_rel)) unref(m);
+    // The last reference: no other thread can attach a use or look for the mirror any more
+    // (a load, not an exchange: most tensors have none, and this runs for every one).
+    if (TensorImpl* m = impl->mirror.load(std::memory_order_acquire)) {
+      impl->mirror.store(nullptr, std::memory_order_relaxed);
+      unref(m);
+    }
     if (impl->external_release != nullptr) {
       if (impl->pending.handle != nullptr) attach_pending_use(impl, PendingUse{});  // waits
       impl->external_release(impl->external_arg);
