@@ -1,6 +1,7 @@
 #include "placement/cost_model.h"
 
 #include <algorithm>
+#include <cmath>
 #include <tuple>
 
 #include "absl/strings/str_cat.h"
@@ -229,8 +230,9 @@ void CostModel::record(const CostKey& key, int device, int64_t bytes, double ns)
     s.loaded = false;
     return;
   }
-  if (s.count > kRefreshSamples)
+  if (s.count > kRefreshSamples && s.mean_ns > 0 && std::isfinite(s.mean_ns)) {
     ns = std::clamp(ns, s.mean_ns / kSampleRange, s.mean_ns * kSampleRange);
+  }
   if (s.count == 1) {  // Note [Measured execution time]
     s.mean_ns = ns;
     s.mean_bytes = static_cast<double>(bytes);

@@ -147,10 +147,9 @@ int64_t CostPolicy::needed_bytes(int device, absl::Span<const Tensor* const> inp
   int64_t bytes = out_bytes;
   for (const Tensor* t : inputs) {
     const TensorImpl* impl = t->impl();
-    const Device& d = rt_.device(device);
-    if (impl->device != &d && mirror_device(*impl) != &d) {
-      bytes += static_cast<int64_t>(impl->bytes());
-    }
+    // A mirrored input counts too: the check stays on the safe side of what the op
+    // allocates (Note [Soft OOM]).
+    if (impl->device != &rt_.device(device)) bytes += static_cast<int64_t>(impl->bytes());
   }
   return bytes;
 }
@@ -193,11 +192,12 @@ CostChoice CostPolicy::decide(OpId op, DType dtype, absl::Span<const int> candid
     }
   }
   absl::InlinedVector<CostInput, 4> in;
+  const bool mirrors = uses_mirrors(op);  // as execute.cc reads them (Note [Mirrors])
   for (const Tensor* t : inputs) {
     const TensorImpl* impl = t->impl();
     const int device = index_of(*impl->device);
     if (device < 0) continue;  // a tensor of an older runtime: nothing to estimate
-    const Device* mirror = mirror_device(*impl);
+    const Device* mirror = mirrors ? mirror_device(*impl) : nullptr;
     in.push_back(CostInput{device, static_cast<int64_t>(impl->bytes()),
                            mirror == nullptr ? -1 : index_of(*mirror)});
   }
@@ -228,8 +228,11 @@ uint64_t CostPolicy::cache_key(OpId op, DType dtype, absl::Span<const Tensor* co
                                int64_t footprint, int64_t out_bytes) const {
   if (inputs.size() > 7) return 0;
   // Op, dtype, footprint bucket, 5 bits of device per input, whether each of the first five
-  // inputs is mirrored (Note [Mirrors] in runtime/mirror.h), then the output's octave against
-  // the footprint's in 4 bits (Note [Cost decision cache]); bit 63 marks a key.
+  // inputs is mirrored (Note [Mirrors] in runtime/mirror.h; where, when there are but two
+  // devices, is the other one: with more, an op on a mirrored input is not cached), then the
+  // output's octave against the footprint's in 4 bits (Note [Cost decision cache]); bit 63
+  // marks a key. At most 7 inputs: an eighth's device would take the mirrors' bits.
+  const bool mirrors = uses_mirrors(op);
   const int bucket = footprint_bucket(footprint);
   const int out_octave = std::clamp(footprint_bucket(out_bytes) - bucket, -7, 8) + 7;
   uint64_t key = uint64_t{1} << 63 | static_cast<uint64_t>(op) | static_cast<uint64_t>(dtype) << 8 |
@@ -238,8 +241,8 @@ uint64_t CostPolicy::cache_key(OpId op, DType dtype, absl::Span<const Tensor* co
     const int index = index_of(*inputs[i]->impl()->device);
     if (index < 0 || index >= 31) return 0;
     key |= static_cast<uint64_t>(index + 1) << (19 + 5 * i);
-    if (inputs[i]->impl()->mirror.load(std::memory_order_relaxed) != nullptr) {
-      if (i >= 5) return 0;
+    if (mirrors && inputs[i]->impl()->mirror.load(std::memory_order_relaxed) != nullptr) {
+      if (i >= 5 || model_->num_devices() > 2) return 0;
       key |= uint64_t{1} << (54 + i);
     }
   }

@@ -97,6 +97,13 @@ absl::StatusOr<Placement> place_op(Context& ctx, const Runtime& rt, OpId op, DTy
 
 namespace {
 
+// Returns how many of a resource op's first inputs it writes in place: the variable, and
+// ResourceApplyAdam's two slots (kernels/op_table.h); none for ReadVariableOp.
+int written_variables(OpId op) {
+  if (op == OpId::kReadVariableOp) return 0;
+  return op == OpId::kResourceApplyAdam ? 3 : 1;
+}
+
 // Returns a copy of `t` on `device` (another device than its own). Remote buffers travel
 // through host memory (runtime/remote.h).
 absl::StatusOr<Tensor> copy_to(const Tensor& t, Device& device) {
@@ -344,14 +351,12 @@ absl::Status run_op(OpId op, absl::Span<const Tensor* const> inputs, const Sourc
     }
     return status;
   }
-  // A resource op may overwrite its variables' buffers: their mirrors go (Note [Mirrors]).
-  if (__builtin_expect(op_has_flag(op, kResource), 0) && op != OpId::kReadVariableOp) {
-    for (const Tensor* t : inputs) drop_mirror(*t->impl());
+  // A resource op writes its variables in place: their mirrors go first (Note [Mirrors]).
+  if (__builtin_expect(op_has_flag(op, kResource), 0)) {
+    for (int i = 0; i < written_variables(op); ++i) drop_mirror(*inputs[i]->impl());
   }
-  // The cost policy's copies are kept as mirrors and used again (Note [Mirrors]); not an
-  // Identity's, which is its result, a tensor of its own.
-  const bool mirrors = p.reason == PlacementReason::kCost && op != OpId::kIdentity &&
-                       __builtin_expect(active_recorder() == nullptr, 1);
+  // The cost policy's copies become mirrors and are read again (Note [Mirrors]).
+  const bool mirrors = p.reason == PlacementReason::kCost && uses_mirrors(op);
   absl::InlinedVector<Tensor, 4> copies;  // inputs moved to `device` for this op
   absl::InlinedVector<TensorArg, 4> args;
   if (source != nullptr) args.push_back(TensorArg{source->host_data, source->shape, key});

@@ -1,6 +1,10 @@
 #include "runtime/mirror.h"
 
+#include "runtime/function/function_recorder.h"
+
 namespace mt::internal {
+
+bool uses_mirrors(OpId op) { return op != OpId::kIdentity && active_recorder() == nullptr; }
 
 TensorImpl* mirror_on(TensorImpl& src, const Device& device) {
   if (src.mirror.load(std::memory_order_acquire) == nullptr) return nullptr;
@@ -18,16 +22,24 @@ void keep_mirror(TensorImpl& src, TensorImpl& copy) {
   }
   MutexLock lock(&src.pending_mu);
   if (src.shared || src.mirror.load(std::memory_order_relaxed) != nullptr) return;
+  if (src.copied_to.load(std::memory_order_relaxed) != copy.device) {  // the first copy there
+    src.copied_to.store(copy.device, std::memory_order_release);
+    return;
+  }
   ref(&copy);
   src.mirror.store(&copy, std::memory_order_release);
 }
 
 void drop_mirror(TensorImpl& src) {
-  if (src.mirror.load(std::memory_order_acquire) == nullptr) return;
+  if (src.mirror.load(std::memory_order_acquire) == nullptr &&
+      src.copied_to.load(std::memory_order_acquire) == nullptr) {
+    return;
+  }
   TensorImpl* m;
   {
     MutexLock lock(&src.pending_mu);
     m = src.mirror.exchange(nullptr, std::memory_order_acq_rel);
+    src.copied_to.store(nullptr, std::memory_order_release);
   }
   if (m != nullptr) unref(m);
 }

@@ -3,35 +3,43 @@
 //
 // Note [Mirrors]
 // An eager tensor never changes after its op wrote it, so a copy of it to another device
-// stays a copy of it for the tensor's life. While the cost policy places ops, a copy an op
-// made of an input is kept as that input's mirror, and a later op there reads the mirror
-// instead of copying again: the batch-1 MLP's weights, made on the GPU, are copied to the
-// host once when the policy measures MatMul on the CPU, not at every CPU run, and the
-// policy's estimates count no copy for an input mirrored on the candidate (CostInput::
-// mirror). One mirror per tensor (the first copy kept), of at most kMaxMirrorBytes, on a
-// device of this process; it goes with the tensor's last reference.
+// stays a copy of it for the tensor's life. While the cost policy places ops, a tensor
+// copied to the same device a second time keeps that copy as its mirror, and a later op
+// there reads the mirror instead of copying again: the batch-1 MLP's weights, made on the
+// GPU, are copied to the host when the policy measures MatMul on the CPU, and not again at
+// every CPU run; the policy's estimates count no copy for an input mirrored on the
+// candidate (CostInput::mirror). The second copy, not the first: a tensor used once on
+// another device (a batch fed to the GPU) keeps no copy there for the rest of its life.
+// One mirror per tensor, of at most kMaxMirrorBytes, on a device of this process; it goes
+// with the tensor's last reference.
 //
-// What is never mirrored, because its bytes can change: a tensor whose buffer another
-// framework owns (DLPack import) or was handed to (DLPack export, which also drops the
-// mirror); and a variable's buffer, which its assignments overwrite when the variable alone
-// holds it: a resource op drops its inputs' mirrors before it runs (execute.cc), and so
-// does writable_value() before a function's replay writes the buffer. Copies
-// made while an mt::Function records are not kept, nor used: its replay repeats the copies
-// it recorded.
+// What can change is never mirrored, or loses its mirror first: a tensor whose buffer
+// another framework owns (DLPack import) or was handed to (DLPack export, share_buffer());
+// and a variable's buffer, which its assignments overwrite when the variable alone holds
+// it: a resource op drops the mirrors of the variables it writes before it runs
+// (execute.cc), and so does writable_value() before a function's replay writes them. An
+// Identity's copy is its result, a tensor of its own, and an mt::Function that records
+// repeats the copies it recorded at each replay: neither keeps nor reads mirrors
+// (uses_mirrors()), and the estimates follow the same rule.
 
 #include <cstdint>
 
+#include "kernels/op_id.h"
 #include "runtime/tensor_impl.h"
 
 namespace mt::internal {
 
 inline constexpr int64_t kMaxMirrorBytes = int64_t{64} << 20;
 
+// Returns whether `op`, placed by the cost policy on this thread now, keeps and reads
+// mirrors (not an Identity, not while an mt::Function records).
+bool uses_mirrors(OpId op);
+
 // Returns `src`'s mirror on `device` with a reference for the caller, or nullptr.
 TensorImpl* mirror_on(TensorImpl& src, const Device& device);
 
-// Keeps `copy` (a copy of `src` on another local device) as `src`'s mirror, unless `src`
-// has one or cannot have one (Note [Mirrors]).
+// Notes that `copy` was made of `src` (on another local device): the second copy to the
+// same device becomes `src`'s mirror, unless `src` has one or cannot have one.
 void keep_mirror(TensorImpl& src, TensorImpl& copy);
 
 // Drops `src`'s mirror: its bytes are about to change.
@@ -42,8 +50,8 @@ void share_buffer(TensorImpl& src);
 
 // Returns the device `src` is mirrored on, or nullptr (a hint: it may change meanwhile).
 inline const Device* mirror_device(const TensorImpl& src) {
-  const TensorImpl* m = src.mirror.load(std::memory_order_acquire);
-  return m == nullptr ? nullptr : m->device;
+  if (src.mirror.load(std::memory_order_acquire) == nullptr) return nullptr;
+  return src.copied_to.load(std::memory_order_acquire);
 }
 
 }  // namespace mt::internal

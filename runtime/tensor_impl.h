@@ -40,9 +40,12 @@ struct TensorImpl {
   // pool's, and the last reference calls external_release(external_arg) instead.
   void (*external_release)(void* arg) = nullptr;
   void* external_arg = nullptr;
-  // Its copy on another device, holding a strong reference (runtime/mirror.h); written
-  // under pending_mu, read without it only to see whether there is one and where.
+  // Its copy on another device, holding a strong reference (runtime/mirror.h), and the
+  // device a copy of it went to last (where the mirror is, when there is one). Both are
+  // written under pending_mu; without it, only whether there is a mirror and the device
+  // may be read, never the mirror itself.
   std::atomic<TensorImpl*> mirror{nullptr};
+  std::atomic<const Device*> copied_to{nullptr};
   bool shared = false;  // its buffer was handed to other code (DLPack): never mirrored;
                         // guarded by pending_mu
 };

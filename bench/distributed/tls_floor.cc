@@ -23,7 +23,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -34,10 +36,13 @@
 
 namespace {
 
+// Reports `what` and ends the process at once: no destructors, no flush of a stdout
+// inherited from the parent (the echo process is a fork), no waiting for threads.
 [[noreturn]] void die(const char* what) {
   std::fprintf(stderr, "tls_floor: %s\n", what);
   ERR_print_errors_fp(stderr);
-  std::exit(1);
+  std::fflush(stderr);
+  _exit(1);
 }
 
 // One connection: a socket, and its TLS session when there is one.
@@ -158,6 +163,7 @@ Timing round_trips(bool tls, int connections, size_t bytes, int rounds, bool fre
   }
   close(listener);
   SSL_CTX* ctx = tls ? SSL_CTX_new(TLS_client_method()) : nullptr;
+  if (tls && ctx == nullptr) die("cannot make the client context");
   std::vector<Conn> conns(connections);
   for (Conn& conn : conns) {
     conn.fd = socket(AF_INET, SOCK_STREAM, 0);
@@ -179,7 +185,7 @@ Timing round_trips(bool tls, int connections, size_t bytes, int rounds, bool fre
     if (fresh) dst.reset(), dst = buffer(sent, false);
     const auto start = std::chrono::steady_clock::now();
     std::vector<std::thread> threads;
-    bool ok = true;
+    std::atomic<bool> ok{true};
     for (int c = 0; c < connections; ++c) {
       threads.emplace_back([&, c] {
         if (!conns[c].write_all(src.get() + c * part, part) ||
@@ -189,7 +195,7 @@ Timing round_trips(bool tls, int connections, size_t bytes, int rounds, bool fre
       });
     }
     for (std::thread& t : threads) t.join();
-    if (!ok) die("a transfer failed");
+    if (!ok.load()) die("a transfer failed");
     ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
                      .count());
   }
@@ -237,9 +243,11 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "tls_floor: --mib >= 1, --rounds >= 1, connections in [1, 64]\n");
     return 2;
   }
+  std::signal(SIGPIPE, SIG_IGN);  // a dead peer is a failed write, reported as such
   const size_t bytes = mib << 20;
   std::printf("%-8s %-6s %20s %20s %10s\n", "buffers", "conns", "plain median/best ms",
               "TLS median/best ms", "TLS/plain");
+  std::fflush(stdout);  // before the first fork
   for (bool fresh : {false, true}) {
     for (int c : counts) {
       const Timing plain = round_trips(false, c, bytes, rounds, fresh);

@@ -141,7 +141,9 @@ void run_paired(const std::string& workload, bool has_gpu, int steps, bool cost_
        ++round) {
     for (int turn = 0; turn < 2; ++turn) {
       const int cost = (round + turn) % 2;
-      use(cost);
+      use(cost);        // a new epoch: the decisions cached before are gone
+      w[cost]->step();  // so one untimed step makes them again, for both policies alike
+      w[cost]->finish();
       const auto start = Clock::now();
       for (int i = 0; i < per_block; ++i) w[cost]->step();
       w[cost]->finish();

@@ -19,8 +19,7 @@ namespace {
 // Whether the op reads `impl`'s mirror on `device` rather than a copy, as execute.cc decides
 // (Note [Mirrors] in runtime/mirror.h).
 bool reads_mirror(OpId op, const Placement& p, const TensorImpl& impl, const Device& device) {
-  return p.reason == PlacementReason::kCost && op != OpId::kIdentity &&
-         mirror_device(impl) == &device;
+  return p.reason == PlacementReason::kCost && uses_mirrors(op) && mirror_device(impl) == &device;
 }
 
 // Appends "; input i copied from X, N KiB" for each input that does not live on `device`, or
