@@ -232,7 +232,6 @@ uint64_t CostPolicy::cache_key(OpId op, DType dtype, absl::Span<const Tensor* co
   // devices, is the other one: with more, an op on a mirrored input is not cached), then the
   // output's octave against the footprint's in 4 bits (Note [Cost decision cache]); bit 63
   // marks a key. At most 7 inputs: an eighth's device would take the mirrors' bits.
-  const bool mirrors = uses_mirrors(op);
   const int bucket = footprint_bucket(footprint);
   const int out_octave = std::clamp(footprint_bucket(out_bytes) - bucket, -7, 8) + 7;
   uint64_t key = uint64_t{1} << 63 | static_cast<uint64_t>(op) | static_cast<uint64_t>(dtype) << 8 |
@@ -241,7 +240,8 @@ uint64_t CostPolicy::cache_key(OpId op, DType dtype, absl::Span<const Tensor* co
     const int index = index_of(*inputs[i]->impl()->device);
     if (index < 0 || index >= 31) return 0;
     key |= static_cast<uint64_t>(index + 1) << (19 + 5 * i);
-    if (mirrors && inputs[i]->impl()->mirror.load(std::memory_order_relaxed) != nullptr) {
+    // uses_mirrors() only for a mirrored input: most ops have none, and this is every op's path.
+    if (inputs[i]->impl()->mirror.load(std::memory_order_relaxed) != nullptr && uses_mirrors(op)) {
       if (i >= 5 || model_->num_devices() > 2) return 0;
       key |= uint64_t{1} << (54 + i);
     }

@@ -102,8 +102,8 @@ double ms_since(Clock::time_point since) {
   return std::chrono::duration<double, std::milli>(Clock::now() - since).count();
 }
 
-// Runs `w`'s warm-up: at least 10 steps and kWarmUp (enough for the cost policy to
-// calibrate), cut short after kBudget (at least two steps).
+// Runs `w`'s warm-up: at least 10 steps and kWarmUpMs (enough for the cost policy to
+// calibrate), cut short after 3 s (at least two steps).
 void warm_up(Workload& w) {
   constexpr double kWarmUpMs = 500, kBudgetMs = 3000;
   const auto start = Clock::now();
@@ -183,10 +183,9 @@ int run_child(const std::string& workload, const std::string& policy, int steps,
       return 0;
     }
     // The same warm-up for every policy (warm_up), and the timed steps, cut short after
-    // kBudget so that a slow policy (a large product on the CPU) does not hold the suite up;
+    // kBudgetMs so that a slow policy (a large product on the CPU) does not hold the suite up;
     // at least one step runs.
-    constexpr std::chrono::seconds kBudget{3};
-    auto elapsed = [](Clock::time_point since) { return Clock::now() - since; };
+    constexpr double kBudgetMs = 3000;
     warm_up(*w);
     if (options.priority_after_warm_up) {
       config::set_placement_policy(config::PlacementPolicy::kPriority);
@@ -209,20 +208,17 @@ int run_child(const std::string& workload, const std::string& policy, int steps,
     const int per_block = options.blocks > 0 ? std::max(1, steps / options.blocks) : steps + 1;
     std::ostringstream blocks;
     auto block_start = begin;
-    while (ran < steps && (ran < 1 || elapsed(begin) < kBudget)) {
+    while (ran < steps && (ran < 1 || ms_since(begin) < kBudgetMs)) {
       w->step();
       ++ran;
       if (ran % per_block == 0) {
         w->finish();
-        const double block_ms =
-            std::chrono::duration<double, std::milli>(elapsed(block_start)).count();
-        blocks << " " << block_ms / per_block;
+        blocks << " " << ms_since(block_start) / per_block;
         block_start = Clock::now();
       }
     }
     w->finish();
-    const double ms = std::chrono::duration<double, std::milli>(elapsed(begin)).count();
-    std::cout << "RESULT " << ms / ran << "\n";
+    std::cout << "RESULT " << ms_since(begin) / ran << "\n";
     snapshot("timed");
     if (!blocks.str().empty()) std::cout << "BLOCKS" << blocks.str() << "\n";
     if (!options.trace.empty() || !options.report.empty()) {
