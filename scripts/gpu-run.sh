@@ -2,8 +2,8 @@
 # Runs on the GPU machine from the repository root (see scripts/gpu-check.sh). Optional
 # arguments: the steps to run (tests faults sanitizer racecheck examples distributed
 # benchmarks cpubench halfbench python fuzz, and soak soak-start soak-collect cardfill
-# trainbench strategybench ddpbench tlsbench functionbench replicabench placementbench);
-# default all but the soak steps, cardfill and the last seven. `tlsbench` runs
+# trainbench strategybench ddpbench tlsbench functionbench replicabench placementbench
+# batch1probe); default all but the soak steps, cardfill and the last eight. `tlsbench` runs
 # bench/distributed/tls_compare.sh on the bundle's remote_benchmark (MT_TLSBENCH_ROUNDS
 # rounds, default 3): plaintext beside mutual TLS, large tensors in parts, for each of three
 # settings of the task's gRPC queues and pollers (MT_TLSBENCH_SERVER_FLAGS; set but empty:
@@ -506,7 +506,7 @@ for step in $steps; do
       record "placement_suite" "rc=$? $((SECONDS - part_start)) s"
       cat "$out/placement-suite.log"
       # One logged step of the small workloads under the cost policy: where each op went, why.
-      for w in scalar_bookkeeping scalar_bookkeeping_256 mlp_batch1 mlp_batch1024 preprocess_then_matmul; do
+      for w in scalar_bookkeeping scalar_bookkeeping_256 mlp_batch1 mlp_batch1024 preprocess_then_matmul train_step; do
         echo "-- cost placement of one $w step"
         MT_TEST_TIMEOUT=60 limit .gpu/bin/placement_suite --child --workload="$w" --policy=cost \
           --steps=1 --log_step=1 2>&1 | grep -E '^(RESULT|Executing op)' | sed 's|/job:localhost/replica:0/task:0/device:||'
@@ -516,9 +516,25 @@ for step in $steps; do
       for w in mlp_batch1 mlp_batch1024 train_step; do
         first=$(MT_TEST_TIMEOUT=60 limit .gpu/bin/placement_suite --child --workload="$w" --policy=cost \
           --history="$out/history-$w" 2>/dev/null | sed -n 's/^RESULT //p')
-        second=$(MT_TEST_TIMEOUT=60 limit .gpu/bin/placement_suite --child --workload="$w" --policy=cost \
-          --load_history="$out/history-$w.timed" 2>/dev/null | sed -n 's/^RESULT //p')
+        MT_TEST_TIMEOUT=60 limit .gpu/bin/placement_suite --child --workload="$w" --policy=cost \
+          --load_history="$out/history-$w.timed" --log_step=1 >"$out/second-$w.log" 2>&1
+        second=$(sed -n 's/^RESULT //p' "$out/second-$w.log")
         record "history $w" "first run ${first:-?} ms a step, second from its history ${second:-?} ms"
+        # The second run's logged step: where its ops went.
+        [ "$w" != train_step ] && grep '^Executing op' "$out/second-$w.log" | grep -v Reshape |
+          sed 's|/job:localhost/replica:0/task:0/device:||'
+      done ;;
+    batch1probe)
+      # The batch-1 MLP's CPU work after other work (bench/placement_suite/cpu_context_probe.cc),
+      # then the cost policy's history of that workload in three processes: what its
+      # estimates of each product were after the timed steps.
+      limit .gpu/bin/cpu_context_probe --runs=2000 2>&1 | tee "$out/cpu-context-probe.log"
+      record "cpu_context_probe" "rc=${PIPESTATUS[0]}"
+      for run in 1 2 3; do
+        echo "-- the cost policy's history of the batch-1 MLP, process $run: $(timeout 60 \
+          .gpu/bin/placement_suite --child --workload=mlp_batch1 --policy=cost \
+          --history="$out/history-batch1-$run" 2>&1 | grep '^RESULT')"
+        grep -E 'MatMul|Relu' "$out/history-batch1-$run.timed"
       done ;;
     replicabench)
       # mt.function inside MirroredStrategy.run (issue 22): the small MLP's step per replica,
