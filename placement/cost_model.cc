@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <tuple>
 
 #include "absl/strings/str_cat.h"
@@ -17,15 +18,15 @@ namespace {
 // threads waking the first time) cannot fix a device's estimate at that. A device that
 // loses is otherwise not measured again, so a calibrated choice runs the op once more on a
 // loser that has fewer than kRefreshSamples samples, when its estimate is within
-// kRefreshRatio of the winner's (a hopeless one, a large product on the CPU, is left
-// alone), and once every kRefreshAfterLosses decisions such a loser loses: one process on
-// an H100 had its GPU Relu at 33 us (7-9 us in every other) and, never measured again,
-// ran every Relu on the CPU. Later samples move the mean by a quarter, so that an estimate
-// follows a machine whose speed changes (clocks, other processes) within a few runs; each is
-// first brought within kSampleRange of the mean, so that one sample cannot move it far: a
-// GPU's events span whatever the host did between them (a library's first call, a pool
-// growing by cudaMalloc), and a second run that loaded a history of 32 us for a MatMul
-// took its first sample, 93 ms with cuBLAS starting, into the mean: 23 ms, after which the
+// kCalibrationRatio of the winner's (a hopeless one, a large product on the CPU, is left
+// alone), and, within kRefreshRatio, once every kRefreshAfterLosses decisions it loses, in
+// a burst (Note [Refresh bursts] in cost_model.h): one process on an H100 had its GPU Relu at 33 us
+// (7-9 us in every other) and, never measured again, ran every Relu on the CPU. Later samples move
+// the mean by a quarter, so that an estimate follows a machine whose speed changes (clocks, other
+// processes) within a few runs; each is first brought within kSampleRange of the mean, so that one
+// sample cannot move it far: a GPU's events span whatever the host did between them (a library's
+// first call, a pool growing by cudaMalloc), and a second run that loaded a history of 32 us for a
+// MatMul took its first sample, 93 ms with cuBLAS starting, into the mean: 23 ms, after which the
 // GPU, hopeless by 700x, was never tried again and every step ran on the CPU, 2.7 ms against
 // 0.05 (an H200, 2026-11-26). A slower machine still moves the mean, by up to 1.75x a sample.
 // And a key loaded from a history file takes its first sample in this process as warm-up,
@@ -105,9 +106,76 @@ bool CostModel::exec_estimate(const CostKey& key, int device, int64_t footprint,
   return true;
 }
 
+bool CostModel::measured(uint32_t key, int device, double* ns) const {
+  const CostKey k{static_cast<OpId>(key >> 16), static_cast<DType>((key >> 8) & 0xff),
+                  static_cast<int>(key & 0x7f)};
+  auto it = stats_.find(stat_key(k, device));
+  if (it == stats_.end() || it->second.count < kMinSamples) return false;
+  *ns = it->second.mean_ns;
+  return true;
+}
+
+int CostModel::chain_along(const CostKey& key, absl::Span<const int> candidates,
+                           absl::Span<const bool> fits, Reader* chain) const {
+  const uint32_t self = pack(key);
+  uint32_t at = self;
+  int n = 0;
+  while (n < kLookAhead) {
+    auto it = along_.find(at);
+    if (it == along_.end() || it->second.reader.key == 0 || it->second.reader.key == self ||
+        it->second.decisions - it->second.noted_at > kReaderForgottenAfter) {
+      break;
+    }
+    at = it->second.reader.key;
+    const auto seen = [&](const Reader& r) { return r.key == at; };
+    if (std::any_of(chain, chain + n, seen)) break;  // a loop
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      double ns;
+      if (fits[i] && !measured(at, candidates[i], &ns)) return n;
+    }
+    chain[n++] = it->second.reader;
+  }
+  return n;
+}
+
+void CostModel::look_along(absl::Span<const Reader> chain, absl::Span<const int> candidates,
+                           absl::Span<const bool> fits, int64_t out_bytes, double* next) const {
+  const size_t k = candidates.size();
+  absl::InlinedVector<double, 4> to_go(k, 0.0), here(k, 0.0);  // V_j+1, V_j
+  for (int j = static_cast<int>(chain.size()) - 1; j >= 0; --j) {
+    const double bytes = static_cast<double>(j == 0 ? out_bytes : chain[j - 1].out_bytes);
+    for (size_t from = 0; from < k; ++from) {
+      double best = std::numeric_limits<double>::infinity();
+      for (size_t to = 0; to < k; ++to) {
+        double exec = 0;
+        if (!fits[to] || !measured(chain[j].key, candidates[to], &exec)) continue;
+        double copy = 0;
+        if (to != from) {
+          const Link l = link(candidates[from], candidates[to]);
+          if (!bus_.has(l)) continue;
+          copy = bus_.transfer_ns(l, bytes);
+        }
+        best = std::min(best, copy + exec + to_go[to]);
+      }
+      here[from] = best;
+    }
+    to_go = here;
+  }
+  for (size_t i = 0; i < k; ++i) next[i] = chain.empty() || !std::isfinite(to_go[i]) ? 0 : to_go[i];
+}
+
+void CostModel::note_consumer(uint32_t producer, uint32_t consumer, int64_t consumer_out_bytes) {
+  if (producer == 0 || consumer == 0 || producer == consumer) return;
+  internal::MutexLock lock(&mu_);
+  Along& a = along_[producer];
+  a.reader = Reader{consumer, consumer_out_bytes};
+  a.noted_at = a.decisions;
+}
+
 CostEstimate CostModel::estimate(const CostKey& key, int device, int64_t footprint,
                                  absl::Span<const CostInput> inputs, int home,
-                                 bool after_queued_work, int64_t out_bytes) const {
+                                 bool after_queued_work, bool holds_inputs,
+                                 int64_t out_bytes) const {
   CostEstimate e;
   e.device = device;
   e.known = exec_estimate(key, device, footprint, &e.exec_ns);
@@ -128,7 +196,7 @@ CostEstimate CostModel::estimate(const CostKey& key, int device, int64_t footpri
   // Note [Leaving the inputs' device]: not from the host to its GPU, the way data flows.
   const bool feeds_gpu = home >= 0 && devices_[home].type == DeviceType::kCPU &&
                          !devices_[home].remote && queues(device);
-  if (home >= 0 && home != device && out_bytes > 0 && !feeds_gpu) {
+  if (home >= 0 && home != device && out_bytes > 0 && !feeds_gpu && !holds_inputs) {
     const Link back = link(device, home);
     if (bus_.has(back)) {
       e.back_ns = bus_.transfer_ns(back, static_cast<double>(out_bytes));
@@ -146,8 +214,10 @@ CostChoice CostModel::choose(const CostKey& key, int64_t footprint,
   // The inputs' device: the one holding most of their bytes (on a tie, the one that reached
   // the most first); and whether an input is on a device's queue (Note [What the host waits
   // for]).
+  // And the devices that hold every input, on them or mirrored there (bit d for device d).
   int home = -1;
   bool after_queued_work = false;
+  uint64_t holds = ~uint64_t{0};
   {
     absl::InlinedVector<int64_t, 4> bytes(devices_.size(), 0);
     for (const CostInput& in : inputs) {
@@ -155,15 +225,25 @@ CostChoice CostModel::choose(const CostKey& key, int64_t footprint,
       bytes[in.device] += in.bytes;
       if (home < 0 || bytes[in.device] > bytes[home]) home = in.device;
       after_queued_work |= queues(in.device);
+      uint64_t here = in.device < 64 ? uint64_t{1} << in.device : 0;
+      if (in.mirror >= 0 && in.mirror < 64) here |= uint64_t{1} << in.mirror;
+      holds &= here;
     }
   }
   internal::MutexLock lock(&mu_);
+  Reader chain[kLookAhead];  // Note [Looking along the data]
+  const int along = out_bytes > 0 ? chain_along(key, candidates, fits, chain) : 0;
+  absl::InlinedVector<double, 4> next(candidates.size(), 0.0);
+  if (along > 0)
+    look_along(absl::MakeConstSpan(chain, along), candidates, fits, out_bytes, next.data());
   CostChoice c;
   c.calibrated = true;
   int first_fitting = -1, best = -1, explore = -1;
   for (size_t i = 0; i < candidates.size(); ++i) {
     CostEstimate& e = c.estimates.emplace_back(
-        estimate(key, candidates[i], footprint, inputs, home, after_queued_work, out_bytes));
+        estimate(key, candidates[i], footprint, inputs, home, after_queued_work,
+                 candidates[i] < 64 && (holds >> candidates[i] & 1) != 0, out_bytes));
+    if (e.known) e.next_ns = next[i];
     e.fits = fits[i];
     if (!e.fits) continue;
     if (first_fitting < 0) first_fitting = static_cast<int>(i);
@@ -195,14 +275,22 @@ CostChoice CostModel::choose(const CostKey& key, int64_t footprint,
     }
   }
   if (c.calibrated && best >= 0) {  // Note [Measured execution time]: refresh a loser
-    const double limit = kRefreshRatio * c.estimates[best].finish_ns();
+    const double winner = c.estimates[best].finish_ns();
     for (size_t i = 0; i < c.estimates.size(); ++i) {
       const CostEstimate& e = c.estimates[i];
-      if (static_cast<int>(i) == best || !e.fits || !e.known || e.finish_ns() > limit) continue;
+      if (static_cast<int>(i) == best || !e.fits || !e.known) continue;
       Stat& loser = stats_[stat_key(key, e.device)];
-      const bool stale = counts && ++loser.losses >= kRefreshAfterLosses;
-      if (loser.count >= kRefreshSamples && !stale) continue;
-      if (counts) loser.losses = 0;
+      if (loser.burst > 0) {  // Note [Refresh bursts]: it goes on, whatever the estimates
+        if (counts) --loser.burst;
+      } else if (loser.count < kRefreshSamples) {
+        if (e.finish_ns() > kCalibrationRatio * winner) continue;
+      } else {
+        if (e.finish_ns() > kRefreshRatio * winner) continue;
+        if (!counts || ++loser.losses < kRefreshAfterLosses) continue;
+        loser.losses = 0;
+        loser.burst = kRefreshBurst - 1;
+        loser.burst_samples = kRefreshBurst;
+      }
       pick = static_cast<int>(i);
       c.refreshing = true;
       break;
@@ -211,6 +299,7 @@ CostChoice CostModel::choose(const CostKey& key, int64_t footprint,
   if (pick < 0) pick = 0;  // nothing fits: the priority device, which will report the OOM
   c.device = c.estimates[pick].device;
   if (!c.calibrated && counts) ++stats_[stat_key(key, c.device)].tries;
+  if (counts) ++along_[pack(key)].decisions;  // Note [Looking along the data]
   return c;
 }
 
@@ -228,6 +317,16 @@ void CostModel::record(const CostKey& key, int device, int64_t bytes, double ns)
   ++s.count;
   if (s.loaded) {  // Note [Measured execution time]: this process's warm-up
     s.loaded = false;
+    return;
+  }
+  if (s.burst_samples > 0) {  // Note [Refresh bursts]
+    const int run = kRefreshBurst - s.burst_samples--;
+    if (run > 0) s.burst_ns[run - 1] = ns;  // the first is warm-up
+    if (s.burst_samples > 0) return;
+    std::sort(s.burst_ns, s.burst_ns + kRefreshBurst - 1);
+    s.mean_ns = s.burst_ns[(kRefreshBurst - 1) / 2];
+    s.mean_bytes = static_cast<double>(bytes);
+    add_point(key, device, s);
     return;
   }
   if (s.count > kRefreshSamples && s.mean_ns > 0 && std::isfinite(s.mean_ns)) {
@@ -331,6 +430,7 @@ std::string CostModel::describe(const CostChoice& choice) const {
     if (e.copy_ns > 0) absl::StrAppend(&s, " + copy ", micros(e.copy_ns));
     if (e.back_ns > 0) absl::StrAppend(&s, " + back ", micros(e.back_ns));
     if (e.wait_ns > 0) absl::StrAppend(&s, " + queued ", micros(e.wait_ns));
+    if (e.next_ns > 0) absl::StrAppend(&s, " + next ", micros(e.next_ns));
     return s;
   };
   absl::StrAppend(&out, one(choice.chosen()));

@@ -2,7 +2,7 @@
 // CostModel: the arithmetic of the cost placement policy (docs/placement.md, "The cost
 // policy"). For an op it estimates, on every candidate device, when the op would finish:
 //
-//   finish(d) = wait(d) + copy(d) + exec(d) + back(d)
+//   finish(d) = wait(d) + copy(d) + exec(d) + back(d) + next(d)
 //   wait(d)   = what the host waits for (Note [What the host waits for]): on the CPU, the
 //               work queued on a GPU an input is copied from; on a GPU, the work queued
 //               there, unless an input is itself on a GPU's queue
@@ -11,6 +11,8 @@
 //               SizeFit a * bytes^b + c of (op, d), else unknown
 //   back(d)   = the copy of the output to the inputs' device, when d is another one
 //               (Note [Leaving the inputs' device])
+//   next(d)   = exec(d) of the ops seen reading the output, and theirs after them (Note
+//               [Looking along the data])
 //
 // and picks the earliest. Pure logic: devices are indices, the time comes from a CostClock
 // and measurements from record(), so tests drive it with fake clocks. Thread-safe.
@@ -54,6 +56,11 @@
 // queued without waiting, and the output's next reader most often follows it to the GPU.
 // Charged a way back, the preprocessing chain's int32 pixels (784 KiB) were cast on the CPU
 // in some processes (262 us against a 24 us copy, 13 us on the GPU and 24 us back).
+// Nor does a candidate that holds every input already, on it or as a mirror (Note [Mirrors]
+// in runtime/mirror.h): a model's weights copied to the host and kept there, and the batch
+// with them. Running there leaves nothing behind; the next op's other data is mirrored there
+// as well, or that op weighs its copy itself. Charged a way back, a batch-1 MLP whose weights
+// were made on the GPU could never move to the host one product at a time.
 //
 // Note [What the host waits for]
 // The policy serves one eager thread, which issues work to a GPU without waiting for it:
@@ -81,6 +88,46 @@
 // wherever it runs, and made there they reach a GPU by an asynchronous copy from pinned
 // memory rather than the constant's synchronous one from the caller's (the preprocessing
 // chain's pixels).
+//
+// Note [Looking along the data]
+// One op at a time, the batch-1 MLP's first product is a tie: 12.5 us on the GPU against
+// 13.4 us on the CPU, every input at hand on both (an H100, 2026-11-26). What differs is
+// what follows: the Relu and the products after it take 0.2, 4.8 and 1.0 us on the CPU and
+// 6-12 us each on the GPU, and they run where the first product's output is or pay to move
+// it. So a candidate's finish also counts the ops that read the output, as this process has
+// seen them: each op's outputs remember the op (Placement::cost_key), the next decision of
+// an op reading one notes it as that op's reader (with its own output's size), and a
+// decision follows up to kLookAhead readers (each the latest reader of the one before; a
+// repeated op ends the chain, and so does one that a fitting candidate has not measured).
+// A reader not seen again within kReaderForgottenAfter decisions of the op before it ends
+// the chain too: a program's last read of a result (the scalar bookkeeping's loss average,
+// read once when the program waits for it) must not steer every step; followed, it sent
+// that average's division to the host, synchronising each step with the GPU.
+// next(d) is the cheapest way through them from the output on d, each reader running where
+// the output before it is or on another candidate after a copy of that output:
+//
+//   next(d) = V_1(d),  V_j(d) = min over d' of copy(d -> d') + exec(reader j, d') + V_j+1(d')
+//
+// so a chain that reaches an op one device runs far better is not charged that op on the
+// other device, only the copy there (a training step's loss ops, cheap on the CPU, lead to
+// gradient products that belong on the GPU). The readers still decide for themselves when
+// they come: the look ahead only says where this op's output is worth having. A first
+// version summed the readers on the candidate itself and took a training step's loss and
+// gradients to the CPU, 1.49x slower in its paired run.
+//
+// Note [Refresh bursts]
+// An op's time depends on what ran just before it: the batch-1 MLP's first product on the
+// CPU (one row by 784 x 256 weights, 785 KiB) takes 9 us when it runs every step, its
+// weights in the core's cache, and 60 us when it runs once between GPU steps, the weights
+// read from memory (an H100 host, 2026-11-26; bench/placement_suite/cpu_context_probe.cc).
+// A loser measured once every kRefreshAfterLosses decisions is always measured so, cold,
+// and an op that would win once it ran every step stays where it is. So a stale loser is
+// measured again in kRefreshBurst decisions in a row (the op's next uses): the first run is
+// warm-up and the estimate becomes the median of the others, what the device does once it
+// has the op's data at hand. Until a device has kRefreshSamples samples its runs come in a
+// row as well, each losing decision measuring it once more, and it is tried so up to
+// kCalibrationRatio of the winner: the batch-1 product's first samples, from weights just
+// copied to the host, were 4.6x the GPU's, and the CPU was never measured again.
 
 #include <atomic>
 #include <cstdint>
@@ -140,7 +187,9 @@ struct CostEstimate {
   double copy_ns = 0;
   double wait_ns = 0;
   double back_ns = 0;  // the output's copy back to the inputs' device
-  double finish_ns() const { return wait_ns + copy_ns + exec_ns + back_ns; }
+  double next_ns = 0;  // the ops that read the output, run there after it (Note [Looking
+                       // along the data])
+  double finish_ns() const { return wait_ns + copy_ns + exec_ns + back_ns + next_ns; }
 };
 
 struct CostChoice {
@@ -169,15 +218,27 @@ class CostModel {
  public:
   static constexpr int kMinSamples = 2;  // Note [Calibrating the cost model]
   // A device that lost is measured again until it has this many samples, when its
-  // estimate is within kRefreshRatio of the winner's (Note [Measured execution time]).
+  // estimate is within kCalibrationRatio of the winner's (Note [Measured execution time]).
   static constexpr int kRefreshSamples = 4;
+  static constexpr double kCalibrationRatio = 16;
+  // ... and, within kRefreshRatio, once every kRefreshAfterLosses decisions it loses,
+  // whatever its samples: an estimate that only losing kept stale is measured again, in
+  // kRefreshBurst runs in a row (Note [Refresh bursts]).
   static constexpr double kRefreshRatio = 4;
-  // ... and once every kRefreshAfterLosses decisions it loses within that ratio, whatever
-  // its samples: an estimate that only losing kept stale is measured again.
   static constexpr int kRefreshAfterLosses = 16;
+  static constexpr int kRefreshBurst = 4;
   static constexpr int kMaxTries = 4;                            // per device and key
   static constexpr int64_t kExploreMaxBytes = int64_t{1} << 22;  // 4 MiB
   static constexpr int64_t kSmallSourceBytes = 4096;             // Note [Where data is born]
+  static constexpr int kLookAhead = 4;                           // Note [Looking along the data]
+  static constexpr int kReaderForgottenAfter = 8;                // decisions of its producer
+
+  // Returns `key` in 32 bits (op, dtype, bucket), never 0: what an op's outputs remember of
+  // the op that made them (Placement::cost_key).
+  static uint32_t pack(const CostKey& key) {
+    return static_cast<uint32_t>(key.op) << 16 | static_cast<uint32_t>(key.dtype) << 8 |
+           static_cast<uint32_t>(key.bucket & 0x7f) | 0x80u;
+  }
 
   // `clock` must outlive the model.
   CostModel(std::vector<CostDevice> devices, const CostClock* clock);
@@ -204,6 +265,11 @@ class CostModel {
 
   // Records that `key` took `ns` on `device` for a footprint of `bytes`.
   void record(const CostKey& key, int device, int64_t bytes, double ns);
+
+  // Notes that an op of `consumer` (a packed key), whose output has `consumer_out_bytes`,
+  // read an output of one of `producer`: the next op along the data (Note [Looking along the
+  // data]). The latest consumer is kept.
+  void note_consumer(uint32_t producer, uint32_t consumer, int64_t consumer_out_bytes);
 
   // Notes that work estimated at `exec_ns` was placed on `device`: a GPU's queue grows.
   void note_enqueued(int device, double exec_ns);
@@ -232,8 +298,11 @@ class CostModel {
     int tries = 0;
     double mean_ns = 0;
     double mean_bytes = 0;
-    int losses = 0;       // decisions lost within kRefreshRatio since the last refresh
-    bool loaded = false;  // from a history file, no sample taken in this process yet
+    int losses = 0;         // decisions lost within kRefreshRatio since the last refresh
+    bool loaded = false;    // from a history file, no sample taken in this process yet
+    int burst = 0;          // decisions of a refresh burst still to come
+    int burst_samples = 0;  // its samples still to come
+    double burst_ns[kRefreshBurst - 1] = {};  // its samples after the first (warm-up)
   };
   static uint64_t stat_key(const CostKey& key, int device);
   // Returns the link bytes take from device `from` to device `to`.
@@ -246,10 +315,28 @@ class CostModel {
   // Returns exec(d), or false when unknown.
   bool exec_estimate(const CostKey& key, int device, int64_t footprint, double* ns) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // `home`: the inputs' device; `after_queued_work`: an input is on a device that queues.
+  // `home`: the inputs' device; `after_queued_work`: an input is on a device that queues;
+  // `holds_inputs`: every input is on `device` or mirrored there.
   CostEstimate estimate(const CostKey& key, int device, int64_t footprint,
                         absl::Span<const CostInput> inputs, int home, bool after_queued_work,
-                        int64_t out_bytes) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+                        bool holds_inputs, int64_t out_bytes) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Returns the measured estimate of packed `key` on `device`, or false.
+  bool measured(uint32_t key, int device, double* ns) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // One op along the data: its packed key and its output's size.
+  struct Reader {
+    uint32_t key = 0;
+    int64_t out_bytes = 0;
+  };
+  // Fills `chain` with the ops along `key`'s data (Note [Looking along the data]) whose
+  // estimates every fitting candidate has; returns how many.
+  int chain_along(const CostKey& key, absl::Span<const int> candidates, absl::Span<const bool> fits,
+                  Reader* chain) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Fills `next` (one per candidate) with the cheapest way through `chain` from an output of
+  // `out_bytes` on each fitting candidate (Note [Looking along the data]).
+  void look_along(absl::Span<const Reader> chain, absl::Span<const int> candidates,
+                  absl::Span<const bool> fits, int64_t out_bytes, double* next) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void add_point(const CostKey& key, int device, const Stat& stat)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
@@ -262,6 +349,13 @@ class CostModel {
   BusModel bus_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<uint64_t, Stat> stats_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<uint64_t, SizeFit> fits_ ABSL_GUARDED_BY(mu_);
+  // What an op (by packed key) knows of its readers (Note [Looking along the data]).
+  struct Along {
+    Reader reader;          // the latest op seen reading its output
+    int64_t decisions = 0;  // its decisions so far
+    int64_t noted_at = 0;   // `decisions` when the reader was seen
+  };
+  absl::flat_hash_map<uint32_t, Along> along_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace mt

@@ -58,7 +58,8 @@ struct Placement {
   int device = -1;  // index into the Placer's device list
   KernelFn kernel = nullptr;
   PlacementReason reason = PlacementReason::kDefault;
-  bool measure = false;  // the cost policy wants this run timed
+  bool measure = false;   // the cost policy wants this run timed
+  uint32_t cost_key = 0;  // the cost policy's key of the op (CostModel::pack), 0 for none
 };
 
 class Placer {

@@ -275,12 +275,18 @@ absl::StatusOr<Placement> CostPolicy::place(OpId op, DType dtype,
     return e.placement;
   }
   CostChoice choice = decide(op, dtype, candidates, inputs, out_bytes);
+  // Note [Looking along the data]: this op reads what its inputs' ops made.
+  const uint32_t packed =
+      CostModel::pack(CostKey{op, dtype, footprint_bucket(cost_footprint(inputs, out_bytes))});
+  for (const Tensor* t : inputs) {
+    model_->note_consumer(t->impl()->producer.load(std::memory_order_relaxed), packed, out_bytes);
+  }
   bool skipped = false;
   for (const CostEstimate& c : choice.estimates) skipped |= !c.fits;
   if (skipped) log_skips(op, choice, inputs, out_bytes);
   if (why != nullptr) *why = words(choice);
   Placement p{choice.device, rt_.placer().kernel(choice.device, op, dtype), PlacementReason::kCost,
-              /*measure=*/true};
+              /*measure=*/true, packed};
   const double exec_ns = choice.chosen().known ? choice.chosen().exec_ns : 0;
   model_->note_enqueued(choice.device, exec_ns);
   // A skip lasts as long as the memory; a refresh, one run.

@@ -392,6 +392,9 @@ absl::Status run_op(OpId op, absl::Span<const Tensor* const> inputs, const Sourc
     status = timed(p, *rt, device, op, key, inputs, out,
                    [&] { return run_kernel(device, kernel, out, args, attrs, outs); });
     if (!status.ok()) outs->clear();
+    if (p.cost_key != 0) {  // Note [Looking along the data] in placement/cost_model.h
+      for (Tensor& t : *outs) t.impl()->producer.store(p.cost_key, std::memory_order_relaxed);
+    }
   }
   if (trace) trace->finish(device, *outs);
   if (__builtin_expect(active_recorder() != nullptr, 0) && status.ok()) {  // an mt::Function

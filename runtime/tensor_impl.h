@@ -48,6 +48,9 @@ struct TensorImpl {
   std::atomic<const Device*> copied_to{nullptr};
   bool shared = false;  // its buffer was handed to other code (DLPack): never mirrored;
                         // guarded by pending_mu
+  // The cost policy's key of the op that made it (Note [Looking along the data] in
+  // placement/cost_model.h); 0 when the policy did not place that op.
+  std::atomic<uint32_t> producer{0};
 };
 
 // Waits until `use` has completed and releases it; an empty use is a no-op.

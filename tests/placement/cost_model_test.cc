@@ -176,6 +176,25 @@ TEST_F(CostModelTest, LeavingTheInputsDevicePaysTheOutputsWayBack) {
   EXPECT_EQ(model_.choose(kMul, 1024, candidates, fits, on_gpu, 1024).device, kCpu);
 }
 
+// Note [Leaving the inputs' device]: a candidate that holds every input, on it or mirrored
+// there, is not leaving; one that lacks even one of them pays the way back.
+TEST_F(CostModelTest, ACandidateHoldingEveryInputByItsMirrorsPaysNoWayBack) {
+  const std::vector<int> candidates = {kGpu, kCpu};
+  const bool fits[2] = {true, true};
+  teach(kAdd, kCpu, 4000);
+  teach(kAdd, kGpu, 6000);
+  const CostInput mirrored[] = {{kGpu, 4096, kCpu}, {kGpu, 100, kCpu}};
+  CostChoice c = model_.choose(kAdd, 4196, candidates, fits, mirrored, 1024);
+  EXPECT_EQ(c.device, kCpu);
+  EXPECT_DOUBLE_EQ(c.estimates[1].copy_ns, 0);
+  EXPECT_DOUBLE_EQ(c.estimates[1].back_ns, 0);
+  EXPECT_EQ(model_.describe(c), "CPU:0 4.0 us vs GPU:0 6.0 us");
+  const CostInput one_not[] = {{kGpu, 4096, kCpu}, {kGpu, 100}};
+  CostChoice d = model_.choose(kAdd, 4196, candidates, fits, one_not, 1024);
+  EXPECT_EQ(d.device, kGpu);
+  EXPECT_DOUBLE_EQ(d.estimates[1].back_ns, 5000 + 102.4);
+}
+
 TEST_F(CostModelTest, TheInputsDeviceHoldsMostOfTheirBytesAndAnOpWithoutInputsHasNone) {
   const std::vector<int> candidates = {kGpu, kCpu};
   const bool fits[2] = {true, true};
@@ -219,6 +238,11 @@ TEST_F(CostModelTest, ALoserWithFewSamplesIsMeasuredAgainUnlessItIsHopeless) {
   EXPECT_TRUE(c.refreshing);
   model_.record(kAdd, kCpu, 4096, 1000);  // the CPU's real time
   c = choose({});
+  EXPECT_EQ(c.device, kGpu);  // the GPU loses now, 9x, with two samples: tried again
+  EXPECT_TRUE(c.refreshing);
+  model_.record(kAdd, kGpu, 4096, 9000);
+  model_.record(kAdd, kGpu, 4096, 9000);
+  c = choose({});
   EXPECT_EQ(c.device, kCpu);
   EXPECT_FALSE(c.refreshing);  // it now wins on its own
   teach(kMul, kGpu, 1000);
@@ -243,16 +267,153 @@ TEST_F(CostModelTest, ALoserWithinReachIsMeasuredAgainNowAndThen) {
   const bool fits[2] = {true, true};
   EXPECT_FALSE(model_.choose(kAdd, 4096, candidates, fits, {}, 0, /*counts=*/false).refreshing);
   CostChoice refresh = choose({});
-  EXPECT_EQ(refresh.device, kGpu);  // the 16th loss: measured again
+  EXPECT_EQ(refresh.device, kGpu);  // the 16th loss: measured again, in a burst
   EXPECT_TRUE(refresh.refreshing);
-  EXPECT_FALSE(choose({}).refreshing);                                // and the count starts over
-  for (int i = 0; i < 4; ++i) model_.record(kAdd, kGpu, 4096, 7000);  // its real time
-  EXPECT_EQ(choose({}).device, kGpu);
+  for (int i = 1; i < CostModel::kRefreshBurst; ++i) ASSERT_TRUE(choose({}).refreshing);
+  EXPECT_FALSE(choose({}).refreshing);  // and the count starts over
+  for (int i = 0; i < CostModel::kRefreshBurst; ++i) model_.record(kAdd, kGpu, 4096, 7000);
+  EXPECT_EQ(choose({}).device, kGpu);  // its real time
   teach(kMul, kGpu, 1000);
   teach(kMul, kCpu, 1e6);
   for (int i = 0; i < 2 * CostModel::kRefreshAfterLosses; ++i) {
     ASSERT_FALSE(choose({}, {true, true}, kMul).refreshing);  // 1000x slower: never
   }
+}
+
+// Note [Refresh bursts]: a stale loser runs kRefreshBurst times in a row, and its estimate
+// becomes the median of the runs after the first: a cold first run neither counts nor moves
+// the estimate, where one sample a quarter of the way (the clamp's 4x) would have.
+TEST_F(CostModelTest, AStaleLoserIsMeasuredInABurstWhoseFirstRunIsWarmUp) {
+  teach(kAdd, kGpu, 10000);
+  teach(kAdd, kCpu, 36000);  // cold samples: the CPU's real time is 9 us
+  for (int i = 1; i < CostModel::kRefreshAfterLosses; ++i) ASSERT_EQ(choose({}).device, kGpu);
+  for (int i = 0; i < CostModel::kRefreshBurst; ++i) {
+    CostChoice c = choose({});
+    ASSERT_EQ(c.device, kCpu);
+    ASSERT_TRUE(c.refreshing);
+  }
+  const double burst[] = {60000, 9000, 11000, 8000};  // cold, then the data at hand
+  for (double ns : burst) model_.record(kAdd, kCpu, 4096, ns);
+  EXPECT_DOUBLE_EQ(choose({}).estimates[1].exec_ns, 9000);
+  EXPECT_EQ(choose({}).device, kCpu);
+  EXPECT_EQ(model_.history()[0].count, CostModel::kRefreshSamples + CostModel::kRefreshBurst);
+}
+
+// Note [Refresh bursts]: a burst goes on whatever the estimates do meanwhile (a winner that
+// gets slower), and an explanation neither starts nor advances one.
+TEST_F(CostModelTest, ABurstRunsToItsEndAndExplanationsLeaveItAlone) {
+  const std::vector<int> candidates = {kGpu, kCpu};
+  const bool fits[2] = {true, true};
+  teach(kAdd, kGpu, 1000);
+  teach(kAdd, kCpu, 3000);
+  for (int i = 0; i < CostModel::kRefreshAfterLosses - 1; ++i) choose({});
+  for (int i = 0; i < 3; ++i) {  // explanations: the 16th loss is not counted
+    EXPECT_FALSE(model_.choose(kAdd, 4096, candidates, fits, {}, 0, /*counts=*/false).refreshing);
+  }
+  EXPECT_TRUE(choose({}).refreshing);  // the burst starts
+  teach(kAdd, kGpu, 200);              // the winner gets faster: the CPU beyond kRefreshRatio
+  const CostChoice now = model_.choose(kAdd, 4096, candidates, fits, {}, 0, /*counts=*/false);
+  ASSERT_GT(now.estimates[1].exec_ns, CostModel::kRefreshRatio * now.estimates[0].exec_ns);
+  for (int i = 1; i < CostModel::kRefreshBurst; ++i) {
+    EXPECT_TRUE(model_.choose(kAdd, 4096, candidates, fits, {}, 0, /*counts=*/false).refreshing);
+    CostChoice c = choose({});
+    EXPECT_EQ(c.device, kCpu);
+    EXPECT_TRUE(c.refreshing);
+  }
+  EXPECT_FALSE(choose({}).refreshing);
+}
+
+// Note [Refresh bursts]: a device with few samples is tried again up to kCalibrationRatio
+// of the winner, not only kRefreshRatio: the batch-1 product's first samples on the CPU read
+// weights just copied there.
+TEST_F(CostModelTest, ADeviceWithFewSamplesIsTriedUpToTheCalibrationRatio) {
+  teach(kAdd, kGpu, 10000);
+  model_.record(kAdd, kCpu, 4096, 90000);  // warm-up
+  model_.record(kAdd, kCpu, 4096, 60000);  // 6x: beyond kRefreshRatio
+  CostChoice c = choose({});
+  EXPECT_EQ(c.device, kCpu);
+  EXPECT_TRUE(c.refreshing);
+  model_.record(kAdd, kCpu, 4096, 8000);  // the weights at hand
+  EXPECT_EQ(choose({}).device, kCpu);
+  EXPECT_FALSE(choose({}).refreshing);
+}
+
+// Note [Looking along the data]: the batch-1 MLP's first product, a tie on its own, goes
+// where the ops reading its output are cheap; each reader runs where the output is or moves
+// it, whichever is cheaper; a chain stops at an op some candidate has not measured, at a
+// loop, and after kLookAhead ops; an op without an output looks at none.
+TEST_F(CostModelTest, TheOpsReadingTheOutputCountWhereTheyWouldRun) {
+  const CostKey product{OpId::kMatMul, DType::kFloat32, 20};
+  const CostKey relu{OpId::kRelu, DType::kFloat32, 11};
+  const CostKey second{OpId::kMatMul, DType::kFloat32, 19};
+  const std::vector<int> candidates = {kGpu, kCpu};
+  const bool fits[2] = {true, true};
+  auto pick = [&](const CostKey& key) {
+    return model_.choose(key, 1 << 19, candidates, fits, {}, 1024, /*counts=*/false);
+  };
+  teach(product, kGpu, 12600);
+  teach(product, kCpu, 13600);
+  teach(relu, kGpu, 7000);
+  teach(relu, kCpu, 200);
+  EXPECT_EQ(pick(product).device, kGpu);  // alone, the GPU by a microsecond
+  model_.note_consumer(CostModel::pack(product), CostModel::pack(relu), 1024);
+  CostChoice c = pick(product);
+  EXPECT_EQ(c.device, kCpu);
+  EXPECT_DOUBLE_EQ(c.estimates[0].next_ns, 7000);
+  EXPECT_DOUBLE_EQ(c.estimates[1].next_ns, 200);
+  EXPECT_EQ(model_.describe(c), "CPU:0 13.6 us + next 0.2 us vs GPU:0 12.6 us + next 7.0 us");
+  model_.note_consumer(CostModel::pack(relu), CostModel::pack(second), 40);
+  EXPECT_DOUBLE_EQ(pick(product).estimates[1].next_ns, 200);  // the second not measured
+  model_.record(second, kCpu, 1 << 18, 4500);
+  model_.record(second, kCpu, 1 << 18, 4500);
+  EXPECT_DOUBLE_EQ(pick(product).estimates[1].next_ns, 200);  // not on the GPU either
+  teach(second, kGpu, 12600);
+  EXPECT_DOUBLE_EQ(pick(product).estimates[1].next_ns, 200 + 4500);
+  model_.note_consumer(CostModel::pack(second), CostModel::pack(relu), 1024);  // a loop
+  // From the GPU the cheapest way is to move the output to the host: 8.1 + 0.2 + 4.5 us,
+  // not 7 + 12.6 us on the GPU.
+  EXPECT_DOUBLE_EQ(pick(product).estimates[0].next_ns, 8000 + 102.4 + 200 + 4500);
+  EXPECT_DOUBLE_EQ(pick(relu).estimates[1].next_ns, 4500);  // itself: the loop's end
+  EXPECT_DOUBLE_EQ(model_.choose(product, 1 << 19, candidates, fits, {}, 0).estimates[1].next_ns,
+                   0);  // no output, nothing reads it
+}
+
+// Note [Looking along the data]: a reader not seen again within kReaderForgottenAfter
+// decisions of its producer (a program's last read of a result) no longer counts.
+TEST_F(CostModelTest, AReaderNotSeenAgainIsForgotten) {
+  const CostKey product{OpId::kMatMul, DType::kFloat32, 20};
+  const CostKey relu{OpId::kRelu, DType::kFloat32, 11};
+  const std::vector<int> candidates = {kGpu, kCpu};
+  const bool fits[2] = {true, true};
+  teach(product, kGpu, 12600);
+  teach(product, kCpu, 13600);
+  teach(relu, kGpu, 7000);
+  teach(relu, kCpu, 200);
+  model_.note_consumer(CostModel::pack(product), CostModel::pack(relu), 1024);
+  for (int i = 0; i <= CostModel::kReaderForgottenAfter; ++i) {
+    ASSERT_DOUBLE_EQ(
+        model_.choose(product, 1 << 19, candidates, fits, {}, 1024).estimates[1].next_ns, 200);
+  }
+  CostChoice c = model_.choose(product, 1 << 19, candidates, fits, {}, 1024);
+  EXPECT_DOUBLE_EQ(c.estimates[1].next_ns, 0);
+  EXPECT_EQ(c.device, kGpu);
+  model_.note_consumer(CostModel::pack(product), CostModel::pack(relu), 1024);  // seen again
+  EXPECT_DOUBLE_EQ(model_.choose(product, 1 << 19, candidates, fits, {}, 1024).estimates[1].next_ns,
+                   200);
+}
+
+TEST_F(CostModelTest, ALookAheadEndsAfterKLookAheadOps) {
+  const std::vector<int> candidates = {kGpu, kCpu};
+  const bool fits[2] = {true, true};
+  std::vector<CostKey> keys;
+  for (int b = 1; b <= CostModel::kLookAhead + 3; ++b) {
+    keys.push_back(CostKey{OpId::kAddV2, DType::kFloat32, b});
+    teach(keys.back(), kGpu, 1000);
+    teach(keys.back(), kCpu, 1000);
+    if (b > 1) model_.note_consumer(CostModel::pack(keys[b - 2]), CostModel::pack(keys[b - 1]), 1);
+  }
+  CostChoice c = model_.choose(keys[0], 2, candidates, fits, {}, 1, /*counts=*/false);
+  EXPECT_DOUBLE_EQ(c.estimates[0].next_ns, 1000.0 * CostModel::kLookAhead);
 }
 
 TEST_F(CostModelTest, CalibratesEachDeviceInPriorityOrderBeforeChoosing) {

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <fstream>
 
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/minitensor.h"
 #include "runtime/mirror.h"
@@ -185,7 +186,9 @@ TEST_F(CostPolicyTest, ACopyIsKeptAsAMirrorAndReadAgain) {
   EXPECT_EQ(sum.to_vector<float>(), std::vector<float>(kN, 3.f));
   debugging::PlacementExplanation e = debugging::explain_placement("AddV2", {a_, b_});
   EXPECT_TRUE(e.copies.empty());
-  EXPECT_EQ(e.detail, "cost policy: CPU:1 0.1 us + back 5.1 us vs CPU:0 50.0 us");
+  // Both inputs are mirrored on CPU:1: no copy, and no way back (Note [Leaving the inputs'
+  // device] in placement/cost_model.h).
+  EXPECT_EQ(e.detail, "cost policy: CPU:1 0.1 us vs CPU:0 50.0 us");
 }
 
 TEST_F(CostPolicyTest, AMirrorGoesWithItsTensor) {
@@ -297,6 +300,35 @@ TEST_F(CostPolicyTest, SkipsAPoolThatCannotTakeTheOutputAndLogsIt) {
   }
   EXPECT_TRUE(logged);
   EXPECT_EQ(add(x, x).device(), cpu(1));  // CPU:1 has room again: the skip was not cached
+}
+
+// Note [Looking along the data] in placement/cost_model.h: an op the policy placed marks
+// its output, the next decision of an op reading it notes that reader, and decisions of the
+// first op then count the reader where each candidate would run it.
+TEST_F(CostPolicyTest, AnOpsReaderIsNotedAndCountedWhereItWouldRun) {
+  start();
+  teach(0, 15000);
+  teach(1, 1000);
+  const CostKey relu_key{OpId::kRelu, DType::kFloat32, footprint_bucket(kN * 4)};
+  for (int i = 0; i < CostModel::kRefreshSamples; ++i) {
+    model().record(relu_key, 0, kN * 4, 30000);
+    model().record(relu_key, 1, kN * 4, 100);
+  }
+  EXPECT_EQ(debugging::explain_placement("AddV2", {a_, b_}).detail,
+            "cost policy: CPU:0 15.0 us vs CPU:1 1.0 us + copy 10.2 us + back 5.1 us");
+  Tensor sum = add(a_, b_);
+  EXPECT_EQ(sum.device(), cpu(0));
+  EXPECT_NE(sum.impl()->producer.load(), 0u);
+  EXPECT_EQ(a_.impl()->producer.load(), 0u);  // made before the policy was on
+  EXPECT_EQ(relu(sum).device(), cpu(1));      // and noted as the sum's reader
+  debugging::PlacementExplanation e = debugging::explain_placement("AddV2", {a_, b_});
+  EXPECT_EQ(e.device, cpu(1));
+  // From CPU:0 the Relu's cheapest way is to copy the sum to CPU:1 (1 us + 4096 bytes at a
+  // byte a ns) and run there. (CPU:0's own estimate moved with the add's run, which the fake
+  // clock timed at 0 ns.)
+  EXPECT_THAT(e.detail, ::testing::StartsWith("cost policy: CPU:1 1.0 us + copy 10.2 us + back "
+                                              "5.1 us + next 0.1 us vs CPU:0 "));
+  EXPECT_THAT(e.detail, ::testing::EndsWith(" us + next 5.2 us"));
 }
 
 TEST_F(CostPolicyTest, CachesADecisionAndReevaluatesItPeriodically) {
