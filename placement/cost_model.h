@@ -117,17 +117,18 @@
 //
 // Note [Refresh bursts]
 // An op's time depends on what ran just before it: the batch-1 MLP's first product on the
-// CPU (one row by 784 x 256 weights, 785 KiB) takes 9 us when it runs every step, its
-// weights in the core's cache, and 60 us when it runs once between GPU steps, the weights
-// read from memory (an H100 host, 2026-11-26; bench/placement_suite/cpu_context_probe.cc).
-// A loser measured once every kRefreshAfterLosses decisions is always measured so, cold,
-// and an op that would win once it ran every step stays where it is. So a stale loser is
-// measured again in kRefreshBurst decisions in a row (the op's next uses): the first run is
-// warm-up and the estimate becomes the median of the others, what the device does once it
-// has the op's data at hand. Until a device has kRefreshSamples samples its runs come in a
-// row as well, each losing decision measuring it once more, and it is tried so up to
-// kCalibrationRatio of the winner: the batch-1 product's first samples, from weights just
-// copied to the host, were 4.6x the GPU's, and the CPU was never measured again.
+// CPU (one row by 784 x 256 weights, 785 KiB) takes 9.5-14 us after other work, CPU or GPU,
+// when its weights have been read before, 28-30 us right after they were copied to the
+// host, and 35-40 us with the caches cold (an H100's host, 2026-11-26;
+// bench/placement_suite/cpu_context_probe.cc). A loser measured once every
+// kRefreshAfterLosses decisions may be measured in any of these states, and an op that
+// would win once it ran every step stays where it is. So a stale loser is measured again in
+// kRefreshBurst decisions in a row (the op's next uses): the first run is warm-up and the
+// estimate becomes the median of the others, what the device does with the op's data at
+// hand. Until a device has kRefreshSamples samples each losing decision measures it once
+// more, in a row as well, and it is tried so up to kCalibrationRatio of the winner: the
+// batch-1 product's first two CPU samples read weights just copied there, put the CPU at
+// 60 us, 4.6x the GPU's, and beyond the 4x allowed then it was never measured again.
 
 #include <atomic>
 #include <cstdint>
