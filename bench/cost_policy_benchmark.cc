@@ -35,7 +35,10 @@ struct Setup {
     bus.set(Link::kHostToHost, LinkCost{1000, 10});
     policy.model().set_bus(bus);
     const CostKey key{OpId::kAddV2, DType::kFloat32, footprint_bucket(8192)};
-    for (int i = 0; i < 2; ++i) {
+    // Calibrated: each device past the samples a loser is measured again for (place_op
+    // runs nothing, so no sample would come; with two, CPU:1, 12x slower, would be tried on
+    // every decision and none cached).
+    for (int i = 0; i < CostModel::kRefreshSamples; ++i) {
       policy.model().record(key, 0, 8192, 500);
       policy.model().record(key, 1, 8192, 400);
     }
