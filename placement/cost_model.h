@@ -127,8 +127,8 @@
 // estimate becomes the median of the others, what the device does with the op's data at
 // hand. Until a device has kRefreshSamples samples each losing decision measures it once
 // more, in a row as well, and it is tried so up to kCalibrationRatio of the winner: the
-// batch-1 product's first two CPU samples read weights just copied there, put the CPU at
-// 60 us, 4.6x the GPU's, and beyond the 4x allowed then it was never measured again.
+// batch-1 product's first CPU samples, on weights just copied there, put the CPU at 60 us,
+// 4.6x the GPU's, and beyond the 4x allowed then it was never measured again.
 
 #include <atomic>
 #include <cstdint>
