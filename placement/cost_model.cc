@@ -140,28 +140,26 @@ int CostModel::chain_along(const CostKey& key, absl::Span<const int> candidates,
 
 void CostModel::look_along(absl::Span<const Reader> chain, absl::Span<const int> candidates,
                            absl::Span<const bool> fits, int64_t out_bytes, double* next) const {
+  constexpr double kNever = std::numeric_limits<double>::infinity();
   const size_t k = candidates.size();
-  absl::InlinedVector<double, 4> to_go(k, 0.0), here(k, 0.0);  // V_j+1, V_j
+  absl::InlinedVector<double, 4> to_go(k, 0.0), run(k);  // V_j+1(d); exec(reader j, d) + V_j+1(d)
   for (int j = static_cast<int>(chain.size()) - 1; j >= 0; --j) {
+    for (size_t to = 0; to < k; ++to) {
+      double exec = 0;
+      run[to] =
+          fits[to] && measured(chain[j].key, candidates[to], &exec) ? exec + to_go[to] : kNever;
+    }
     const double bytes = static_cast<double>(j == 0 ? out_bytes : chain[j - 1].out_bytes);
     for (size_t from = 0; from < k; ++from) {
-      double best = std::numeric_limits<double>::infinity();
+      double best = run[from];
       for (size_t to = 0; to < k; ++to) {
-        double exec = 0;
-        if (!fits[to] || !measured(chain[j].key, candidates[to], &exec)) continue;
-        double copy = 0;
-        if (to != from) {
-          const Link l = link(candidates[from], candidates[to]);
-          if (!bus_.has(l)) continue;
-          copy = bus_.transfer_ns(l, bytes);
-        }
-        best = std::min(best, copy + exec + to_go[to]);
+        const Link l = link(candidates[from], candidates[to]);
+        if (to != from && bus_.has(l)) best = std::min(best, bus_.transfer_ns(l, bytes) + run[to]);
       }
-      here[from] = best;
+      to_go[from] = best;
     }
-    to_go = here;
   }
-  for (size_t i = 0; i < k; ++i) next[i] = chain.empty() || !std::isfinite(to_go[i]) ? 0 : to_go[i];
+  for (size_t i = 0; i < k; ++i) next[i] = std::isfinite(to_go[i]) ? to_go[i] : 0;
 }
 
 void CostModel::note_consumer(uint32_t producer, uint32_t consumer, int64_t consumer_out_bytes) {

@@ -203,9 +203,10 @@ CostChoice CostPolicy::decide(OpId op, DType dtype, absl::Span<const int> candid
   }
   absl::InlinedVector<bool, 4> fit;
   for (int d : candidates) fit.push_back(fits(d, inputs, out_bytes));
-  const CostKey key{op, dtype, footprint_bucket(cost_footprint(inputs, out_bytes))};
-  return model_->choose(key, cost_footprint(inputs, out_bytes), candidates,
-                        absl::MakeConstSpan(fit.data(), fit.size()), in, out_bytes, counts);
+  const int64_t footprint = cost_footprint(inputs, out_bytes);
+  const CostKey key{op, dtype, footprint_bucket(footprint)};
+  return model_->choose(key, footprint, candidates, absl::MakeConstSpan(fit.data(), fit.size()), in,
+                        out_bytes, counts);
 }
 
 void CostPolicy::log_skips(OpId op, const CostChoice& choice,
@@ -257,7 +258,8 @@ absl::StatusOr<Placement> CostPolicy::place(OpId op, DType dtype,
       this->candidates(op, dtype, inputs, one_output, &storage);
   if (candidates.size() <= 1) return rt_.default_placement(op, dtype);  // nothing to choose
   if (__builtin_expect(!bus_ready_.load(std::memory_order_acquire), 0)) calibrate_bus();
-  const uint64_t key = cache_key(op, dtype, inputs, cost_footprint(inputs, out_bytes), out_bytes);
+  const int64_t footprint = cost_footprint(inputs, out_bytes);
+  const uint64_t key = cache_key(op, dtype, inputs, footprint, out_bytes);
   const bool cacheable = key != 0;
   DecisionEntry& e = cache_slot(key);
   const uint64_t epoch = Context::get().epoch();
@@ -276,8 +278,7 @@ absl::StatusOr<Placement> CostPolicy::place(OpId op, DType dtype,
   }
   CostChoice choice = decide(op, dtype, candidates, inputs, out_bytes);
   // Note [Looking along the data]: this op reads what its inputs' ops made.
-  const uint32_t packed =
-      CostModel::pack(CostKey{op, dtype, footprint_bucket(cost_footprint(inputs, out_bytes))});
+  const uint32_t packed = CostModel::pack(CostKey{op, dtype, footprint_bucket(footprint)});
   for (const Tensor* t : inputs) {
     model_->note_consumer(t->impl()->producer.load(std::memory_order_relaxed), packed, out_bytes);
   }
