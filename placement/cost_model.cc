@@ -30,7 +30,9 @@ namespace {
 // GPU, hopeless by 700x, was never tried again and every step ran on the CPU, 2.7 ms against
 // 0.05 (an H200, 2026-11-26). A slower machine still moves the mean, by up to 1.75x a sample.
 // And a key loaded from a history file takes its first sample in this process as warm-up,
-// as a new one does: recorded (its count grows), not averaged.
+// as a new one does: recorded (its count grows), not averaged; unless that sample is a
+// refresh burst's, whose first run is its warm-up already (the burst would otherwise end one
+// sample short and take its last from a later, ordinary run).
 constexpr double kSmoothing = 0.25;
 constexpr double kSampleRange = 4;
 
@@ -315,7 +317,7 @@ void CostModel::record(const CostKey& key, int device, int64_t bytes, double ns)
   ++s.count;
   if (s.loaded) {  // Note [Measured execution time]: this process's warm-up
     s.loaded = false;
-    return;
+    if (s.burst_samples == 0) return;  // a burst's own first run is its warm-up
   }
   if (s.burst_samples > 0) {  // Note [Refresh bursts]
     const int run = kRefreshBurst - s.burst_samples--;

@@ -591,6 +591,27 @@ TEST_F(CostModelTest, AKeyFromAHistoryTakesThisProcesssFirstSampleAsWarmUp) {
   EXPECT_DOUBLE_EQ(second.choose(kAdd, 4096, candidates, fits, {}).estimates[0].exec_ns, 33000);
 }
 
+// A loaded key's first sample in this process may come in a refresh burst: the burst's first
+// run is the warm-up, and the burst ends with its own fourth sample.
+TEST_F(CostModelTest, ALoadedKeysFirstSampleInABurstIsTheBurstsWarmUp) {
+  teach(kAdd, kGpu, 10000);
+  teach(kAdd, kCpu, 36000);
+  CostModel second({{DeviceType::kCPU, "CPU:0"}, {DeviceType::kGPU, "GPU:0"}}, &clock_);
+  second.set_bus(model_.bus());
+  second.load_history(model_.history());
+  std::vector<int> candidates = {kGpu, kCpu};
+  bool fits[2] = {true, true};
+  for (int i = 1; i < CostModel::kRefreshAfterLosses; ++i) {
+    ASSERT_EQ(second.choose(kAdd, 4096, candidates, fits, {}).device, kGpu);
+  }
+  for (int i = 0; i < CostModel::kRefreshBurst; ++i) {
+    ASSERT_TRUE(second.choose(kAdd, 4096, candidates, fits, {}).refreshing);
+  }
+  const double burst[] = {60000, 9000, 11000, 8000};  // cold, then the data at hand
+  for (double ns : burst) second.record(kAdd, kCpu, 4096, ns);
+  EXPECT_DOUBLE_EQ(second.choose(kAdd, 4096, candidates, fits, {}).estimates[1].exec_ns, 9000);
+}
+
 TEST_F(CostModelTest, HistoryRoundTripsAndReplacesTheEstimates) {
   teach(kAdd, kCpu, 300);
   teach(kAdd, kGpu, 4100);
