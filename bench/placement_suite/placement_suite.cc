@@ -159,6 +159,18 @@ void run_paired(const std::string& workload, bool has_gpu, int steps, bool cost_
 // "RESULT error: <what>", and "BLOCKS <ms per step>..." when asked.
 int run_child(const std::string& workload, const std::string& policy, int steps,
               const ChildOptions& options) {
+  // A paired child times its blocks and nothing else (Note [Paired runs]).
+  if (options.paired &&
+      (options.log_step || !options.trace.empty() || !options.report.empty() ||
+       options.blocks > 0 || !options.history.empty() || options.priority_after_warm_up)) {
+    std::cout << "RESULT error: --paired takes none of --log_step, --trace, --report, "
+                 "--blocks, --history, --priority_after_warm_up\n";
+    return 1;
+  }
+  if (options.cost_first && !options.paired) {
+    std::cout << "RESULT error: --cost_first needs --paired\n";
+    return 1;
+  }
   const bool has_gpu = !config::list_physical_devices("GPU").empty();
   if (needs_gpu(workload) && !has_gpu) {
     std::cout << "RESULT skipped\n";
