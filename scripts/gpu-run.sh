@@ -3,7 +3,7 @@
 # arguments: the steps to run (tests faults sanitizer racecheck examples distributed
 # benchmarks cpubench halfbench python fuzz, and soak soak-start soak-collect cardfill
 # trainbench strategybench ddpbench tlsbench functionbench replicabench placementbench
-# batch1probe); default all but the soak steps, cardfill and the last eight. `tlsbench` runs
+# batch1probe scalarprobe); default all but the soak steps, cardfill and the last nine. `tlsbench` runs
 # bench/distributed/tls_compare.sh on the bundle's remote_benchmark (MT_TLSBENCH_ROUNDS
 # rounds, default 3): plaintext beside mutual TLS, large tensors in parts, for each of three
 # settings of the task's gRPC queues and pollers (MT_TLSBENCH_SERVER_FLAGS; set but empty:
@@ -536,6 +536,20 @@ for step in $steps; do
           --history="$out/history-batch1-$run" 2>&1 | grep '^RESULT')"
         grep -E 'MatMul|Relu' "$out/history-batch1-$run.timed"
       done ;;
+    scalarprobe)
+      # What GPU work costs the host: a launch, the driver calls of a copy, raw cuBLAS and
+      # cuBLASLt products beside mt::matmul (bench/cuda/gpu_host_cost_probe.cu); then the
+      # scalar bookkeeping's step statement by statement, host time and the device of each
+      # result (bench/placement_suite/scalar_step_probe.cc): always-GPU, then the cost
+      # policy, at n = 512 and 256.
+      limit .gpu/bin/gpu_host_cost_probe 2>&1 | tee "$out/gpu-host-cost-probe.log"
+      record "gpu_host_cost_probe" "rc=${PIPESTATUS[0]}"
+      for n in 512 256; do
+        TF_EAGER_ENABLE_SMALL_TENSOR_CPU_PINNING=0 limit .gpu/bin/scalar_step_probe --policy=gpu \
+          --n=$n 2>&1 | tee -a "$out/scalar-step-probe.log"
+        limit .gpu/bin/scalar_step_probe --policy=cost --n=$n 2>&1 | tee -a "$out/scalar-step-probe.log"
+      done
+      record "scalar_step_probe" "rc=${PIPESTATUS[0]}" ;;
     replicabench)
       # mt.function inside MirroredStrategy.run (issue 22): the small MLP's step per replica,
       # eager or replaying each replica's own graph, on two GPUs and on one.

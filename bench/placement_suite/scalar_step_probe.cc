@@ -1,0 +1,215 @@
+// Where the scalar bookkeeping's step spends the host's time (issue 24, docs/placement.md
+// "The scalar bookkeeping's floor"): the step of bench/placement_suite/workloads.cc's
+// ScalarBookkeeping, each of its statements timed on the host clock, under one policy.
+// Prints, per statement, the device of its result and the median and mean host time in µs,
+// their sum, and the step's wall time when its statements are not timed one by one (the
+// step runs ahead of the GPU, so wall time above the host's sum is the GPU's, or a wait).
+// Then the costs of the pieces such a step is made of, timed alone in the same process:
+// a scalar op on the CPU, the same on the GPU (a kernel launch), and a 4-byte copy of a
+// CPU scalar to the GPU.
+//
+//   scalar_step_probe [--policy=cost|gpu] [--n=512] [--steps=2000]
+//   (run `gpu` with TF_EAGER_ENABLE_SMALL_TENSOR_CPU_PINNING=0 for the suite's always_gpu)
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "runtime/minitensor.h"
+
+namespace mt::bench {
+namespace {
+
+int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+Tensor uniform(int64_t rows, int64_t cols, int64_t seed) {
+  return random::stateless_uniform({rows, cols}, {seed, 1}, -0.05, 0.05);
+}
+
+// Waits for `t` by reading it (the suite's workloads do the same).
+void wait_for(const Tensor& t) { (void)reshape(t, {-1}).to_vector<float>(); }
+
+constexpr int kStatements = 11;
+constexpr std::array<const char*, kStatements> kNames = {
+    "y = matmul(x, w)", "one = constant(1)",  "counter + one", "rows = constant(n)",
+    "rows * rows",      "counter * elements", "mean(y)",       "total + mean",
+    "cast(counter)",    "total / cast",       "cast(seen)"};
+
+struct Step {
+  Tensor x, w, counter = constant(0), total = constant(0.f), average, last;
+  int64_t n;
+  std::array<std::string, kStatements> where;
+
+  // Runs one step; with `ns`, adds each statement's host time to it.
+  void run(std::array<std::vector<double>, kStatements>* ns) {
+    int64_t t = ns != nullptr ? now_ns() : 0;
+    int i = 0;
+    auto mark = [&](const Tensor& made) {
+      if (ns == nullptr) return;
+      const int64_t now = now_ns();
+      (*ns)[i].push_back(static_cast<double>(now - t));
+      const std::string& name = made.device();  // ".../device:GPU:0": keep "GPU:0"
+      const size_t at = name.rfind("device:");
+      where[i] = at == std::string::npos ? name : name.substr(at + 7);
+      t = now_ns();
+      ++i;
+    };
+    Tensor y = matmul(x, w);
+    mark(y);
+    Tensor one = constant(1);
+    mark(one);
+    counter = add(counter, one);
+    mark(counter);
+    Tensor rows = constant(static_cast<int32_t>(n));
+    mark(rows);
+    Tensor elements = mul(rows, rows);
+    mark(elements);
+    Tensor seen = mul(counter, elements);
+    mark(seen);
+    Tensor mean = reduce_mean(y);
+    mark(mean);
+    total = add(total, mean);
+    mark(total);
+    Tensor count = cast(counter, DType::kFloat32);
+    mark(count);
+    average = div(total, count);
+    mark(average);
+    last = cast(seen, DType::kFloat32);
+    mark(last);
+  }
+  void finish() {
+    wait_for(total);
+    wait_for(average);
+    wait_for(last);
+  }
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+double mean(const std::vector<double>& v) {
+  double s = 0;
+  for (double x : v) s += x;
+  return s / static_cast<double>(v.size());
+}
+
+// Host time of `op` alone, median of `runs`, in µs.
+template <typename Op>
+double host_us(int runs, Op op) {
+  std::vector<double> ns;
+  for (int i = 0; i < runs + 50; ++i) {
+    const int64_t t0 = now_ns();
+    op();
+    const int64_t t1 = now_ns();
+    if (i >= 50) ns.push_back(static_cast<double>(t1 - t0));
+  }
+  return median(ns) / 1e3;
+}
+
+int run(const std::string& policy, int64_t n, int steps) {
+  if (policy == "cost") config::set_placement_policy(config::PlacementPolicy::kCost);
+  Step step;
+  step.n = n;
+  step.x = uniform(n, n, 1);
+  step.w = uniform(n, n, 2);
+  for (int i = 0; i < 2000; ++i) step.run(nullptr);  // warm-up: the cost policy calibrates
+  step.finish();
+
+  // The step's wall time, its statements not timed one by one.
+  const int64_t t0 = now_ns();
+  for (int i = 0; i < steps; ++i) step.run(nullptr);
+  step.finish();
+  const double wall_us = static_cast<double>(now_ns() - t0) / 1e3 / steps;
+
+  // The floor: the product, its mean and the running total alone.
+  Tensor floor_total = constant(0.f);
+  const int64_t f0 = now_ns();
+  for (int i = 0; i < steps; ++i)
+    floor_total = add(floor_total, reduce_mean(matmul(step.x, step.w)));
+  wait_for(floor_total);
+  const double floor_us = static_cast<double>(now_ns() - f0) / 1e3 / steps;
+
+  std::array<std::vector<double>, kStatements> ns;
+  for (int i = 0; i < steps; ++i) step.run(&ns);
+  step.finish();
+  std::printf("policy %s, n = %lld, %d steps\n", policy.c_str(), static_cast<long long>(n), steps);
+  std::printf("%-22s %-10s %10s %10s\n", "statement", "result on", "median us", "mean us");
+  double median_sum = 0, mean_sum = 0;
+  for (int i = 0; i < kStatements; ++i) {
+    median_sum += median(ns[i]) / 1e3;
+    mean_sum += mean(ns[i]) / 1e3;
+    std::printf("%-22s %-10s %10.2f %10.2f\n", kNames[i], step.where[i].c_str(),
+                median(ns[i]) / 1e3, mean(ns[i]) / 1e3);
+  }
+  std::printf("%-22s %-10s %10.2f %10.2f\n", "host sum", "", median_sum, mean_sum);
+  std::printf("%-22s %-10s %10.2f\n", "step wall time", "", wall_us);
+  std::printf("%-22s %-10s %10.2f\n", "products alone", "", floor_us);
+
+  // The pieces, alone. Each GPU piece is waited for every 100 runs so the queue stays short.
+  const bool gpu = !config::list_logical_devices("GPU").empty();
+  Tensor a, b, host_scalar, sink;
+  {
+    DeviceScope cpu("/CPU:0");
+    a = constant(1.5f);
+    b = constant(2.5f);
+    host_scalar = constant(3.f);
+  }
+  Tensor ga, gb;
+  {
+    DeviceScope dev(gpu ? "/GPU:0" : "/CPU:0");
+    ga = identity(a);
+    gb = identity(b);
+  }
+  wait_for(gb);
+  int k = 0;
+  const double cpu_add = host_us(steps, [&] {
+    DeviceScope cpu("/CPU:0");
+    sink = add(a, b);
+  });
+  const double gpu_add = host_us(steps, [&] {
+    DeviceScope dev(gpu ? "/GPU:0" : "/CPU:0");
+    sink = add(ga, gb);
+    if (++k % 100 == 0) wait_for(sink);
+  });
+  wait_for(sink);
+  const double copy_in = host_us(steps, [&] {
+    DeviceScope dev(gpu ? "/GPU:0" : "/CPU:0");
+    sink = identity(host_scalar);
+    if (++k % 100 == 0) wait_for(sink);
+  });
+  wait_for(sink);
+  const double gpu_add_host_input = host_us(steps, [&] {
+    DeviceScope dev(gpu ? "/GPU:0" : "/CPU:0");
+    sink = add(ga, host_scalar);
+    if (++k % 100 == 0) wait_for(sink);
+  });
+  wait_for(sink);
+  std::printf(
+      "pieces, median host us: cpu scalar add %.2f, gpu scalar add %.2f, "
+      "4-byte copy in %.2f, gpu add of a host scalar %.2f\n",
+      cpu_add, gpu_add, copy_in, gpu_add_host_input);
+  return 0;
+}
+
+}  // namespace
+}  // namespace mt::bench
+
+int main(int argc, char** argv) {
+  std::string policy = "cost";
+  int64_t n = 512;
+  int steps = 2000;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strncmp(argv[i], "--policy=", 9) == 0) policy = argv[i] + 9;
+    if (std::strncmp(argv[i], "--n=", 4) == 0) n = std::atoll(argv[i] + 4);
+    if (std::strncmp(argv[i], "--steps=", 8) == 0) steps = std::atoi(argv[i] + 8);
+  }
+  return mt::bench::run(policy, n, std::max(steps, 10));
+}
