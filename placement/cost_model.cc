@@ -128,14 +128,17 @@ int CostModel::chain_along(const CostKey& key, absl::Span<const int> candidates,
         it->second.decisions - it->second.noted_at > kReaderForgottenAfter) {
       break;
     }
-    at = it->second.reader.key;
+    const Along& a = it->second;
+    at = a.reader.key;
     const auto seen = [&](const Reader& r) { return r.key == at; };
     if (std::any_of(chain, chain + n, seen)) break;  // a loop
     for (size_t i = 0; i < candidates.size(); ++i) {
       double ns;
       if (fits[i] && !measured(at, candidates[i], &ns)) return n;
     }
-    chain[n++] = it->second.reader;
+    chain[n] = a.reader;  // Note [Read rates]
+    const double outputs = static_cast<double>(std::max<int64_t>(a.uses - a.uses_at_reader, 1));
+    chain[n++].rate = std::min(1.0, a.reads / outputs);
   }
   return n;
 }
@@ -158,18 +161,35 @@ void CostModel::look_along(absl::Span<const Reader> chain, absl::Span<const int>
         const Link l = link(candidates[from], candidates[to]);
         if (to != from && bus_.has(l)) best = std::min(best, bus_.transfer_ns(l, bytes) + run[to]);
       }
-      to_go[from] = best;
+      to_go[from] = chain[j].rate * best;  // Note [Read rates]
     }
   }
   for (size_t i = 0; i < k; ++i) next[i] = std::isfinite(to_go[i]) ? to_go[i] : 0;
 }
 
-void CostModel::note_consumer(uint32_t producer, uint32_t consumer, int64_t consumer_out_bytes) {
+void CostModel::note_consumer(uint32_t producer, uint32_t consumer, int64_t consumer_out_bytes,
+                              int uses) {
   if (producer == 0 || consumer == 0 || producer == consumer) return;
   internal::MutexLock lock(&mu_);
   Along& a = along_[producer];
+  if (a.reader.key != consumer) {  // Note [Read rates]: a new reader's reads count from now
+    a.reads = 0;
+    a.uses_at_reader = a.uses;
+  }
   a.reader = Reader{consumer, consumer_out_bytes};
+  a.reads += std::max(uses, 1);
   a.noted_at = a.decisions;
+}
+
+void CostModel::note_uses(uint32_t key, int uses) {
+  if (key == 0) return;
+  internal::MutexLock lock(&mu_);
+  Along& a = along_[key];
+  a.uses += std::max(uses, 1);
+  if (a.uses - a.uses_at_reader > kReadRateWindow) {  // Note [Read rates]: halved as they age
+    a.reads /= 2;
+    a.uses_at_reader += (a.uses - a.uses_at_reader) / 2;
+  }
 }
 
 CostEstimate CostModel::estimate(const CostKey& key, int device, int64_t footprint,

@@ -106,14 +106,30 @@
 // next(d) is the cheapest way through them from the output on d, each reader running where
 // the output before it is or on another candidate after a copy of that output:
 //
-//   next(d) = V_1(d),  V_j(d) = min over d' of copy(d -> d') + exec(reader j, d') + V_j+1(d')
+//   next(d) = V_1(d),
+//   V_j(d) = rate_j * min over d' of copy(d -> d') + exec(reader j, d') + V_j+1(d')
 //
-// so a chain that reaches an op one device runs far better is not charged that op on the
-// other device, only the copy there (a training step's loss ops, cheap on the CPU, lead to
-// gradient products that belong on the GPU). The readers still decide for themselves when
-// they come: the look ahead only says where this op's output is worth having. A first
-// version summed the readers on the candidate itself and took a training step's loss and
-// gradients to the CPU, 1.49x slower in its paired run.
+// with rate_j how often reader j reads (Note [Read rates]); so a chain that reaches an op one
+// device runs far better is not charged that op on the other device, only the copy there (a
+// training step's loss ops, cheap on the CPU, lead to gradient products that belong on the GPU).
+// The readers still decide for themselves when they come: the look ahead only says where this op's
+// output is worth having. A first version summed the readers on the candidate itself and took a
+// training step's loss and gradients to the CPU, 1.49x slower in its paired run.
+//
+// Note [Read rates]
+// A reader counts by how often it reads: its cost times its reads per output of the op
+// before it (at most 1), in V_j above. The suite's paired runs read the running total on
+// the host once every 100 steps (each block's end); counted in full, such a read pulls
+// the op that makes the total towards the host every step, where the step then waits for
+// the GPU (the products alone read 1.26x always-GPU's time beside them in one run of an
+// H100, 2026-11-26, against 1.01-1.07 in the five before). A reader is seen at its own
+// decisions, which the cost policy makes once every kReevaluateEvery uses, so each note
+// carries the reader's uses since its previous decision, and each decision of the op
+// before it carries that op's (note_uses); the rate is the one over the other since the
+// reader became the reader, both halved once the op has run kReadRateWindow more times.
+// A reader read every step reads at about 1; a reader read once per 100 outputs, at about
+// 0.01. Neither count is kept before the first note_uses: a model that is never told uses
+// (a caller that does not cache decisions) counts each reader in full, as before.
 //
 // Note [Refresh bursts]
 // An op's time depends on what ran just before it: the batch-1 MLP's first product on the
@@ -233,6 +249,7 @@ class CostModel {
   static constexpr int64_t kSmallSourceBytes = 4096;             // Note [Where data is born]
   static constexpr int kLookAhead = 4;                           // Note [Looking along the data]
   static constexpr int kReaderForgottenAfter = 8;                // decisions of its producer
+  static constexpr int64_t kReadRateWindow = 1024;               // uses (Note [Read rates])
 
   // Returns `key` in 32 bits (op, dtype, bucket), never 0: what an op's outputs remember of
   // the op that made them (Placement::cost_key).
@@ -270,7 +287,14 @@ class CostModel {
   // Notes that an op of `consumer` (a packed key), whose output has `consumer_out_bytes`,
   // read an output of one of `producer`: the next op along the data (Note [Looking along the
   // data]). The latest consumer is kept.
-  void note_consumer(uint32_t producer, uint32_t consumer, int64_t consumer_out_bytes);
+  // `uses`: the consumer's uses since its previous decision, this one included (Note [Read
+  // rates]).
+  void note_consumer(uint32_t producer, uint32_t consumer, int64_t consumer_out_bytes,
+                     int uses = 1);
+
+  // Notes that the op of packed `key` ran `uses` times since its previous decision, this
+  // one included: what its reader's reads are counted against (Note [Read rates]).
+  void note_uses(uint32_t key, int uses);
 
   // Notes that work estimated at `exec_ns` was placed on `device`: a GPU's queue grows.
   void note_enqueued(int device, double exec_ns);
@@ -328,6 +352,7 @@ class CostModel {
   struct Reader {
     uint32_t key = 0;
     int64_t out_bytes = 0;
+    double rate = 1;  // its reads per output of the op before it, at most 1 (Note [Read rates])
   };
   // Fills `chain` with the ops along `key`'s data (Note [Looking along the data]) whose
   // estimates every fitting candidate has; returns how many.
@@ -355,6 +380,11 @@ class CostModel {
     Reader reader;          // the latest op seen reading its output
     int64_t decisions = 0;  // its decisions so far
     int64_t noted_at = 0;   // `decisions` when the reader was seen
+    // Note [Read rates]: its uses so far, the reader's reads since it became the reader,
+    // and `uses` then (both halved as they age).
+    int64_t uses = 0;
+    double reads = 0;
+    int64_t uses_at_reader = 0;
   };
   absl::flat_hash_map<uint32_t, Along> along_ ABSL_GUARDED_BY(mu_);
 };

@@ -69,6 +69,16 @@ DecisionEntry& cache_slot(uint64_t key) {
   return set.way[set.next++ % kWays];
 }
 
+// Returns the uses of the op whose cache entry is `e` (of `key`, `hit` when this use took
+// one of the entry's) since its previous decision, this one included (Note [Read rates] in
+// placement/cost_model.h): kReevaluateEvery when a cached decision ran out, fewer when it
+// ended early, 1 when nothing was cached for the op or the count was spent before.
+int uses_since_decision(const DecisionEntry& e, uint64_t key, bool hit) {
+  if (key == 0 || e.key != key) return 1;
+  const int left = hit ? e.uses_left : e.uses_left - 1;
+  return left < 0 ? 1 : CostPolicy::kReevaluateEvery - left;
+}
+
 std::string host_name() {
   char name[256] = {};
   if (gethostname(name, sizeof(name) - 1) != 0) return "unknown-host";
@@ -264,8 +274,8 @@ absl::StatusOr<Placement> CostPolicy::place(OpId op, DType dtype,
   DecisionEntry& e = cache_slot(key);
   const uint64_t epoch = Context::get().epoch();
   const uint64_t generation = model_->generation();
-  if (cacheable && e.key == key && e.epoch == epoch && e.generation == generation &&
-      --e.uses_left > 0 && fits(e.placement.device, inputs, out_bytes)) {
+  const bool hit = cacheable && e.key == key && e.epoch == epoch && e.generation == generation;
+  if (hit && --e.uses_left > 0 && fits(e.placement.device, inputs, out_bytes)) {
     if (__builtin_expect(why != nullptr, 0)) {  // the cached device first, the estimates now
       CostChoice now = decide(op, dtype, candidates, inputs, out_bytes, /*counts=*/false);
       for (const CostEstimate& c : now.estimates) {
@@ -276,11 +286,15 @@ absl::StatusOr<Placement> CostPolicy::place(OpId op, DType dtype,
     model_->note_enqueued(e.placement.device, e.exec_ns);
     return e.placement;
   }
-  CostChoice choice = decide(op, dtype, candidates, inputs, out_bytes);
-  // Note [Looking along the data]: this op reads what its inputs' ops made.
+  // Note [Looking along the data]: this op reads what its inputs' ops made, as often as it
+  // ran since its previous decision (Note [Read rates]).
   const uint32_t packed = CostModel::pack(CostKey{op, dtype, footprint_bucket(footprint)});
+  const int uses = uses_since_decision(e, key, hit);
+  model_->note_uses(packed, uses);
+  CostChoice choice = decide(op, dtype, candidates, inputs, out_bytes);
   for (const Tensor* t : inputs) {
-    model_->note_consumer(t->impl()->producer.load(std::memory_order_relaxed), packed, out_bytes);
+    model_->note_consumer(t->impl()->producer.load(std::memory_order_relaxed), packed, out_bytes,
+                          uses);
   }
   bool skipped = false;
   for (const CostEstimate& c : choice.estimates) skipped |= !c.fits;
@@ -295,6 +309,8 @@ absl::StatusOr<Placement> CostPolicy::place(OpId op, DType dtype,
     Placement cached = p;
     cached.measure = false;
     e = DecisionEntry{epoch, model_->generation(), key, cached, exec_ns, kReevaluateEvery};
+  } else if (cacheable && e.key == key) {
+    e.uses_left = std::min(e.uses_left, 0);  // its uses are counted (uses_since_decision)
   }
   return p;
 }

@@ -402,6 +402,74 @@ TEST_F(CostModelTest, AReaderNotSeenAgainIsForgotten) {
                    200);
 }
 
+// Note [Read rates]: a reader counts by its reads per output of the op before it. Read once
+// per 100 outputs (a result read on the host at a block's end) it no longer pulls every
+// output to where it would run; read with every output it counts in full.
+TEST_F(CostModelTest, AReaderCountsByHowOftenItReads) {
+  const CostKey product{OpId::kMatMul, DType::kFloat32, 20};
+  const CostKey relu{OpId::kRelu, DType::kFloat32, 11};
+  const uint32_t p = CostModel::pack(product), r = CostModel::pack(relu);
+  const std::vector<int> candidates = {kGpu, kCpu};
+  const bool fits[2] = {true, true};
+  auto pick = [&] {
+    return model_.choose(product, 1 << 19, candidates, fits, {}, 1024, /*counts=*/false);
+  };
+  teach(product, kGpu, 12600);
+  teach(product, kCpu, 13600);
+  teach(relu, kGpu, 7000);
+  teach(relu, kCpu, 200);
+  model_.note_uses(p, 100);
+  model_.note_consumer(p, r, 1024, 1);  // one read ...
+  model_.note_uses(p, 100);             // ... in 100 outputs
+  CostChoice c = pick();
+  EXPECT_DOUBLE_EQ(c.estimates[0].next_ns, 70);  // 7 us on the GPU, a hundredth of the time
+  EXPECT_DOUBLE_EQ(c.estimates[1].next_ns, 2);
+  EXPECT_EQ(c.device, kGpu);
+  for (int i = 0; i < 100; ++i) {  // then it reads every output: 64 uses between decisions
+    model_.note_consumer(p, r, 1024, 64);
+    model_.note_uses(p, 64);
+  }
+  c = pick();
+  EXPECT_NEAR(c.estimates[0].next_ns, 7000,
+              7000 * 0.02);  // the rare reads fade as the counts halve
+  EXPECT_EQ(c.device, kCpu);
+  // A new reader's reads count from its first note: an op seen once now, at its first
+  // decision, weighs 1 until the product runs again.
+  const CostKey second{OpId::kMatMul, DType::kFloat32, 19};
+  teach(second, kGpu, 9000);
+  teach(second, kCpu, 9000);
+  model_.note_consumer(p, CostModel::pack(second), 40, 1);
+  EXPECT_DOUBLE_EQ(pick().estimates[1].next_ns, 9000);
+  model_.note_uses(p, 64);
+  EXPECT_DOUBLE_EQ(pick().estimates[1].next_ns, 9000.0 / 64);
+}
+
+// Note [Read rates]: the counts are halved once the op has run kReadRateWindow more times, so
+// a reader that stops reading fades within a few windows rather than over the program.
+TEST_F(CostModelTest, AReadRateFollowsAReaderThatSlowsDown) {
+  const CostKey product{OpId::kMatMul, DType::kFloat32, 20};
+  const CostKey relu{OpId::kRelu, DType::kFloat32, 11};
+  const uint32_t p = CostModel::pack(product), r = CostModel::pack(relu);
+  const std::vector<int> candidates = {kGpu, kCpu};
+  const bool fits[2] = {true, true};
+  teach(product, kGpu, 12600);
+  teach(product, kCpu, 13600);
+  teach(relu, kGpu, 7000);
+  teach(relu, kCpu, 200);
+  for (int i = 0; i < 100; ++i) {  // every output read for 6400 outputs
+    model_.note_consumer(p, r, 1024, 64);
+    model_.note_uses(p, 64);
+  }
+  for (int i = 0; i < 100; ++i) {  // then one read per 640 outputs, for 64000 more
+    if (i % 10 == 0) model_.note_consumer(p, r, 1024, 1);
+    model_.note_uses(p, 64);
+  }
+  const CostChoice c =
+      model_.choose(product, 1 << 19, candidates, fits, {}, 1024, /*counts=*/false);
+  EXPECT_LT(c.estimates[0].next_ns, 7000 * 0.01);
+  EXPECT_EQ(c.device, kGpu);
+}
+
 TEST_F(CostModelTest, ALookAheadEndsAfterKLookAheadOps) {
   const std::vector<int> candidates = {kGpu, kCpu};
   const bool fits[2] = {true, true};

@@ -331,6 +331,39 @@ TEST_F(CostPolicyTest, AnOpsReaderIsNotedAndCountedWhereItWouldRun) {
   EXPECT_THAT(e.detail, ::testing::EndsWith(" us + next 5.2 us"));
 }
 
+// Note [Read rates] in placement/cost_model.h: the policy tells the model how many uses each
+// decision stands for (kReevaluateEvery for a cached one), so a reader seen once after many
+// uses of the op before it counts by that rate, and one reading every output in full.
+TEST_F(CostPolicyTest, AReaderCountsByItsReadsPerUseOfTheOpBeforeIt) {
+  start();
+  teach(0, 15000);
+  teach(1, 1000);
+  const CostKey relu_key{OpId::kRelu, DType::kFloat32, footprint_bucket(kN * 4)};
+  for (int i = 0; i < CostModel::kRefreshSamples; ++i) {
+    model().record(relu_key, 0, kN * 4, 30000);
+    model().record(relu_key, 1, kN * 4, 100);
+  }
+  const CostKey add_key{OpId::kAddV2, DType::kFloat32, footprint_bucket(2 * kN * 4)};
+  const std::vector<int> candidates = {0, 1};
+  const bool fits[2] = {true, true};
+  // From CPU:0 the Relu's cheapest way is a copy to CPU:1 and its run there: 5.2 us.
+  auto next_from_cpu0 = [&] {
+    return model()
+        .choose(add_key, 2 * kN * 4, candidates, fits, {}, kN * 4, /*counts=*/false)
+        .estimates[0]
+        .next_ns;
+  };
+  const int every = internal::CostPolicy::kReevaluateEvery;
+  Tensor sum;
+  for (int i = 0; i < 3 * every; ++i) sum = add(a_, b_);
+  EXPECT_EQ(relu(sum).device(), cpu(1));                  // one read ...
+  for (int i = 0; i < 2 * every; ++i) sum = add(a_, b_);  // ... in more than a hundred sums
+  EXPECT_GT(next_from_cpu0(), 0);
+  EXPECT_LT(next_from_cpu0(), 5200.0 / 32);
+  for (int i = 0; i < 10 * every; ++i) (void)relu(add(a_, b_));  // now every sum is read
+  EXPECT_GT(next_from_cpu0(), 5200.0 / 2);
+}
+
 TEST_F(CostPolicyTest, CachesADecisionAndReevaluatesItPeriodically) {
   start();
   teach(0, 50000);
