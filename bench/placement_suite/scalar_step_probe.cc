@@ -1,10 +1,11 @@
 // Where the scalar bookkeeping's step spends the host's time (issue 24, docs/placement.md
 // "The scalar bookkeeping's floor"): the step of bench/placement_suite/workloads.cc's
 // ScalarBookkeeping, each of its statements timed on the host clock, under one policy.
-// Prints, per statement, the device of its result and the median and mean host time in µs,
-// their sum, and the step's wall time when its statements are not timed one by one (the
-// step runs ahead of the GPU, so wall time above the host's sum is the GPU's, or a wait).
-// Then the costs of the pieces such a step is made of, timed alone in the same process:
+// Prints, per statement, how often its result was on a GPU and the median and mean host time
+// in µs, their sum, and the step's wall time when its statements are not timed one by one
+// (the step runs ahead of the GPU, so wall time above the host's sum is the GPU's, or a
+// wait); then the cost policy's estimates behind the running total and the division. Then
+// the costs of the pieces such a step is made of, timed alone in the same process:
 // a scalar op on the CPU, the same on the GPU (a kernel launch), and a 4-byte copy of a
 // CPU scalar to the GPU.
 //
@@ -45,7 +46,8 @@ constexpr std::array<const char*, kStatements> kNames = {
 struct Step {
   Tensor x, w, counter = constant(0), total = constant(0.f), average, last;
   int64_t n;
-  std::array<std::string, kStatements> where;
+  std::array<int, kStatements> on_gpu{};  // timed steps whose result was on a GPU
+  int timed = 0;
 
   // Runs one step; with `ns`, adds each statement's host time to it.
   void run(std::array<std::vector<double>, kStatements>* ns) {
@@ -55,9 +57,7 @@ struct Step {
       if (ns == nullptr) return;
       const int64_t now = now_ns();
       (*ns)[i].push_back(static_cast<double>(now - t));
-      const std::string& name = made.device();  // ".../device:GPU:0": keep "GPU:0"
-      const size_t at = name.rfind("device:");
-      where[i] = at == std::string::npos ? name : name.substr(at + 7);
+      on_gpu[i] += made.device().find("GPU") != std::string::npos;
       t = now_ns();
       ++i;
     };
@@ -83,6 +83,7 @@ struct Step {
     mark(average);
     last = cast(seen, DType::kFloat32);
     mark(last);
+    if (ns != nullptr) ++timed;
   }
   void finish() {
     wait_for(total);
@@ -141,17 +142,27 @@ int run(const std::string& policy, int64_t n, int steps) {
   for (int i = 0; i < steps; ++i) step.run(&ns);
   step.finish();
   std::printf("policy %s, n = %lld, %d steps\n", policy.c_str(), static_cast<long long>(n), steps);
-  std::printf("%-22s %-10s %10s %10s\n", "statement", "result on", "median us", "mean us");
+  std::printf("%-22s %-10s %10s %10s\n", "statement", "on a GPU", "median us", "mean us");
   double median_sum = 0, mean_sum = 0;
   for (int i = 0; i < kStatements; ++i) {
     median_sum += median(ns[i]) / 1e3;
     mean_sum += mean(ns[i]) / 1e3;
-    std::printf("%-22s %-10s %10.2f %10.2f\n", kNames[i], step.where[i].c_str(),
-                median(ns[i]) / 1e3, mean(ns[i]) / 1e3);
+    const std::string share = std::to_string(100 * step.on_gpu[i] / step.timed) + "%";
+    std::printf("%-22s %-10s %10.2f %10.2f\n", kNames[i], share.c_str(), median(ns[i]) / 1e3,
+                mean(ns[i]) / 1e3);
   }
   std::printf("%-22s %-10s %10.2f %10.2f\n", "host sum", "", median_sum, mean_sum);
   std::printf("%-22s %-10s %10.2f\n", "step wall time", "", wall_us);
   std::printf("%-22s %-10s %10.2f\n", "products alone", "", floor_us);
+  // The estimates behind the running total and the division (the cost policy's words).
+  const Tensor mean_now = reduce_mean(matmul(step.x, step.w));
+  const Tensor count = cast(step.counter, DType::kFloat32);
+  std::printf("why total + mean: %s\n",
+              debugging::explain_placement("AddV2", {step.total, mean_now}).detail.c_str());
+  std::printf("why total / cast: %s\n",
+              debugging::explain_placement("RealDiv", {step.total, count}).detail.c_str());
+  std::printf("why the products' total + mean: %s\n",
+              debugging::explain_placement("AddV2", {floor_total, mean_now}).detail.c_str());
 
   // The pieces, alone. Each GPU piece is waited for every 100 runs so the queue stays short.
   const bool gpu = !config::list_logical_devices("GPU").empty();
