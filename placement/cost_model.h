@@ -41,6 +41,13 @@
 // (its end event, read without waiting) says the device has run everything up to it, so
 // the queue is cut to what was enqueued after that op; and a device found idle at a
 // decision (its stream empty: Device::idle, asked by the policy) has no queue at all.
+// An op joins the queue when its launch returns, not when it is placed: the device cannot
+// start it before, and a small product's launch alone takes cuBLAS 13-19 us of the host's
+// time on an H100 (bench/cuda/gpu_host_cost_probe.cu). Counted from the decision, the
+// queue said the scalar bookkeeping's product and mean were done when the running total
+// was placed, 13 us or so before they were, and a total on the host (its `AddV2` once run
+// there) stayed there, the CPU's copy of the mean estimated at 7.7 us where the step then
+// waited 12-17 us for it (2026-11-26).
 //
 // Note [Leaving the inputs' device]
 // An eager program's next op mostly reads this op's output together with more data from

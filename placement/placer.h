@@ -60,6 +60,9 @@ struct Placement {
   PlacementReason reason = PlacementReason::kDefault;
   bool measure = false;   // the cost policy wants this run timed
   uint32_t cost_key = 0;  // the cost policy's key of the op (CostModel::pack), 0 for none
+  // The cost policy's estimate of the run, queued on the device once the op is launched
+  // (CostPolicy::note_launched).
+  double cost_exec_ns = 0;
 };
 
 class Placer {

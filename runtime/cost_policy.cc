@@ -46,8 +46,7 @@ struct DecisionEntry {
   uint64_t epoch = 0;
   uint64_t generation = 0;
   uint64_t key = 0;
-  Placement placement;
-  double exec_ns = 0;
+  Placement placement;  // its cost_exec_ns queued at each launch (note_launched)
   int uses_left = 0;
 };
 
@@ -283,8 +282,7 @@ absl::StatusOr<Placement> CostPolicy::place(OpId op, DType dtype,
       }
       *why = words(now);
     }
-    model_->note_enqueued(e.placement.device, e.exec_ns);
-    return e.placement;
+    return e.placement;  // queued once launched (note_launched)
   }
   // Note [Looking along the data]: this op reads what its inputs' ops made, as often as it
   // ran since its previous decision (Note [Read rates]).
@@ -300,15 +298,18 @@ absl::StatusOr<Placement> CostPolicy::place(OpId op, DType dtype,
   for (const CostEstimate& c : choice.estimates) skipped |= !c.fits;
   if (skipped) log_skips(op, choice, inputs, out_bytes);
   if (why != nullptr) *why = words(choice);
-  Placement p{choice.device, rt_.placer().kernel(choice.device, op, dtype), PlacementReason::kCost,
-              /*measure=*/true, packed};
   const double exec_ns = choice.chosen().known ? choice.chosen().exec_ns : 0;
-  model_->note_enqueued(choice.device, exec_ns);
+  Placement p{choice.device,
+              rt_.placer().kernel(choice.device, op, dtype),
+              PlacementReason::kCost,
+              /*measure=*/true,
+              packed,
+              exec_ns};
   // A skip lasts as long as the memory; a refresh, one run.
   if (cacheable && choice.calibrated && !skipped && !choice.refreshing) {
     Placement cached = p;
     cached.measure = false;
-    e = DecisionEntry{epoch, model_->generation(), key, cached, exec_ns, kReevaluateEvery};
+    e = DecisionEntry{epoch, model_->generation(), key, cached, kReevaluateEvery};
   } else if (cacheable && e.key == key) {
     e.uses_left = std::min(e.uses_left, 0);  // its uses are counted (uses_since_decision)
   }
@@ -335,9 +336,7 @@ absl::StatusOr<CostPolicy::Explained> CostPolicy::explain(OpId op, DType dtype,
 CostTiming CostPolicy::begin(Device& device) {
   // The mark first: the host time is the launch's alone, not the event's record as well.
   void* mark = device.record_mark();
-  const int index = index_of(device);
-  const int64_t enqueued = mark != nullptr && index >= 0 ? model_->enqueued_total_ns(index) : 0;
-  return CostTiming{model_->clock().now_ns(), mark, enqueued};
+  return CostTiming{model_->clock().now_ns(), mark};
 }
 
 std::string CostPolicy::words(const CostChoice& choice) const {
@@ -369,8 +368,9 @@ void CostPolicy::end(const CostTiming& timing, Device& device, OpId op, DType dt
   {
     MutexLock lock(&pending_mu_);
     if (mark_end != nullptr && pending_.size() < kMaxPending) {
+      // Everything enqueued so far, the op itself included (note_launched came first).
       pending_.push_back(Pending{key, index, &device, footprint, host_ns, timing.mark_begin,
-                                 mark_end, timing.enqueued_total});
+                                 mark_end, model_->enqueued_total_ns(index)});
       return;
     }
   }

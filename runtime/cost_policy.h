@@ -67,7 +67,6 @@ class Device;
 struct CostTiming {
   int64_t host_begin_ns = 0;
   void* mark_begin = nullptr;  // a GPU's event; nullptr on a CPU
-  int64_t enqueued_total = 0;  // the device's queue mark (CostModel::enqueued_total_ns)
 };
 
 class CostPolicy {
@@ -107,6 +106,10 @@ class CostPolicy {
 
   // Returns the model (tests inject estimates through it).
   CostModel& model() { return *model_; }
+
+  // Queues the estimate of an op this policy placed (`p`) on its device, once its launch has
+  // returned (Note [A queue that follows the device] in placement/cost_model.h).
+  void note_launched(const Placement& p) { model_->note_enqueued(p.device, p.cost_exec_ns); }
 
   // Measures the bus, or reads it from the cache file (runtime/bus_calibration.h), once.
   void calibrate_bus();

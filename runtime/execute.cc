@@ -127,11 +127,16 @@ absl::StatusOr<Tensor> copy_to(const Tensor& t, Device& device) {
 template <typename Run>
 absl::Status timed(const Placement& p, Runtime& rt, Device& device, OpId op, DType key,
                    absl::Span<const Tensor* const> inputs, const OutputMetas& out, Run&& run) {
-  if (__builtin_expect(!p.measure, 1)) return run();
+  if (__builtin_expect(!p.measure, 1)) {
+    absl::Status status = run();
+    if (p.reason == PlacementReason::kCost && status.ok()) rt.cost_policy().note_launched(p);
+    return status;
+  }
   const int64_t out_bytes = output_bytes(&out, inputs);
   CostTiming timing = rt.cost_policy().begin(device);
   absl::Status status = run();
   if (status.ok()) {
+    if (p.reason == PlacementReason::kCost) rt.cost_policy().note_launched(p);
     rt.cost_policy().end(timing, device, op, key, inputs, out_bytes);
   } else {
     device.release_mark(timing.mark_begin);
@@ -384,6 +389,7 @@ absl::Status run_op(OpId op, absl::Span<const Tensor* const> inputs, const Sourc
   KernelFn kernel = nullptr;
   if (op == OpId::kIdentity && !copies.empty()) {
     outs->push_back(copies[0]);  // the copy just made is the result
+    if (p.reason == PlacementReason::kCost) rt->cost_policy().note_launched(p);
   } else if (op == OpId::kReadVariableOp) {
     outs->push_back(*inputs[0]);  // the value itself (Note [Variables write in place])
   } else {
