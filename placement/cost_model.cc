@@ -136,9 +136,11 @@ int CostModel::chain_along(const CostKey& key, absl::Span<const int> candidates,
       double ns;
       if (fits[i] && !measured(at, candidates[i], &ns)) return n;
     }
-    chain[n] = a.reader;  // Note [Read rates]
-    const double outputs = static_cast<double>(std::max<int64_t>(a.uses - a.uses_at_reader, 1));
-    chain[n++].rate = std::min(1.0, a.reads / outputs);
+    chain[n] = a.reader;
+    for (const Along::Rate& r : a.rates) {  // Note [Read rates]
+      if (r.key == at) chain[n].rate = r.rate;
+    }
+    ++n;
   }
   return n;
 }
@@ -161,7 +163,7 @@ void CostModel::look_along(absl::Span<const Reader> chain, absl::Span<const int>
         const Link l = link(candidates[from], candidates[to]);
         if (to != from && bus_.has(l)) best = std::min(best, bus_.transfer_ns(l, bytes) + run[to]);
       }
-      to_go[from] = chain[j].rate * best;  // Note [Read rates]
+      to_go[from] = std::isfinite(best) ? chain[j].rate * best : best;  // Note [Read rates]
     }
   }
   for (size_t i = 0; i < k; ++i) next[i] = std::isfinite(to_go[i]) ? to_go[i] : 0;
@@ -172,24 +174,25 @@ void CostModel::note_consumer(uint32_t producer, uint32_t consumer, int64_t cons
   if (producer == 0 || consumer == 0 || producer == consumer) return;
   internal::MutexLock lock(&mu_);
   Along& a = along_[producer];
-  if (a.reader.key != consumer) {  // Note [Read rates]: a new reader's reads count from now
-    a.reads = 0;
-    a.uses_at_reader = a.uses;
-  }
   a.reader = Reader{consumer, consumer_out_bytes};
-  a.reads += std::max(uses, 1);
   a.noted_at = a.decisions;
+  // Note [Read rates]: halfway to its reads over the outputs since its previous note.
+  Along::Rate* r = nullptr;
+  for (Along::Rate& slot : a.rates) {
+    if (slot.key == consumer) r = &slot;
+  }
+  const bool seen = r != nullptr;
+  if (!seen) r = &a.rates[a.next_rate++ % kRatedReaders];
+  const double outputs =
+      static_cast<double>(std::max<int64_t>(a.uses - (seen ? r->uses_at_note : 0), 1));
+  const double now = std::min(1.0, std::max(uses, 1) / outputs);
+  *r = Along::Rate{consumer, a.uses, seen ? (r->rate + now) / 2 : now};
 }
 
 void CostModel::note_uses(uint32_t key, int uses) {
   if (key == 0) return;
   internal::MutexLock lock(&mu_);
-  Along& a = along_[key];
-  a.uses += std::max(uses, 1);
-  if (a.uses - a.uses_at_reader > kReadRateWindow) {  // Note [Read rates]: halved as they age
-    a.reads /= 2;
-    a.uses_at_reader += (a.uses - a.uses_at_reader) / 2;
-  }
+  along_[key].uses += std::max(uses, 1);
 }
 
 CostEstimate CostModel::estimate(const CostKey& key, int device, int64_t footprint,

@@ -132,11 +132,12 @@
 // H100, 2026-11-26, against 1.01-1.07 in the five before). A reader is seen at its own
 // decisions, which the cost policy makes once every kReevaluateEvery uses, so each note
 // carries the reader's uses since its previous decision, and each decision of the op
-// before it carries that op's (note_uses); the rate is the one over the other since the
-// reader became the reader, both halved once the op has run kReadRateWindow more times.
-// A reader read every step reads at about 1; a reader read once per 100 outputs, at about
-// 0.01. Neither count is kept before the first note_uses: a model that is never told uses
-// (a caller that does not cache decisions) counts each reader in full, as before.
+// before it carries that op's (note_uses). At each note the reader's rate moves halfway
+// to its uses over the op's uses since that reader's previous note (since the op's first
+// use for a reader not seen before), kept for the kRatedReaders readers seen last: a
+// division read every step and a read on the host once per 100 steps, taking turns as
+// the latest reader, keep about 1 and 0.01 each. A model never told uses (a caller that
+// does not cache decisions) counts each reader in full.
 //
 // Note [Refresh bursts]
 // An op's time depends on what ran just before it: the batch-1 MLP's first product on the
@@ -256,7 +257,7 @@ class CostModel {
   static constexpr int64_t kSmallSourceBytes = 4096;             // Note [Where data is born]
   static constexpr int kLookAhead = 4;                           // Note [Looking along the data]
   static constexpr int kReaderForgottenAfter = 8;                // decisions of its producer
-  static constexpr int64_t kReadRateWindow = 1024;               // uses (Note [Read rates])
+  static constexpr int kRatedReaders = 4;                        // per op (Note [Read rates])
 
   // Returns `key` in 32 bits (op, dtype, bucket), never 0: what an op's outputs remember of
   // the op that made them (Placement::cost_key).
@@ -387,11 +388,15 @@ class CostModel {
     Reader reader;          // the latest op seen reading its output
     int64_t decisions = 0;  // its decisions so far
     int64_t noted_at = 0;   // `decisions` when the reader was seen
-    // Note [Read rates]: its uses so far, the reader's reads since it became the reader,
-    // and `uses` then (both halved as they age).
-    int64_t uses = 0;
-    double reads = 0;
-    int64_t uses_at_reader = 0;
+    int64_t uses = 0;       // its uses so far (Note [Read rates])
+    // The readers seen last, each with its read rate and `uses` at its last note.
+    struct Rate {
+      uint32_t key = 0;
+      int64_t uses_at_note = 0;
+      double rate = 1;
+    };
+    Rate rates[kRatedReaders];
+    int next_rate = 0;  // the slot a reader not among them takes
   };
   absl::flat_hash_map<uint32_t, Along> along_ ABSL_GUARDED_BY(mu_);
 };

@@ -68,14 +68,13 @@ DecisionEntry& cache_slot(uint64_t key) {
   return set.way[set.next++ % kWays];
 }
 
-// Returns the uses of the op whose cache entry is `e` (of `key`, `hit` when this use took
-// one of the entry's) since its previous decision, this one included (Note [Read rates] in
-// placement/cost_model.h): kReevaluateEvery when a cached decision ran out, fewer when it
-// ended early, 1 when nothing was cached for the op or the count was spent before.
-int uses_since_decision(const DecisionEntry& e, uint64_t key, bool hit) {
-  if (key == 0 || e.key != key) return 1;
-  const int left = hit ? e.uses_left : e.uses_left - 1;
-  return left < 0 ? 1 : CostPolicy::kReevaluateEvery - left;
+// Returns the uses of the op whose cache entry is `e` since its previous decision, this one
+// included (Note [Read rates] in placement/cost_model.h), when this use `hit` the entry
+// (its key, epoch and generation): kReevaluateEvery when the cached decision ran out, fewer
+// when it ended early. 1 otherwise: nothing cached in this epoch, or the count spent.
+int uses_since_decision(const DecisionEntry& e, bool hit) {
+  if (!hit || e.uses_left < 0) return 1;
+  return CostPolicy::kReevaluateEvery - e.uses_left;
 }
 
 std::string host_name() {
@@ -287,12 +286,15 @@ absl::StatusOr<Placement> CostPolicy::place(OpId op, DType dtype,
   // Note [Looking along the data]: this op reads what its inputs' ops made, as often as it
   // ran since its previous decision (Note [Read rates]).
   const uint32_t packed = CostModel::pack(CostKey{op, dtype, footprint_bucket(footprint)});
-  const int uses = uses_since_decision(e, key, hit);
+  const int uses = uses_since_decision(e, hit);
   model_->note_uses(packed, uses);
   CostChoice choice = decide(op, dtype, candidates, inputs, out_bytes);
+  absl::InlinedVector<uint32_t, 4> noted;  // each producer once: add(x, x) reads x once
   for (const Tensor* t : inputs) {
-    model_->note_consumer(t->impl()->producer.load(std::memory_order_relaxed), packed, out_bytes,
-                          uses);
+    const uint32_t producer = t->impl()->producer.load(std::memory_order_relaxed);
+    if (absl::c_linear_search(noted, producer)) continue;
+    noted.push_back(producer);
+    model_->note_consumer(producer, packed, out_bytes, uses);
   }
   bool skipped = false;
   for (const CostEstimate& c : choice.estimates) skipped |= !c.fits;
@@ -311,7 +313,7 @@ absl::StatusOr<Placement> CostPolicy::place(OpId op, DType dtype,
     cached.measure = false;
     e = DecisionEntry{epoch, model_->generation(), key, cached, kReevaluateEvery};
   } else if (cacheable && e.key == key) {
-    e.uses_left = std::min(e.uses_left, 0);  // its uses are counted (uses_since_decision)
+    e.uses_left = 0;  // its uses are counted (uses_since_decision); the next use decides
   }
   return p;
 }
@@ -364,13 +366,15 @@ void CostPolicy::end(const CostTiming& timing, Device& device, OpId op, DType dt
     model_->record(key, index, footprint, host_ns);
     return;
   }
+  // Everything enqueued up to the op, itself included (note_launched came first), read
+  // before the end mark: work another thread queues after the mark is not yet drained by it.
+  const int64_t enqueued = model_->enqueued_total_ns(index);
   void* mark_end = device.record_mark();
   {
     MutexLock lock(&pending_mu_);
     if (mark_end != nullptr && pending_.size() < kMaxPending) {
-      // Everything enqueued so far, the op itself included (note_launched came first).
-      pending_.push_back(Pending{key, index, &device, footprint, host_ns, timing.mark_begin,
-                                 mark_end, model_->enqueued_total_ns(index)});
+      pending_.push_back(
+          Pending{key, index, &device, footprint, host_ns, timing.mark_begin, mark_end, enqueued});
       return;
     }
   }

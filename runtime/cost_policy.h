@@ -7,7 +7,9 @@
 //
 //   if (ctx.cost_placement() && no scope) return rt.cost_policy().place(op, dtype, inputs, out);
 //   ...
-//   if (p.measure) { CostTiming t = policy.begin(device); run; policy.end(t, ...); }
+//   if (p.measure) { CostTiming t = policy.begin(device); run; policy.note_launched(p);
+//                    policy.end(t, ...); }
+//   else { run; policy.note_launched(p); }
 //
 // Note [Cost decision cache]
 // A decision depends on (op, dtype, footprint bucket, the devices the inputs live on, the
@@ -20,10 +22,10 @@
 // context's epoch and the model's generation (which moves when an estimate first appears or
 // the bus is measured), and re-decides an entry every kReevaluateEvery uses, timing that
 // run, so that estimates and queues are followed. A hit costs the key's computation (a
-// look at each input's device, whether it is another task's included), one clock read (a
-// GPU's queue grows by the chosen estimate) and, for an output of at least
-// kMemoryCheckBytes on a device with a limit, one read of that pool's use: the soft-OOM
-// check (Note [Soft OOM]).
+// look at each input's device, whether it is another task's included) and, for an output
+// of at least kMemoryCheckBytes on a device with a limit, one read of that pool's use: the
+// soft-OOM check (Note [Soft OOM]); once the op is launched, note_launched adds one clock
+// read (a GPU's queue grows by the chosen estimate).
 //
 // Note [Remote candidates]
 // A device of another task (docs/distributed.md) is a candidate only for an op with one

@@ -419,33 +419,56 @@ TEST_F(CostModelTest, AReaderCountsByHowOftenItReads) {
   teach(relu, kGpu, 7000);
   teach(relu, kCpu, 200);
   model_.note_uses(p, 100);
-  model_.note_consumer(p, r, 1024, 1);  // one read ...
-  model_.note_uses(p, 100);             // ... in 100 outputs
+  model_.note_consumer(p, r, 1024, 1);  // one read in 100 outputs
   CostChoice c = pick();
   EXPECT_DOUBLE_EQ(c.estimates[0].next_ns, 70);  // 7 us on the GPU, a hundredth of the time
   EXPECT_DOUBLE_EQ(c.estimates[1].next_ns, 2);
   EXPECT_EQ(c.device, kGpu);
-  for (int i = 0; i < 100; ++i) {  // then it reads every output: 64 uses between decisions
-    model_.note_consumer(p, r, 1024, 64);
+  for (int i = 0; i < 20; ++i) {  // then every output read: 64 uses between decisions
     model_.note_uses(p, 64);
+    model_.note_consumer(p, r, 1024, 64);
   }
   c = pick();
-  EXPECT_NEAR(c.estimates[0].next_ns, 7000,
-              7000 * 0.02);  // the rare reads fade as the counts halve
+  EXPECT_NEAR(c.estimates[0].next_ns, 7000, 7000 * 1e-3);  // halfway at each note
   EXPECT_EQ(c.device, kCpu);
-  // A new reader's reads count from its first note: an op seen once now, at its first
-  // decision, weighs 1 until the product runs again.
-  const CostKey second{OpId::kMatMul, DType::kFloat32, 19};
-  teach(second, kGpu, 9000);
-  teach(second, kCpu, 9000);
-  model_.note_consumer(p, CostModel::pack(second), 40, 1);
-  EXPECT_DOUBLE_EQ(pick().estimates[1].next_ns, 9000);
-  model_.note_uses(p, 64);
-  EXPECT_DOUBLE_EQ(pick().estimates[1].next_ns, 9000.0 / 64);
 }
 
-// Note [Read rates]: the counts are halved once the op has run kReadRateWindow more times, so
-// a reader that stops reading fades within a few windows rather than over the program.
+// Note [Read rates]: two readers taking turns as the latest (a division every step, a read
+// on the host once per 100) keep their own rates.
+TEST_F(CostModelTest, ReadersTakingTurnsKeepTheirOwnRates) {
+  const CostKey product{OpId::kMatMul, DType::kFloat32, 20};
+  const CostKey relu{OpId::kRelu, DType::kFloat32, 11};
+  const CostKey host_read{OpId::kReshape, DType::kFloat32, 11};
+  const uint32_t p = CostModel::pack(product), r = CostModel::pack(relu);
+  const uint32_t h = CostModel::pack(host_read);
+  const std::vector<int> candidates = {kGpu, kCpu};
+  const bool fits[2] = {true, true};
+  auto next_on_cpu = [&] {
+    return model_.choose(product, 1 << 19, candidates, fits, {}, 1024, /*counts=*/false)
+        .estimates[1]
+        .next_ns;
+  };
+  teach(product, kGpu, 12600);
+  teach(product, kCpu, 13600);
+  teach(relu, kGpu, 7000);
+  teach(relu, kCpu, 200);
+  teach(host_read, kGpu, 9000);
+  teach(host_read, kCpu, 9000);
+  for (int block = 0; block < 12; ++block) {  // 100 outputs a block
+    model_.note_uses(p, 64);
+    model_.note_consumer(p, r, 1024, 64);
+    model_.note_uses(p, 36);
+    model_.note_consumer(p, r, 1024, 36);
+    model_.note_consumer(p, h, 1024, 1);
+  }
+  EXPECT_NEAR(next_on_cpu(), 9000.0 / 100, 0.1);  // the host read, the latest: a hundredth
+  model_.note_uses(p, 64);
+  model_.note_consumer(p, r, 1024, 64);
+  EXPECT_NEAR(next_on_cpu(), 200, 0.1);  // the Relu again: in full
+}
+
+// Note [Read rates]: a rate moves halfway to each note's, so a reader that slows down fades
+// within a few of its notes rather than over the program.
 TEST_F(CostModelTest, AReadRateFollowsAReaderThatSlowsDown) {
   const CostKey product{OpId::kMatMul, DType::kFloat32, 20};
   const CostKey relu{OpId::kRelu, DType::kFloat32, 11};
@@ -457,12 +480,12 @@ TEST_F(CostModelTest, AReadRateFollowsAReaderThatSlowsDown) {
   teach(relu, kGpu, 7000);
   teach(relu, kCpu, 200);
   for (int i = 0; i < 100; ++i) {  // every output read for 6400 outputs
+    model_.note_uses(p, 64);
     model_.note_consumer(p, r, 1024, 64);
-    model_.note_uses(p, 64);
   }
-  for (int i = 0; i < 100; ++i) {  // then one read per 640 outputs, for 64000 more
-    if (i % 10 == 0) model_.note_consumer(p, r, 1024, 1);
+  for (int i = 0; i < 100; ++i) {  // then one read per 640 outputs, for 6400 more
     model_.note_uses(p, 64);
+    if (i % 10 == 9) model_.note_consumer(p, r, 1024, 1);
   }
   const CostChoice c =
       model_.choose(product, 1 << 19, candidates, fits, {}, 1024, /*counts=*/false);
