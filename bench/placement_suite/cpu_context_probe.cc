@@ -20,20 +20,11 @@
 #include <thread>
 #include <vector>
 
+#include "bench/placement_suite/workloads.h"
 #include "runtime/minitensor.h"
 
 namespace mt::bench {
 namespace {
-
-int64_t now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
-Tensor uniform(int64_t rows, int64_t cols, int64_t seed) {
-  return random::stateless_uniform({rows, cols}, {seed, 1}, -0.05, 0.05);
-}
 
 struct Figures {
   double median_us, p10_us;

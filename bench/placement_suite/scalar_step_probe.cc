@@ -13,29 +13,16 @@
 //   (run `gpu` with TF_EAGER_ENABLE_SMALL_TENSOR_CPU_PINNING=0 for the suite's always_gpu)
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "bench/placement_suite/workloads.h"
 #include "runtime/minitensor.h"
 
 namespace mt::bench {
 namespace {
-
-int64_t now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
-Tensor uniform(int64_t rows, int64_t cols, int64_t seed) {
-  return random::stateless_uniform({rows, cols}, {seed, 1}, -0.05, 0.05);
-}
-
-// Waits for `t` by reading it (the suite's workloads do the same).
-void wait_for(const Tensor& t) { (void)reshape(t, {-1}).to_vector<float>(); }
 
 constexpr int kStatements = 11;
 constexpr std::array<const char*, kStatements> kNames = {

@@ -6,14 +6,15 @@
 #include "runtime/minitensor.h"
 
 namespace mt::bench {
-namespace {
 
 Tensor uniform(int64_t rows, int64_t cols, int64_t seed) {
   return random::stateless_uniform({rows, cols}, {seed, 1}, -0.05, 0.05);
 }
 
-// Reads one element of `t` on the host: every op before it has finished.
+// Reads `t` on the host: every op before it has finished.
 void wait_for(const Tensor& t) { (void)reshape(t, {-1}).to_vector<float>(); }
+
+namespace {
 
 // Scalar bookkeeping between matmuls: a step counter, the batch's element count from its
 // shape, and a running loss average, all int32 or float scalars, around one n x n product

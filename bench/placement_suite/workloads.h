@@ -6,11 +6,27 @@
 //   for (int i = 0; i < n; ++i) w->step();
 //   w->finish();  // waits for the device
 
+#include <chrono>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "runtime/tensor.h"
+
 namespace mt::bench {
+
+// What the workloads and the probes beside them (cpu_context_probe.cc, scalar_step_probe.cc)
+// share: a rows x cols tensor of weights uniform in [-0.05, 0.05) drawn from `seed`, placed
+// as the calling thread's scope and policy say; a wait for every op before a read of `t`;
+// and the host clock.
+Tensor uniform(int64_t rows, int64_t cols, int64_t seed);
+void wait_for(const Tensor& t);
+inline int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
 
 class Workload {
  public:

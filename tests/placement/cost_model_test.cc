@@ -338,23 +338,32 @@ TEST_F(CostModelTest, ADeviceWithFewSamplesIsTriedUpToTheCalibrationRatio) {
   EXPECT_FALSE(choose({}).refreshing);
 }
 
+// The batch-1 MLP's first product and the Relu that reads it, as an H100 measured them
+// (Note [Looking along the data]): a tie on their own, the Relu far cheaper on the CPU.
+class LookAlongTest : public CostModelTest {
+ protected:
+  LookAlongTest() {
+    teach(product, kGpu, 12600);
+    teach(product, kCpu, 13600);
+    teach(relu, kGpu, 7000);
+    teach(relu, kCpu, 200);
+  }
+
+  const CostKey product{OpId::kMatMul, DType::kFloat32, 20};
+  const CostKey relu{OpId::kRelu, DType::kFloat32, 11};
+  const std::vector<int> candidates = {kGpu, kCpu};
+  const bool fits[2] = {true, true};
+};
+
 // Note [Looking along the data]: the batch-1 MLP's first product, a tie on its own, goes
 // where the ops reading its output are cheap; each reader runs where the output is or moves
 // it, whichever is cheaper; a chain stops at an op some candidate has not measured, at a
 // loop, and after kLookAhead ops; an op without an output looks at none.
-TEST_F(CostModelTest, TheOpsReadingTheOutputCountWhereTheyWouldRun) {
-  const CostKey product{OpId::kMatMul, DType::kFloat32, 20};
-  const CostKey relu{OpId::kRelu, DType::kFloat32, 11};
+TEST_F(LookAlongTest, TheOpsReadingTheOutputCountWhereTheyWouldRun) {
   const CostKey second{OpId::kMatMul, DType::kFloat32, 19};
-  const std::vector<int> candidates = {kGpu, kCpu};
-  const bool fits[2] = {true, true};
   auto pick = [&](const CostKey& key) {
     return model_.choose(key, 1 << 19, candidates, fits, {}, 1024, /*counts=*/false);
   };
-  teach(product, kGpu, 12600);
-  teach(product, kCpu, 13600);
-  teach(relu, kGpu, 7000);
-  teach(relu, kCpu, 200);
   EXPECT_EQ(pick(product).device, kGpu);  // alone, the GPU by a microsecond
   model_.note_consumer(CostModel::pack(product), CostModel::pack(relu), 1024);
   CostChoice c = pick(product);
@@ -380,15 +389,7 @@ TEST_F(CostModelTest, TheOpsReadingTheOutputCountWhereTheyWouldRun) {
 
 // Note [Looking along the data]: a reader not seen again within kReaderForgottenAfter
 // decisions of its producer (a program's last read of a result) no longer counts.
-TEST_F(CostModelTest, AReaderNotSeenAgainIsForgotten) {
-  const CostKey product{OpId::kMatMul, DType::kFloat32, 20};
-  const CostKey relu{OpId::kRelu, DType::kFloat32, 11};
-  const std::vector<int> candidates = {kGpu, kCpu};
-  const bool fits[2] = {true, true};
-  teach(product, kGpu, 12600);
-  teach(product, kCpu, 13600);
-  teach(relu, kGpu, 7000);
-  teach(relu, kCpu, 200);
+TEST_F(LookAlongTest, AReaderNotSeenAgainIsForgotten) {
   model_.note_consumer(CostModel::pack(product), CostModel::pack(relu), 1024);
   for (int i = 0; i <= CostModel::kReaderForgottenAfter; ++i) {
     ASSERT_DOUBLE_EQ(
@@ -405,19 +406,11 @@ TEST_F(CostModelTest, AReaderNotSeenAgainIsForgotten) {
 // Note [Read rates]: a reader counts by its reads per output of the op before it. Read once
 // per 100 outputs (a result read on the host at a block's end) it no longer pulls every
 // output to where it would run; read with every output it counts in full.
-TEST_F(CostModelTest, AReaderCountsByHowOftenItReads) {
-  const CostKey product{OpId::kMatMul, DType::kFloat32, 20};
-  const CostKey relu{OpId::kRelu, DType::kFloat32, 11};
+TEST_F(LookAlongTest, AReaderCountsByHowOftenItReads) {
   const uint32_t p = CostModel::pack(product), r = CostModel::pack(relu);
-  const std::vector<int> candidates = {kGpu, kCpu};
-  const bool fits[2] = {true, true};
   auto pick = [&] {
     return model_.choose(product, 1 << 19, candidates, fits, {}, 1024, /*counts=*/false);
   };
-  teach(product, kGpu, 12600);
-  teach(product, kCpu, 13600);
-  teach(relu, kGpu, 7000);
-  teach(relu, kCpu, 200);
   model_.note_uses(p, 100);
   model_.note_consumer(p, r, 1024, 1);  // one read in 100 outputs
   CostChoice c = pick();
@@ -435,23 +428,15 @@ TEST_F(CostModelTest, AReaderCountsByHowOftenItReads) {
 
 // Note [Read rates]: two readers taking turns as the latest (a division every step, a read
 // on the host once per 100) keep their own rates.
-TEST_F(CostModelTest, ReadersTakingTurnsKeepTheirOwnRates) {
-  const CostKey product{OpId::kMatMul, DType::kFloat32, 20};
-  const CostKey relu{OpId::kRelu, DType::kFloat32, 11};
+TEST_F(LookAlongTest, ReadersTakingTurnsKeepTheirOwnRates) {
   const CostKey host_read{OpId::kReshape, DType::kFloat32, 11};
   const uint32_t p = CostModel::pack(product), r = CostModel::pack(relu);
   const uint32_t h = CostModel::pack(host_read);
-  const std::vector<int> candidates = {kGpu, kCpu};
-  const bool fits[2] = {true, true};
   auto next_on_cpu = [&] {
     return model_.choose(product, 1 << 19, candidates, fits, {}, 1024, /*counts=*/false)
         .estimates[1]
         .next_ns;
   };
-  teach(product, kGpu, 12600);
-  teach(product, kCpu, 13600);
-  teach(relu, kGpu, 7000);
-  teach(relu, kCpu, 200);
   teach(host_read, kGpu, 9000);
   teach(host_read, kCpu, 9000);
   for (int block = 0; block < 12; ++block) {  // 100 outputs a block
@@ -469,16 +454,8 @@ TEST_F(CostModelTest, ReadersTakingTurnsKeepTheirOwnRates) {
 
 // Note [Read rates]: a rate moves halfway to each note's, so a reader that slows down fades
 // within a few of its notes rather than over the program.
-TEST_F(CostModelTest, AReadRateFollowsAReaderThatSlowsDown) {
-  const CostKey product{OpId::kMatMul, DType::kFloat32, 20};
-  const CostKey relu{OpId::kRelu, DType::kFloat32, 11};
+TEST_F(LookAlongTest, AReadRateFollowsAReaderThatSlowsDown) {
   const uint32_t p = CostModel::pack(product), r = CostModel::pack(relu);
-  const std::vector<int> candidates = {kGpu, kCpu};
-  const bool fits[2] = {true, true};
-  teach(product, kGpu, 12600);
-  teach(product, kCpu, 13600);
-  teach(relu, kGpu, 7000);
-  teach(relu, kCpu, 200);
   for (int i = 0; i < 100; ++i) {  // every output read for 6400 outputs
     model_.note_uses(p, 64);
     model_.note_consumer(p, r, 1024, 64);
