@@ -9,6 +9,7 @@
 #include "core/status.h"
 #include "kernels/cpu/thread_pool.h"
 #include "placement/small_op_rule.h"
+#include "runtime/eager/op_observer.h"
 #include "runtime/gpu_backend.h"
 #include "runtime/remote.h"
 
@@ -104,6 +105,7 @@ absl::StatusOr<std::unique_ptr<Runtime>> Runtime::create(const Settings& setting
   }
   rt->set_up_small_op_rule();
   rt->cost_policy_ = std::make_unique<CostPolicy>(*rt);
+  install_features();
   return rt;
 }
 
@@ -241,6 +243,14 @@ absl::Status Context::reset_for_testing() {
   random_seeds_.set_global_seed(std::nullopt);
   epoch_.fetch_add(1, std::memory_order_acq_rel);
   return absl::OkStatus();
+}
+
+int device_index(const Device& device) {
+  Runtime* rt = Context::get().runtime_if_initialized();
+  for (int i = 0; rt != nullptr && i < rt->num_devices(); ++i) {
+    if (&rt->device(i) == &device) return i;
+  }
+  return 0;
 }
 
 }  // namespace mt::internal

@@ -165,4 +165,7 @@ class Context {
   RandomSeedState random_seeds_;
 };
 
+// Returns the index of `device` in the running runtime (0 when it is none of its devices).
+int device_index(const Device& device);
+
 }  // namespace mt::internal

@@ -9,15 +9,13 @@
 #include "core/status.h"
 #include "kernels/op_def.h"
 #include "placement/small_op_rule.h"
-#include "runtime/autodiff/tape.h"
 #include "runtime/context.h"
-#include "runtime/function/function_recorder.h"
+#include "runtime/eager/op_observer.h"
 #include "runtime/mirror.h"
 #include "runtime/remote.h"
 #include "runtime/scope_stack.h"
 #include "runtime/tensor_impl.h"
 #include "runtime/trace/explain.h"
-#include "runtime/trace/trace_recorder.h"
 
 namespace mt::internal {
 namespace {
@@ -144,122 +142,6 @@ absl::Status timed(const Placement& p, Runtime& rt, Device& device, OpId op, DTy
   return status;
 }
 
-// The recording of one op while a trace runs (Note [Recording off costs one load] in
-// trace_recorder.h): run_op builds one only when tracing() said so, and each step it takes
-// is timed and recorded here.
-class OpTrace {
- public:
-  // `estimates`: the cost policy's, for an op it placed (shown as the op's detail).
-  OpTrace(OpId op, DType dtype, const Placement& p, std::string estimates) {
-    details_.text = std::move(estimates);
-    e_.op = op;
-    e_.dtype = dtype;
-    e_.reason = p.reason;
-    e_.device = p.device;
-    e_.mark_device = p.device;
-    const ScopeEntry* scope = scope_stack().top();
-    if (p.reason != PlacementReason::kDefault && scope != nullptr)
-      details_.requested = &scope->spec;
-    e_.ts_ns = trace_ticks();
-  }
-
-  // Adds an input's shape to the op's event.
-  void add_input(const TensorImpl& impl) {
-    details_.add_shape(impl.shape);
-    ++e_.num_shapes;
-  }
-
-  // Copies `t` to `device` (index `index`) and records the copy; its marks go on the GPU
-  // side. The copy's bytes count as allocated by the op.
-  absl::StatusOr<Tensor> copy(const Tensor& t, Device& device, int index) {
-    const TensorImpl* src = t.impl();
-    TraceEvent c;
-    c.kind = TraceEvent::Kind::kCopy;
-    c.device = index;
-    c.src_device = device_index(*src->device);
-    c.dtype = src->dtype;
-    c.bytes = static_cast<int64_t>(src->bytes());
-    Device& marks = src->device->type() == DeviceType::kGPU ? *src->device : device;
-    c.mark_device = &marks == &device ? index : c.src_device;
-    TraceDetails details;
-    details.add_shape(src->shape);
-    c.num_shapes = 1;
-    c.ts_ns = trace_ticks();
-    c.mark_begin = marks.record_mark();
-    absl::StatusOr<Tensor> result = copy_to(t, device);
-    c.mark_end = c.mark_begin == nullptr ? nullptr : marks.record_mark();
-    c.dur_ns = trace_ticks() - c.ts_ns;
-    if (result.ok()) c.data = result->impl()->data;
-    trace_record(c, details);
-    if (result.ok()) e_.bytes += c.bytes;
-    return result;
-  }
-
-  void before_kernel(Device& device) { e_.mark_begin = device.record_mark(); }
-
-  // Records the op with its outputs (none when it failed).
-  void finish(Device& device, absl::Span<const Tensor> outputs) {
-    e_.mark_end = e_.mark_begin == nullptr ? nullptr : device.record_mark();
-    e_.dur_ns = trace_ticks() - e_.ts_ns;
-    for (const Tensor& t : outputs) {
-      const TensorImpl* impl = t.impl();
-      e_.bytes += static_cast<int64_t>(impl->bytes());
-      details_.add_shape(impl->shape);
-      ++e_.num_shapes;
-      if (e_.data == nullptr) e_.data = impl->data;
-    }
-    if (outputs.empty()) {
-      details_.add_shape(Shape());  // no output
-      ++e_.num_shapes;
-    }
-    details_.pool = &device;
-    trace_record(e_, details_);
-  }
-
-  // Records an op issued to a remote device (Note [Asynchronous remote ops] in
-  // distributed/task_client.h): its time is the issue's, and it has no pool counter, which
-  // would be a call to the task.
-  void finish_remote(absl::Span<const Tensor> outputs) {
-    e_.dur_ns = trace_ticks() - e_.ts_ns;
-    for (const Tensor& t : outputs) {
-      e_.bytes += static_cast<int64_t>(t.impl()->bytes());
-      details_.add_shape(t.impl()->shape);
-      ++e_.num_shapes;
-    }
-    if (outputs.empty()) {
-      details_.add_shape(Shape());  // no output
-      ++e_.num_shapes;
-    }
-    trace_record(e_, details_);
-  }
-
- private:
-  TraceEvent e_;
-  TraceDetails details_;
-};
-
-// An OpTrace that exists only while a trace records. Unlike std::optional, whose 288-byte
-// payload GCC zero-fills on entry to every op, it leaves its storage alone until emplace().
-class MaybeOpTrace {
- public:
-  MaybeOpTrace() {}
-  MaybeOpTrace(const MaybeOpTrace&) = delete;
-  MaybeOpTrace& operator=(const MaybeOpTrace&) = delete;
-  ~MaybeOpTrace() {
-    if (trace_ != nullptr) trace_->~OpTrace();
-  }
-
-  void emplace(OpId op, DType dtype, const Placement& p, std::string estimates) {
-    trace_ = new (storage_) OpTrace(op, dtype, p, std::move(estimates));
-  }
-  explicit operator bool() const { return trace_ != nullptr; }
-  OpTrace* operator->() const { return trace_; }
-
- private:
-  OpTrace* trace_ = nullptr;
-  alignas(OpTrace) unsigned char storage_[sizeof(OpTrace)];
-};
-
 // Allocates the outputs on `device` and runs `kernel` there on `args`.
 absl::Status run_kernel(Device& device, KernelFn kernel, OutputMetas& metas,
                         absl::Span<const TensorArg> args, const OpAttrs& attrs, Tensors* outs) {
@@ -319,12 +201,12 @@ absl::Status run_remote(RemoteOps& remote, OpId op, absl::Span<const Tensor* con
   return absl::OkStatus();
 }
 
-// The one execute body: validate, place, log, copy, allocate, run; with a trace recording,
-// each step is recorded too. `source` is set for a source op (no tensor inputs).
+// The one execute body: validate, place, log, copy, allocate, run. It tells the observers
+// registered at the time each step (Note [Observers cost one load when off] in
+// runtime/eager/op_observer.h). `source` is set for a source op (no tensor inputs).
 absl::Status run_op(OpId op, absl::Span<const Tensor* const> inputs, const SourceCall* source,
                     const OpAttrs& attrs, Tensors* outs) {
-  MaybeOpTrace trace;
-  const bool traced = tracing();  // Note [Recording off costs one load]
+  const ObserverSet observers(observed());
   Context& ctx = Context::get();
   MT_ASSIGN_OR_RETURN(Runtime * rt, ctx.runtime());
   absl::InlinedVector<TensorMeta, 4> metas;
@@ -333,26 +215,34 @@ absl::Status run_op(OpId op, absl::Span<const Tensor* const> inputs, const Sourc
   OutputMetas out;
   MT_RETURN_IF_ERROR(infer_outputs(op, metas, attrs, &out));  // validate, then place
   const DType key = metas[source != nullptr ? 0 : op_key_input(op)].dtype;
-  std::string why;  // the cost policy's words, when the log's reasons or a trace show them
-  const bool want_why =
-      traced || (ctx.log_placement() && g_log_reasons.load(std::memory_order_relaxed));
+  std::string why;  // the cost policy's words, when the log's reasons or an observer show them
+  const bool want_why = (!observers.empty() && observers.wants_reasons()) ||
+                        (ctx.log_placement() && g_log_reasons.load(std::memory_order_relaxed));
   MT_ASSIGN_OR_RETURN(Placement p,
                       place_op(ctx, *rt, op, key, inputs, &out, want_why ? &why : nullptr));
   Device& device = rt->device(p.device);
   if (ctx.log_placement()) log_op(op, key, p, device, inputs, why);
-  if (__builtin_expect(traced, 0)) trace.emplace(op, key, p, std::move(why));
+  OpEvent event;
+  if (__builtin_expect(!observers.empty(), 0)) {
+    event.op = op;
+    event.dtype = key;
+    event.placement = &p;
+    event.device = &device;
+    event.inputs = inputs;
+    event.attrs = &attrs;
+    event.source = source != nullptr;
+    event.why = why;
+    observers.on_placed(event);
+  }
   if (RemoteOps* remote = device.remote()) {
-    if (trace) {
-      for (const Tensor* t : inputs) trace->add_input(*t->impl());
-    }
     // Timed, its issue only (Note [Remote candidates] in cost_policy.h).
     absl::Status status = timed(p, *rt, device, op, key, inputs, out, [&] {
       return run_remote(*remote, op, inputs, source, attrs, out, outs);
     });
-    if (trace) trace->finish_remote(*outs);
-    if (__builtin_expect(active_recorder() != nullptr, 0)) {
-      active_recorder()->record_op(op, attrs, nullptr, device, inputs, {}, source != nullptr,
-                                   *outs);
+    if (__builtin_expect(!observers.empty(), 0)) {
+      event.remote = true;
+      event.outputs = *outs;
+      observers.on_done(event, status);
     }
     return status;
   }
@@ -367,16 +257,20 @@ absl::Status run_op(OpId op, absl::Span<const Tensor* const> inputs, const Sourc
   if (source != nullptr) args.push_back(TensorArg{source->host_data, source->shape, key});
   for (const Tensor* t : inputs) {
     TensorImpl* impl = t->impl();
-    if (trace) trace->add_input(*impl);
     if (impl->device != &device) {
       TensorImpl* mirror = mirrors ? mirror_on(*impl, device) : nullptr;
       if (mirror != nullptr) {
         copies.push_back(Tensor(mirror));  // adopts mirror_on's reference
       } else {
-        MT_ASSIGN_OR_RETURN(Tensor copy,
-                            trace ? trace->copy(*t, device, p.device) : copy_to(*t, device));
-        if (mirrors) keep_mirror(*impl, *copy.impl());
-        copies.push_back(std::move(copy));
+        if (!observers.empty()) observers.before_copy(*t, device, p.device);
+        absl::StatusOr<Tensor> copy = copy_to(*t, device);
+        if (!observers.empty()) observers.after_copy(*t, device, copy);
+        if (!copy.ok()) {
+          if (!observers.empty()) observers.on_done(event, copy.status());
+          return copy.status();
+        }
+        if (mirrors) keep_mirror(*impl, *copy->impl());
+        copies.push_back(*std::move(copy));
       }
       impl = copies.back().impl();
     }
@@ -393,7 +287,7 @@ absl::Status run_op(OpId op, absl::Span<const Tensor* const> inputs, const Sourc
   } else if (op == OpId::kReadVariableOp) {
     outs->push_back(*inputs[0]);  // the value itself (Note [Variables write in place])
   } else {
-    if (trace) trace->before_kernel(device);
+    if (!observers.empty()) observers.before_kernel(event);
     kernel = p.kernel;
     status = timed(p, *rt, device, op, key, inputs, out,
                    [&] { return run_kernel(device, kernel, out, args, attrs, outs); });
@@ -402,10 +296,11 @@ absl::Status run_op(OpId op, absl::Span<const Tensor* const> inputs, const Sourc
       for (Tensor& t : *outs) t.impl()->producer.store(p.cost_key, std::memory_order_relaxed);
     }
   }
-  if (trace) trace->finish(device, *outs);
-  if (__builtin_expect(active_recorder() != nullptr, 0) && status.ok()) {  // an mt::Function
-    active_recorder()->record_op(op, attrs, kernel, device, inputs, copies, source != nullptr,
-                                 *outs);  // traces
+  if (__builtin_expect(!observers.empty(), 0)) {
+    event.kernel = kernel;
+    event.copies = copies;
+    event.outputs = *outs;
+    observers.on_done(event, status);
   }
   return status;
 }
@@ -416,15 +311,13 @@ absl::StatusOr<Tensor> execute(OpId op, absl::Span<const Tensor* const> inputs,
                                const OpAttrs& attrs) {
   Tensors outs;
   MT_RETURN_IF_ERROR(run_op(op, inputs, nullptr, attrs, &outs));
-  if (any_tape_recording()) record_on_tapes(op, inputs, attrs, outs);  // Note [Tapes cost one
-  return std::move(outs[0]);                                           // load when off]
+  return std::move(outs[0]);
 }
 
 absl::StatusOr<Tensors> execute_all(OpId op, absl::Span<const Tensor* const> inputs,
                                     const OpAttrs& attrs) {
   Tensors outs;
   MT_RETURN_IF_ERROR(run_op(op, inputs, nullptr, attrs, &outs));
-  if (any_tape_recording()) record_on_tapes(op, inputs, attrs, outs);
   return outs;
 }
 

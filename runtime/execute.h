@@ -2,8 +2,9 @@
 // The eager engine (internal): one op, end to end, in one body (execute.cc). Public ops
 // (runtime/ops.h) build an OpId, inputs and OpAttrs and call execute(); it validates the
 // call against the op's row (kernels/op_table.h), places it, logs it, copies inputs that
-// live on other devices, allocates the outputs and runs the kernel. While a trace records,
-// the same body times and records each step (Note [Recording off costs one load]).
+// live on other devices, allocates the outputs and runs the kernel. It knows no feature:
+// tapes, function recorders and the trace watch it through op observers
+// (runtime/eager/op_observer.h).
 
 #include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"

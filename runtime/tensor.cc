@@ -3,10 +3,10 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "runtime/eager/op_observer.h"
 #include "runtime/error.h"
 #include "runtime/tensor_format.h"
 #include "runtime/tensor_impl.h"
-#include "runtime/trace/trace_recorder.h"
 
 namespace mt {
 namespace internal {
@@ -25,7 +25,7 @@ absl::StatusOr<TensorImpl*> allocate_tensor(Device& device, DType dtype, Shape s
           " bytes; peak: ", s.peak_bytes_in_use, " bytes; limit: ", s.bytes_limit,
           " bytes; largest free block: ", s.largest_free_block, " bytes; requested: ", bytes,
           " bytes"));
-      trace_oom(device, std::string(oom.message()));  // keeps the pool's last snapshot
+      notify_oom(device, std::string(oom.message()));  // the pool's last snapshot is kept
       return oom;
     }
   }

@@ -1,12 +1,14 @@
 #pragma once
 // Internal to the runtime: the recording side of GradientTape (gradient_tape.h).
 //
-// Note [Tapes cost one load when off]: run_op (execute.cc) calls record_on_tapes after each
-// successful op only when any_tape_recording() says a tape records on some thread: one
-// relaxed load of a global counter. record_on_tapes then looks at the calling thread's own
-// stack of recording tapes; each records the op when it is differentiable and reads a
-// tensor the tape tracks (watched, or an output of an op it recorded), and tracks the op's
-// floating-point outputs in turn.
+// Note [Tapes cost one load when off]: a tape registers an op observer with its thread
+// (runtime/eager/op_observer.h), which calls record_on_tapes after each successful op of
+// that thread; with no observer anywhere an op pays one load. record_on_tapes looks at the
+// calling thread's own stack of recording tapes; each records the op when it is
+// differentiable and reads a tensor the tape tracks (watched, or an output of an op it
+// recorded), and tracks the op's floating-point outputs in turn. Variable reads reach the
+// tapes through record_variable_read when any_tape_recording() (a global counter) says a
+// tape lives on some thread.
 
 #include <atomic>
 #include <cstdint>
@@ -19,6 +21,7 @@
 #include "absl/types/span.h"
 #include "kernels/op_attrs.h"
 #include "kernels/op_id.h"
+#include "runtime/eager/op_observer.h"
 #include "runtime/tensor.h"
 
 namespace mt::internal {
@@ -107,7 +110,8 @@ class Tape {
   const bool watch_accessed_variables_;
   int paused_ = 0;
   bool attached_ = true;
-  std::vector<Tape*>* owner_;  // the recording tapes of the thread that made this one
+  std::vector<Tape*>* owner_;   // the recording tapes of the thread that made this one
+  ThreadObservers* observers_;  // that thread's op observers (runtime/eager/op_observer.h)
   bool used_ = false;
   absl::flat_hash_set<const TensorImpl*> tracked_;
   std::vector<Tensor> kept_;  // watched tensors, kept alive so that their impls stay unique

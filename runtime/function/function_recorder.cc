@@ -5,10 +5,28 @@
 #include "absl/strings/str_cat.h"
 #include "kernels/op_def.h"
 #include "runtime/device.h"
+#include "runtime/eager/op_observer.h"
 #include "runtime/tensor_impl.h"
 #include "runtime/variable.h"
 
 namespace mt::internal {
+namespace {
+
+// Hands each op that succeeds on a recording thread to the thread's active recorder (none
+// while PauseRecording holds).
+class RecorderObserver : public OpObserver {
+ public:
+  void on_done(const OpEvent& op, const absl::Status& status) override {
+    FunctionRecorder* recorder = active_recorder();
+    if (recorder == nullptr || !status.ok()) return;
+    recorder->record_op(op.op, *op.attrs, op.kernel, *op.device, op.inputs, op.copies, op.source,
+                        op.outputs);
+  }
+};
+
+RecorderObserver g_recorder_observer;
+
+}  // namespace
 
 FunctionRecorder::FunctionRecorder(absl::Span<const Tensor> args)
     : saved_(t_active_recorder), args_(args.begin(), args.end()) {
@@ -21,10 +39,14 @@ FunctionRecorder::FunctionRecorder(absl::Span<const Tensor> args)
     graph_->values.back().index = static_cast<int>(i);
   }
   t_active_recorder = this;
+  thread_observers().add(&g_recorder_observer);
 }
 
 FunctionRecorder::~FunctionRecorder() {
-  if (recording_) t_active_recorder = saved_;
+  if (recording_) {
+    t_active_recorder = saved_;
+    thread_observers().remove(&g_recorder_observer);
+  }
   for (TensorImpl* impl : weak_) weak_unref(impl);
 }
 
@@ -191,6 +213,7 @@ void FunctionRecorder::set_unreplayable(absl::Status why) {
 absl::StatusOr<std::unique_ptr<FunctionGraph>> FunctionRecorder::finish(
     absl::Span<const Tensor> outputs) {
   t_active_recorder = saved_;
+  thread_observers().remove(&g_recorder_observer);
   recording_ = false;
   if (!unreplayable_.ok()) return unreplayable_;
   for (const Tensor& out : outputs) {

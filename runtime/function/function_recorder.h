@@ -1,7 +1,8 @@
 #pragma once
 // FunctionRecorder: what an mt::Function's first call with a new signature writes down
-// while its body runs eagerly (internal). The execute body (runtime/execute.cc) hands it
-// every kernel it runs and every copy it makes; variables, host values and variable
+// while its body runs eagerly (internal). While it records, an op observer of its thread
+// (runtime/eager/op_observer.h) hands it every kernel the execute body runs and every copy
+// it makes; variables, host values and variable
 // creation tell it what the kernels alone do not show. finish() turns the recording into a
 // FunctionGraph (function_graph.h), which later calls replay.
 //
@@ -36,7 +37,8 @@
 // copies what comes back into its arena, and goes on. The steps between merges on one GPU
 // are each one CUDA graph (Note [Function replay] in concrete_function.h).
 //
-// Recording is per thread: active_recorder() is one thread-local load, read once per op.
+// Recording is per thread: the recorder's observer reads active_recorder(), one
+// thread-local load, once per op of a thread that records.
 
 #include <cstdint>
 #include <functional>
@@ -87,7 +89,7 @@ class FunctionRecorder {
   FunctionRecorder(const FunctionRecorder&) = delete;
   FunctionRecorder& operator=(const FunctionRecorder&) = delete;
 
-  // From the execute body: `op` ran `kernel` on `device` (or no kernel: Identity's copy,
+  // From its op observer: `op` ran `kernel` on `device` (or no kernel: Identity's copy,
   // ReadVariableOp's alias) over `inputs`, of which those on other devices were first
   // copied, in order, into `copies`; `source` is set for a source op.
   void record_op(OpId op, const OpAttrs& attrs, KernelFn kernel, Device& device,

@@ -4,8 +4,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "runtime/context.h"
+#include "runtime/eager/op_observer.h"
 #include "runtime/error.h"
 #include "runtime/trace/json_writer.h"
+#include "runtime/trace/op_trace.h"
 #include "runtime/trace/trace.h"
 #include "runtime/trace/trace_state.h"
 
@@ -93,6 +95,8 @@ void start() {
   if (internal::g_tracing.load()) {
     internal::throw_error(absl::FailedPreconditionError("[trace] a recording is already running"));
   }
+  // Ops seen before the recording starts below are dropped by trace_record.
+  internal::throw_if_error(internal::add_process_observer(internal::trace_observer()));
   TraceState& s = internal::trace_state();
   const int n = rt->num_devices();
   internal::clear_recording(s);
@@ -131,6 +135,7 @@ void stop() {
     internal::throw_error(absl::FailedPreconditionError("[trace] no recording is running"));
   }
   internal::g_tracing.store(false, std::memory_order_relaxed);
+  internal::remove_process_observer(internal::trace_observer());
   TraceState& s = internal::trace_state();
   internal::Runtime* rt;
   {

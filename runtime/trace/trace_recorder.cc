@@ -40,14 +40,6 @@ TickScale TickScale::of(const TraceState& s) {
   return scale;
 }
 
-int device_index(const Device& device) {
-  Runtime* rt = Context::get().runtime_if_initialized();
-  for (int i = 0; rt != nullptr && i < rt->num_devices(); ++i) {
-    if (&rt->device(i) == &device) return i;
-  }
-  return 0;
-}
-
 namespace {
 
 // Returns the index of `spec` in s.specs, adding it when new.

@@ -2,11 +2,11 @@
 // The trace recorder (internal): what mt::trace records and how the op path reaches it.
 //
 // Note [Recording off costs one load]
-// The one execute body (run_op in execute.cc) tests g_tracing with one relaxed load and,
-// when it is set, builds an OpTrace that times and records each step as the body takes it
-// (TensorFlow's TraceMe, ggml's eval callback). Everything else (copy events, timing marks,
-// counters, the allocation map) happens only through that object, so an untraced op pays
-// the load and a predictable branch per step.
+// While a recording runs, the trace's op observer (op_trace.cc) is registered for every
+// thread (runtime/eager/op_observer.h): it times and records each step the execute body
+// takes (TensorFlow's TraceMe, ggml's eval callback). Everything else (copy events, timing
+// marks, counters, the allocation map) happens only through it, so an untraced op pays the
+// core's one load of its observer count (Note [Observers cost one load when off]).
 //
 // Note [Device time]
 // A GPU op gets a timing mark (a CUDA event) on its stream before and after its kernel.
@@ -126,7 +126,5 @@ MemorySnapshot take_snapshot(Device& device);
 // Keeps a snapshot of `device`'s pool as its last OOM snapshot.
 void keep_oom_snapshot(Device& device);
 
-// Returns the device index of `device` in the running runtime.
-int device_index(const Device& device);
 
 }  // namespace mt::internal
