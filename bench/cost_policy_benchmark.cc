@@ -7,8 +7,8 @@
 
 #include <vector>
 
-#include "runtime/context.h"
-#include "runtime/execute.h"
+#include "runtime/eager/context.h"
+#include "runtime/eager/execute.h"
 #include "runtime/minitensor.h"
 
 namespace mt {

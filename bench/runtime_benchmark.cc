@@ -9,9 +9,9 @@
 #include <cstdint>
 
 #include "kernels/kernel_registry.h"
-#include "runtime/execute.h"
+#include "runtime/eager/execute.h"
+#include "runtime/eager/scope_stack.h"
 #include "runtime/minitensor.h"
-#include "runtime/scope_stack.h"
 #include "runtime/trace/trace.h"
 
 namespace mt {

@@ -10,8 +10,8 @@
 #include "distributed/distributed.h"
 #include "distributed/remote_device.h"
 #include "distributed/task_client.h"
-#include "runtime/error.h"
-#include "runtime/remote.h"
+#include "runtime/eager/error.h"
+#include "runtime/eager/remote.h"
 
 namespace mt::distributed::internal {
 namespace {

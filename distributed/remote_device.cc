@@ -3,7 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/status.h"
 #include "distributed/tensor_codec.h"
-#include "runtime/tensor_impl.h"
+#include "runtime/eager/tensor_impl.h"
 
 namespace mt::distributed::internal {
 namespace {

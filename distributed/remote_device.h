@@ -1,6 +1,6 @@
 #pragma once
 // RemoteDevice: a logical device of another task, as this process's runtime sees it
-// (internal; the hooks are in runtime/remote.h).
+// (internal; the hooks are in runtime/eager/remote.h).
 //
 // Note [Remote tensors]
 // An op placed on a remote device runs on its task, enqueued (Note [Asynchronous remote
@@ -19,9 +19,9 @@
 #include <vector>
 
 #include "distributed/task_client.h"
-#include "runtime/device.h"
-#include "runtime/remote.h"
-#include "runtime/tensor_impl.h"
+#include "runtime/eager/device.h"
+#include "runtime/eager/remote.h"
+#include "runtime/eager/tensor_impl.h"
 
 namespace mt::distributed::internal {
 
@@ -40,7 +40,7 @@ class RemoteDevice final : public mt::internal::Device, public mt::internal::Rem
 
   // Fetches remote tensor `src` (a handle) into host memory.
   absl::Status copy_to_host(void* dst, const void* src, size_t bytes) override;
-  // Remote buffers are written only by ops (runtime/remote.h): these are not called.
+  // Remote buffers are written only by ops (runtime/eager/remote.h): these are not called.
   absl::Status copy_from_host(void* dst, const void* src, size_t bytes) override;
   absl::StatusOr<PendingUse> copy_from_device(void* dst, Device& from, const void* src,
                                               size_t bytes) override;

@@ -16,7 +16,7 @@
 #include "distributed/server_tls.h"
 #include "distributed/tensor_codec.h"
 #include "distributed/worker_service.h"
-#include "runtime/error.h"
+#include "runtime/eager/error.h"
 
 namespace mt::distributed {
 

@@ -14,7 +14,7 @@
 #include "core/shape.h"
 #include "distributed/worker.pb.h"
 #include "kernels/op_attrs.h"
-#include "runtime/tensor_impl.h"
+#include "runtime/eager/tensor_impl.h"
 
 namespace mt::distributed::internal {
 

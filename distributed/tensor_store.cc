@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/check.h"
 #include "core/status.h"
-#include "runtime/tensor_impl.h"
+#include "runtime/eager/tensor_impl.h"
 
 namespace mt::distributed::internal {
 namespace {

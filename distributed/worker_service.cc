@@ -7,11 +7,11 @@
 #include "distributed/bulk_service.h"
 #include "distributed/tensor_codec.h"
 #include "kernels/op_def.h"
-#include "runtime/context.h"
-#include "runtime/device_scope.h"
-#include "runtime/execute.h"
-#include "runtime/remote.h"
-#include "runtime/tensor_impl.h"
+#include "runtime/eager/context.h"
+#include "runtime/eager/device_scope.h"
+#include "runtime/eager/execute.h"
+#include "runtime/eager/remote.h"
+#include "runtime/eager/tensor_impl.h"
 
 namespace mt::distributed::internal {
 namespace {
@@ -34,7 +34,7 @@ bool is_source(OpId op) { return op_has_flag(op, kSource); }
 
 // Note [One output on the wire]
 // A task runs only ops of one output, the only ones a client sends (run_remote in
-// runtime/execute.cc). The ops of none (the assignments, ResourceApplyAdam) write input 0
+// runtime/eager/execute.cc). The ops of none (the assignments, ResourceApplyAdam) write input 0
 // in place, and a task's tensors are immutable and may be shared by several handles
 // (Identity, ReadVariableOp); VarHandleOp's buffer is uninitialised, and Fetch would send
 // its bytes (another client's freed tensor, perhaps). Variables are not on tasks yet.

@@ -17,7 +17,7 @@
 #include "distributed/tensor_store.h"
 #include "distributed/worker.grpc.pb.h"
 #include "kernels/kernel_registry.h"
-#include "runtime/tensor.h"
+#include "runtime/eager/tensor.h"
 
 namespace mt::distributed::internal {
 

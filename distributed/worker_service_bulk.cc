@@ -11,7 +11,7 @@
 #include "distributed/bulk_service.h"
 #include "distributed/tensor_codec.h"
 #include "distributed/worker_service.h"
-#include "runtime/tensor_impl.h"
+#include "runtime/eager/tensor_impl.h"
 
 namespace mt::distributed::internal {
 

@@ -20,7 +20,7 @@
 #include "fuzz/fuzz_util.h"
 #include "kernels/op_def.h"
 #include "kernels/op_id.h"
-#include "runtime/execute.h"
+#include "runtime/eager/execute.h"
 
 namespace mt::fuzz {
 

@@ -2,13 +2,13 @@
 // The op table: every op the runtime knows, declared once, as MT_DTYPE_TABLE declares the
 // dtypes. Everything else about an op is read from its row: OpId and kNumOps, op_name, the
 // dtypes the shape function and every backend's registration check, the arity, the shape
-// function, the C++ wrappers of the uniform families (runtime/ops.h), the Python bindings
+// function, the C++ wrappers of the uniform families (runtime/ops/ops.h), the Python bindings
 // and the ops the tests and fuzzers iterate over (Note [Adding an op] in docs/design.md).
 //
 // Columns: X(Name, "TfName", cc_name, "py_name", arity, dtypes, shape_fn, flags)
 //   Name      the enumerator: OpId::k##Name
 //   TfName    TensorFlow's op name, used in placement logs and error messages
-//   cc_name   the C++ function in namespace mt (runtime/ops.h)
+//   cc_name   the C++ function in namespace mt (runtime/ops/ops.h)
 //   py_name   the Python function, relative to the package: "add", "nn.relu"
 //   arity     the inputs shape inference sees: a count, or kVariadic (one or more); a
 //             source op sees one, the output itself (op_def.h)
@@ -165,11 +165,11 @@
     "random.stateless_truncated_normal", 1, kFloatDTypes, infer_random,                            \
     kSource | kRandom | kCostly)
 
-// Variables (runtime/variable.h): input 0 of the kResource ops is the variable's value, whose
+// Variables (runtime/train/variable.h): input 0 of the kResource ops is the variable's value, whose
 // device they run on whatever the scope (TensorFlow's MaybePinToResourceDevice).
 // VarHandleOp allocates the variable's buffer; ReadVariableOp returns the value itself (no
 // kernel runs: execute.cc); the assignments write input 1 into input 0's buffer and have no
-// output (Note [Variables write in place] in runtime/variable.h).
+// output (Note [Variables write in place] in runtime/train/variable.h).
 #define MT_RESOURCE_OPS(X)                                                                        \
   X(VarHandleOp, "VarHandleOp", Variable, "Variable", 1, kAllDTypes, infer_data_op, kSource)      \
   X(ReadVariableOp, "ReadVariableOp", Variable::read_value, "Variable.read_value", 1, kAllDTypes, \

@@ -1,7 +1,7 @@
 // Shape function of the fused optimizer update, ResourceApplyAdam.
 //
 // Note [Fused Adam]: ResourceApplyAdam(var, m, v, grad, lr_t) is one Adam step of Keras's
-// optimizer (runtime/optimizers.h) in one pass over memory, written into the buffers of its
+// optimizer (runtime/train/optimizers.h) in one pass over memory, written into the buffers of its
 // first three inputs (the variable and its two slots, each a variable's value), per element:
 //
 //   m   += (grad - m) * (1 - beta_1)
@@ -13,7 +13,7 @@
 // variable's dtype, float32 for bfloat16 and float16, so that it is not rounded to 2 bytes.
 // It is an input, not an attribute, because it changes every step: an mt::Function replays
 // the kernel with its recorded attributes and rewrites the tensor before each replay (Note
-// [Host values of a step] in runtime/optimizers.cc). The arithmetic runs in the inputs'
+// [Host values of a step] in runtime/train/optimizers.cc). The arithmetic runs in the inputs'
 // dtype, bfloat16 and float16 in float32 with each result rounded once. beta_1, beta_2 and
 // epsilon, fixed for an optimizer, are attributes; TensorFlow's op of this name takes them
 // and the betas' powers as scalar tensors too. Four separate ops would read and write each

@@ -6,7 +6,7 @@
 // its Philox stream starts (attrs.philox), fixed on the host before the op is placed or run:
 //   - stateless ops: stateless_philox_seed of the call's two seeds;
 //   - stateful ops: RandomSeedState::reserve (kernels/random_seed.h) of the runtime, at the
-//     call (runtime/random_ops.cc), for the stream (op, dtype, device), so that the same calls
+//     call (runtime/ops/random_ops.cc), for the stream (op, dtype, device), so that the same calls
 //     give the same numbers on every device and a remote device gets the stream in the attrs.
 // The kernels fill the standard form (cpu::random_fill, cuda::launch_random_fill), then
 // scale and shift float outputs in place as TensorFlow's Python does after its op: a

@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "core/status.h"
-#include "runtime/context.h"
-#include "runtime/remote.h"
-#include "runtime/tensor_impl.h"
+#include "runtime/eager/context.h"
+#include "runtime/eager/remote.h"
+#include "runtime/eager/tensor_impl.h"
 
 namespace mt::internal {
 namespace {

@@ -12,8 +12,8 @@
 #include "kernels/cpu/onednn_gemm.h"
 #include "kernels/cpu/thread_pool.h"
 #include "kernels/kernel_options.h"
-#include "runtime/context.h"
-#include "runtime/error.h"
+#include "runtime/eager/context.h"
+#include "runtime/eager/error.h"
 #include "runtime/trace/trace_recorder.h"
 
 namespace mt::config {

@@ -12,11 +12,11 @@
 #include "core/status.h"
 #include "placement/cost_history_file.h"
 #include "runtime/bus_calibration.h"
-#include "runtime/context.h"
+#include "runtime/eager/context.h"
+#include "runtime/eager/explain.h"
+#include "runtime/eager/placement_log.h"
+#include "runtime/eager/tensor_impl.h"
 #include "runtime/mirror.h"
-#include "runtime/placement_log.h"
-#include "runtime/tensor_impl.h"
-#include "runtime/trace/explain.h"
 
 namespace mt::internal {
 

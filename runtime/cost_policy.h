@@ -58,7 +58,7 @@
 #include "core/mutex.h"
 #include "placement/cost_model.h"
 #include "placement/placer.h"
-#include "runtime/tensor.h"
+#include "runtime/eager/tensor.h"
 
 namespace mt::internal {
 

@@ -6,8 +6,8 @@
 #include <string>
 
 #include "core/mutex.h"
-#include "runtime/context.h"
-#include "runtime/placement_log.h"
+#include "runtime/eager/context.h"
+#include "runtime/eager/placement_log.h"
 
 namespace mt {
 namespace {

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "core/dtype.h"
-#include "runtime/tensor.h"
+#include "runtime/eager/tensor.h"
 
 namespace mt::debugging {
 

@@ -25,7 +25,7 @@
 #include <cstdint>
 
 #include "kernels/op_id.h"
-#include "runtime/tensor_impl.h"
+#include "runtime/eager/tensor_impl.h"
 
 namespace mt::internal {
 

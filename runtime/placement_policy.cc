@@ -2,8 +2,8 @@
 #include "runtime/placement_policy.h"
 
 #include "runtime/bus_calibration.h"
-#include "runtime/context.h"
-#include "runtime/error.h"
+#include "runtime/eager/context.h"
+#include "runtime/eager/error.h"
 
 namespace mt::config {
 

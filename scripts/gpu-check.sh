@@ -5,6 +5,10 @@
 #                                  example and benchmark binaries plus the shared libraries
 #                                  the GPU machine lacks (absl, benchmark, and gRPC,
 #                                  protobuf and their dependencies for distributed/);
+#   scripts/gpu-check.sh base BUILD
+#                                 (here, after bundle) adds an earlier build's per-op
+#                                  benchmarks, which gpu-run.sh's basecompare step runs
+#                                  beside this build's;
 #   bash .gpu/gpu-run.sh          (there, through the device tool with carry [".gpu"]) runs
 #                                  the tests, compute-sanitizer memcheck over the GPU tests,
 #                                  the examples, the benchmarks and the Python package
@@ -80,5 +84,18 @@ case "${1:-bundle}" in
     du -sh .gpu
     echo "now run on the GPU machine: bash .gpu/gpu-run.sh  (carry: [\".gpu\"])"
     ;;
-  *) echo "usage: scripts/gpu-check.sh [bundle]" >&2; exit 2 ;;
+  base)
+    # BUILD: a build folder of an earlier commit with the CUDA backend; its per-op
+    # benchmarks go to .gpu/base.tar.xz, which gpu-run.sh's basecompare step runs beside
+    # this build's (after `bundle`, which empties .gpu/).
+    mkdir -p .gpu/base-bin
+    for b in runtime_benchmark eager_gpu_benchmark function_benchmark cost_policy_benchmark \
+             train_step_benchmark; do
+      cp "${2:?usage: scripts/gpu-check.sh base BUILD}/bench/$b" .gpu/base-bin/
+    done
+    strip --strip-unneeded .gpu/base-bin/*
+    tar -C .gpu/base-bin -cf - . | xz -T1 --lzma2=preset=6,dict=256MiB >.gpu/base.tar.xz
+    rm -rf .gpu/base-bin
+    du -sh .gpu/base.tar.xz ;;
+  *) echo "usage: scripts/gpu-check.sh [bundle [BUILD] | base BUILD]" >&2; exit 2 ;;
 esac

@@ -3,7 +3,7 @@
 # arguments: the steps to run (tests faults sanitizer racecheck examples distributed
 # benchmarks cpubench halfbench python fuzz, and soak soak-start soak-collect cardfill
 # trainbench strategybench ddpbench tlsbench functionbench replicabench placementbench
-# batch1probe scalarprobe); default all but the soak steps, cardfill and the last nine. `tlsbench` runs
+# batch1probe scalarprobe basecompare); default all but the soak steps, cardfill and the last nine. `tlsbench` runs
 # bench/distributed/tls_compare.sh on the bundle's remote_benchmark (MT_TLSBENCH_ROUNDS
 # rounds, default 3): plaintext beside mutual TLS, large tensors in parts, for each of three
 # settings of the task's gRPC queues and pollers (MT_TLSBENCH_SERVER_FLAGS; set but empty:
@@ -347,6 +347,32 @@ for step in $steps; do
       MT_DIFF_FUZZ_SECONDS="${MT_DIFF_FUZZ_SECONDS:-90}" .gpu/bin/runtime_test \
         --gtest_filter='GpuDifferentialFuzz*' >"$out/differential-fuzz.log" 2>&1
       record "differential fuzz" "rc=$? $(grep -a '^\[differential fuzz\]' "$out/differential-fuzz.log" | tr '\n' ' ')" ;;
+    basecompare)
+      # The per-op figures beside a baseline build's (scripts/gpu-check.sh base BUILD packs
+      # it into .gpu/base.tar.xz): each benchmark alternates base, this build, base, this
+      # build, so that both see the same machine state. Figures: median of each run.
+      if [ -f .gpu/base.tar.xz ]; then
+        mkdir -p .gpu/base && xz -dc .gpu/base.tar.xz | tar -C .gpu/base -xf -
+        for spec in "runtime_benchmark:BM_AddScalarTensors_EndToEnd$|BM_Baseline_RawFunctionCall" \
+                    "eager_gpu_benchmark:." "function_benchmark:Chain100|Baseline" \
+                    "cost_policy_benchmark:." "train_step_benchmark:."; do
+          name=${spec%%:*}
+          for round in 1 2; do
+            for which in base new; do
+              bin=.gpu/bin/$name
+              [ "$which" = base ] && bin=.gpu/base/$name
+              [ -x "$bin" ] || continue
+              echo "--- $name ($which, round $round)"
+              "$bin" --benchmark_filter="${spec#*:}" --benchmark_min_time=0.3 \
+                --benchmark_repetitions=3 --benchmark_report_aggregates_only=true 2>&1 \
+                | grep -E '_median|^BM_.*[0-9] (ns|us|ms)' | tee -a "$out/basecompare-$which.log"
+            done
+          done
+        done
+        record "base comparison" "see basecompare-*.log"
+      else
+        record "base comparison" "no .gpu/base.tar.xz"
+      fi ;;
     benchmarks)
       for b in .gpu/bin/*_benchmark; do
         name=$(basename "$b")

@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "bench/cuda/gpu_bench_util.h"
-#include "runtime/context.h"
 #include "runtime/cuda/cuda_device.h"
+#include "runtime/eager/context.h"
+#include "runtime/eager/tensor_impl.h"
 #include "runtime/minitensor.h"
-#include "runtime/tensor_impl.h"
 
 namespace mt {
 namespace {

@@ -14,8 +14,8 @@
 
 #include "bench/cuda/gpu_bench_util.h"
 #include "kernels/cuda/gpu_state.h"
-#include "runtime/context.h"
 #include "runtime/cuda/cuda_device.h"
+#include "runtime/eager/context.h"
 #include "runtime/minitensor.h"
 
 namespace mt {

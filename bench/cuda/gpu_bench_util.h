@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "runtime/context.h"
 #include "runtime/cuda/cuda_device.h"
+#include "runtime/eager/context.h"
 #include "runtime/minitensor.h"
 
 namespace mt::bench {

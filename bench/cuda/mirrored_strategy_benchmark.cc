@@ -22,8 +22,8 @@
 #include <string>
 #include <vector>
 
-#include "runtime/context.h"
 #include "runtime/cuda/nccl_library.h"
+#include "runtime/eager/context.h"
 #include "runtime/minitensor.h"
 
 namespace {

@@ -14,8 +14,8 @@
 #include "bench/cuda/gpu_bench_util.h"
 #include "kernels/cuda/random_kernels.h"
 #include "runtime/cuda/cuda_device.h"
+#include "runtime/eager/tensor_impl.h"
 #include "runtime/minitensor.h"
-#include "runtime/tensor_impl.h"
 
 namespace mt {
 namespace {

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/tensor.h"
+#include "runtime/eager/tensor.h"
 
 namespace mt::bench {
 

@@ -1,4 +1,4 @@
-// The shape and data movement ops (runtime/array_ops.h) under TensorFlow's names and
+// The shape and data movement ops (runtime/ops/array_ops.h) under TensorFlow's names and
 // argument names, Tensor.__getitem__ (through StridedSlice with TensorFlow's masks) and
 // Tensor.T. Shape-like arguments take ints, sequences of ints or int tensors.
 #include <nanobind/stl/optional.h>

@@ -7,7 +7,7 @@
 #include <nanobind/ndarray.h>
 
 #include "core/dtype.h"
-#include "runtime/tensor.h"
+#include "runtime/eager/tensor.h"
 
 namespace mt::python {
 

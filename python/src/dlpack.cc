@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "python/src/bindings.h"
-#include "runtime/context.h"
+#include "runtime/eager/context.h"
+#include "runtime/eager/tensor_impl.h"
 #include "runtime/minitensor.h"
 #include "runtime/mirror.h"
-#include "runtime/tensor_impl.h"
 
 namespace mt::python {
 namespace {

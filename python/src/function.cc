@@ -1,7 +1,7 @@
 // mt.function's C++ half: one FunctionCache per decorated function (runtime/function/
 // function_cache.h). The package's _function.py flattens the arguments, keys the Python
 // constants and structure, and rebuilds the outputs.
-#include "runtime/function.h"
+#include "runtime/function/function.h"
 
 #include <nanobind/stl/function.h>
 #include <nanobind/stl/string.h>
@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "python/src/bindings.h"
-#include "runtime/distribute/replica_hooks.h"
 #include "runtime/function/function_cache.h"
+#include "runtime/strategy/replica_hooks.h"
 
 namespace mt::python {
 

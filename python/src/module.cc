@@ -3,7 +3,7 @@
 #include <nanobind/nanobind.h>
 
 #include "python/src/bindings.h"
-#include "runtime/error.h"
+#include "runtime/eager/error.h"
 
 namespace mt::python {
 namespace {

@@ -1,4 +1,4 @@
-// The neural-network ops (runtime/nn_ops.h): softmax and log_softmax over the last axis,
+// The neural-network ops (runtime/ops/nn_ops.h): softmax and log_softmax over the last axis,
 // bias_add and sparse_softmax_cross_entropy_with_logits.
 // python/minitensor/nn.py gives them TensorFlow's signatures (the `axis` argument).
 #include "python/src/bindings.h"

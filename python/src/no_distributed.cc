@@ -2,7 +2,7 @@
 // found no gRPC): each raises UnimplementedError saying so.
 #include "absl/status/status.h"
 #include "python/src/bindings.h"
-#include "runtime/error.h"
+#include "runtime/eager/error.h"
 
 namespace mt::python {
 namespace {

@@ -1,6 +1,6 @@
-// The random ops (runtime/random_ops.h) for python/minitensor/random.py, which gives them
+// The random ops (runtime/ops/random_ops.h) for python/minitensor/random.py, which gives them
 // TensorFlow's signatures and checks. Each releases the GIL while it runs.
-#include "runtime/random_ops.h"
+#include "runtime/ops/random_ops.h"
 
 #include <nanobind/stl/array.h>
 #include <nanobind/stl/optional.h>

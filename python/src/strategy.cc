@@ -1,4 +1,4 @@
-// MirroredStrategy (runtime/distribute/mirrored_strategy.h) for minitensor.distribute,
+// MirroredStrategy (runtime/strategy/mirrored_strategy.h) for minitensor.distribute,
 // whose mirrored_strategy.py gives it TensorFlow's Python shape. run() calls the Python
 // function on the strategy's C++ replica threads, each taking the GIL while it runs Python
 // and releasing it inside every op, so replicas meet at collectives without deadlock.

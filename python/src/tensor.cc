@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "python/src/bindings.h"
+#include "runtime/eager/tensor_impl.h"
 #include "runtime/minitensor.h"
-#include "runtime/tensor_impl.h"
 
 namespace mt::python {
 namespace {

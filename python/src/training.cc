@@ -1,5 +1,5 @@
-// Variables, the gradient tape and the optimizers (runtime/variable.h,
-// runtime/autodiff/gradient_tape.h, runtime/optimizers.h). The package gives them
+// Variables, the gradient tape and the optimizers (runtime/train/variable.h,
+// runtime/autodiff/gradient_tape.h, runtime/train/optimizers.h). The package gives them
 // TensorFlow's Python shape: minitensor.Variable adds NumPy and the operators
 // (_variables.py), minitensor.GradientTape the `with` block and nested sources
 // (_tape.py), minitensor.keras.optimizers the Keras names.

@@ -4,12 +4,12 @@
 #include <numeric>
 
 #include "absl/types/span.h"
-#include "runtime/array_ops.h"
 #include "runtime/autodiff/grad_fns.h"
 #include "runtime/autodiff/grad_util.h"
-#include "runtime/error.h"
-#include "runtime/execute.h"
-#include "runtime/ops.h"
+#include "runtime/eager/error.h"
+#include "runtime/eager/execute.h"
+#include "runtime/ops/array_ops.h"
+#include "runtime/ops/ops.h"
 
 namespace mt::internal {
 namespace {

@@ -15,7 +15,7 @@
 #include "absl/types/span.h"
 #include "kernels/op_attrs.h"
 #include "kernels/op_id.h"
-#include "runtime/tensor.h"
+#include "runtime/eager/tensor.h"
 
 namespace mt::internal {
 

@@ -1,9 +1,9 @@
 // The gradients of MatMul, BatchMatMulV2, AddN, the broadcasting binary ops and the unary
 // ops (Note [Gradients beside their rows] in grad_fns.h), TensorFlow's formulas.
-#include "runtime/array_ops.h"
 #include "runtime/autodiff/grad_fns.h"
 #include "runtime/autodiff/grad_util.h"
-#include "runtime/ops.h"
+#include "runtime/ops/array_ops.h"
+#include "runtime/ops/ops.h"
 
 namespace mt::internal {
 

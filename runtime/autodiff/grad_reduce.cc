@@ -1,12 +1,12 @@
 // The gradients of the reductions and of the nn ops (Note [Gradients beside their rows] in
 // grad_fns.h), TensorFlow's formulas.
 #include "kernels/shape_fns.h"
-#include "runtime/array_ops.h"
 #include "runtime/autodiff/grad_fns.h"
 #include "runtime/autodiff/grad_util.h"
-#include "runtime/error.h"
-#include "runtime/nn_ops.h"
-#include "runtime/ops.h"
+#include "runtime/eager/error.h"
+#include "runtime/ops/array_ops.h"
+#include "runtime/ops/nn_ops.h"
+#include "runtime/ops/ops.h"
 
 namespace mt::internal {
 namespace {

@@ -2,8 +2,8 @@
 // Internal to runtime/autodiff/: small helpers the gradient functions share.
 
 #include "core/dtype.h"
-#include "runtime/constant.h"
-#include "runtime/tensor.h"
+#include "runtime/eager/tensor.h"
+#include "runtime/ops/constant.h"
 
 namespace mt::internal {
 

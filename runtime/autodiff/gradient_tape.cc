@@ -8,9 +8,9 @@
 #include "runtime/autodiff/gradient_tape.h"
 
 #include "runtime/autodiff/tape.h"
-#include "runtime/error.h"
-#include "runtime/execute.h"
-#include "runtime/variable.h"
+#include "runtime/eager/error.h"
+#include "runtime/eager/execute.h"
+#include "runtime/train/variable.h"
 
 namespace mt {
 

@@ -21,8 +21,8 @@
 #include <vector>
 
 #include "absl/types/span.h"
-#include "runtime/tensor.h"
-#include "runtime/variable.h"
+#include "runtime/eager/tensor.h"
+#include "runtime/train/variable.h"
 
 namespace mt {
 

@@ -3,13 +3,13 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "runtime/array_ops.h"
 #include "runtime/autodiff/grad_fns.h"
-#include "runtime/device_scope.h"
-#include "runtime/error.h"
-#include "runtime/ops.h"
-#include "runtime/tensor_impl.h"
-#include "runtime/variable.h"
+#include "runtime/eager/device_scope.h"
+#include "runtime/eager/error.h"
+#include "runtime/eager/tensor_impl.h"
+#include "runtime/ops/array_ops.h"
+#include "runtime/ops/ops.h"
+#include "runtime/train/variable.h"
 
 namespace mt::internal {
 

@@ -22,7 +22,7 @@
 #include "kernels/op_attrs.h"
 #include "kernels/op_id.h"
 #include "runtime/eager/op_observer.h"
-#include "runtime/tensor.h"
+#include "runtime/eager/tensor.h"
 
 namespace mt::internal {
 

@@ -14,8 +14,8 @@
 
 #include "core/cuda/cuda_handles.h"
 #include "kernels/cuda/gpu_state.h"
-#include "runtime/device.h"
-#include "runtime/gpu_backend.h"
+#include "runtime/eager/device.h"
+#include "runtime/eager/gpu_backend.h"
 
 namespace mt::internal {
 

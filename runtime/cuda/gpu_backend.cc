@@ -1,5 +1,5 @@
 // Discovery of the GPUs through cudart, and creation of logical GPU devices.
-#include "runtime/gpu_backend.h"
+#include "runtime/eager/gpu_backend.h"
 
 #include <cuda_runtime.h>
 

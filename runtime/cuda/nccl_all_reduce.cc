@@ -16,8 +16,8 @@
 #include "core/status.h"
 #include "runtime/cuda/cuda_device.h"
 #include "runtime/cuda/nccl_library.h"
-#include "runtime/distribute/cross_device_ops.h"
-#include "runtime/tensor_impl.h"
+#include "runtime/eager/tensor_impl.h"
+#include "runtime/strategy/cross_device_ops.h"
 #include "runtime/trace/trace_recorder.h"
 
 namespace mt::internal {

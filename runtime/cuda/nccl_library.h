@@ -2,7 +2,7 @@
 // NCCL, loaded at run time (internal). NCCL is an optional dependency: the runtime opens
 // `libnccl.so.2` with dlopen on first use (MT_NCCL_LIBRARY names another file), so a build
 // needs no NCCL and a machine without it falls back to another all-reduce (Note [Choosing
-// the cross-device ops] in runtime/distribute/mirrored_strategy.cc).
+// the cross-device ops] in runtime/strategy/mirrored_strategy.cc).
 //
 // The few types the runtime uses are declared here with NCCL's values, which its ABI
 // keeps stable across releases; nccl_library.cc checks them against nccl.h when the

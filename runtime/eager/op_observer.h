@@ -38,7 +38,7 @@
 #include "kernels/op_attrs.h"
 #include "kernels/op_id.h"
 #include "placement/placer.h"
-#include "runtime/tensor.h"
+#include "runtime/eager/tensor.h"
 
 namespace mt::internal {
 

@@ -7,11 +7,11 @@
 #include "absl/strings/str_cat.h"
 #include "core/status.h"
 #include "kernels/op_def.h"
-#include "runtime/device.h"
+#include "runtime/eager/device.h"
+#include "runtime/eager/tensor_impl.h"
 #include "runtime/function/function_plan.h"
-#include "runtime/tensor_impl.h"
 #include "runtime/trace/memory_labels.h"
-#include "runtime/variable.h"
+#include "runtime/train/variable.h"
 
 namespace mt::internal {
 

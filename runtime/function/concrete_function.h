@@ -32,9 +32,9 @@
 #include "core/mutex.h"
 #include "kernels/kernel.h"
 #include "kernels/kernel_registry.h"
-#include "runtime/device.h"
+#include "runtime/eager/device.h"
+#include "runtime/eager/tensor.h"
 #include "runtime/function/function_graph.h"
-#include "runtime/tensor.h"
 
 namespace mt::internal {
 

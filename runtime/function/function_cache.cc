@@ -3,13 +3,13 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "runtime/context.h"
-#include "runtime/distribute/replica_hooks.h"
-#include "runtime/error.h"
+#include "runtime/eager/context.h"
+#include "runtime/eager/error.h"
+#include "runtime/eager/placement_log.h"
+#include "runtime/eager/scope_stack.h"
+#include "runtime/eager/tensor_impl.h"
 #include "runtime/function/function_recorder.h"
-#include "runtime/placement_log.h"
-#include "runtime/scope_stack.h"
-#include "runtime/tensor_impl.h"
+#include "runtime/strategy/replica_hooks.h"
 
 namespace mt::internal {
 namespace {

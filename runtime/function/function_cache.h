@@ -1,6 +1,6 @@
 #pragma once
 // FunctionCache: the traced signatures of one function and their replays (internal); what
-// mt::Function (runtime/function.h) and mt.function (python/) call.
+// mt::Function (runtime/function/function.h) and mt.function (python/) call.
 
 #include <atomic>
 #include <cstdint>
@@ -13,8 +13,8 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/types/span.h"
 #include "core/mutex.h"
+#include "runtime/eager/tensor.h"
 #include "runtime/function/concrete_function.h"
-#include "runtime/tensor.h"
 
 namespace mt::internal {
 

@@ -18,7 +18,7 @@
 #include "kernels/kernel.h"
 #include "kernels/op_attrs.h"
 #include "kernels/op_id.h"
-#include "runtime/tensor.h"
+#include "runtime/eager/tensor.h"
 
 namespace mt::internal {
 

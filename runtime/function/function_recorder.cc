@@ -4,10 +4,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "kernels/op_def.h"
-#include "runtime/device.h"
+#include "runtime/eager/device.h"
 #include "runtime/eager/op_observer.h"
-#include "runtime/tensor_impl.h"
-#include "runtime/variable.h"
+#include "runtime/eager/tensor_impl.h"
+#include "runtime/train/variable.h"
 
 namespace mt::internal {
 namespace {

@@ -52,8 +52,8 @@
 #include "kernels/kernel.h"
 #include "kernels/op_attrs.h"
 #include "kernels/op_id.h"
+#include "runtime/eager/tensor.h"
 #include "runtime/function/function_graph.h"
-#include "runtime/tensor.h"
 
 namespace mt::internal {
 

@@ -2,8 +2,8 @@
 
 #include <utility>
 
-#include "runtime/constant.h"
 #include "runtime/function/function_recorder.h"
+#include "runtime/ops/constant.h"
 
 namespace mt::internal {
 

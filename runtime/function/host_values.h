@@ -12,7 +12,7 @@
 #include <functional>
 
 #include "core/dtype.h"
-#include "runtime/tensor.h"
+#include "runtime/eager/tensor.h"
 
 namespace mt::internal {
 

@@ -1,5 +1,5 @@
 // Built when the CUDA backend is off: the machine has no GPU as far as minitensor knows.
-#include "runtime/gpu_backend.h"
+#include "runtime/eager/gpu_backend.h"
 
 namespace mt::internal {
 

@@ -1,5 +1,5 @@
 // A build without CUDA has no NCCL: MirroredStrategy reduces to one device instead.
-#include "runtime/distribute/cross_device_ops.h"
+#include "runtime/strategy/cross_device_ops.h"
 
 namespace mt::internal {
 

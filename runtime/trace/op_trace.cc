@@ -6,10 +6,10 @@
 #include <utility>
 #include <vector>
 
-#include "runtime/context.h"
+#include "runtime/eager/context.h"
 #include "runtime/eager/op_observer.h"
-#include "runtime/scope_stack.h"
-#include "runtime/tensor_impl.h"
+#include "runtime/eager/scope_stack.h"
+#include "runtime/eager/tensor_impl.h"
 #include "runtime/trace/trace_recorder.h"
 
 namespace mt::internal {

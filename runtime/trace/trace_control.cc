@@ -3,9 +3,9 @@
 #include <fstream>
 
 #include "absl/strings/str_cat.h"
-#include "runtime/context.h"
+#include "runtime/eager/context.h"
+#include "runtime/eager/error.h"
 #include "runtime/eager/op_observer.h"
-#include "runtime/error.h"
 #include "runtime/trace/json_writer.h"
 #include "runtime/trace/op_trace.h"
 #include "runtime/trace/trace.h"

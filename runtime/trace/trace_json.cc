@@ -2,7 +2,7 @@
 // open): {"traceEvents": [...]}, times in microseconds since the recording started.
 
 #include "absl/strings/str_cat.h"
-#include "runtime/trace/explain.h"
+#include "runtime/eager/explain.h"
 #include "runtime/trace/json_writer.h"
 #include "runtime/trace/trace_state.h"
 

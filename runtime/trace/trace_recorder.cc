@@ -7,8 +7,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/mutex.h"
-#include "runtime/context.h"
-#include "runtime/error.h"
+#include "runtime/eager/context.h"
+#include "runtime/eager/error.h"
 #include "runtime/trace/trace.h"
 #include "runtime/trace/trace_state.h"
 

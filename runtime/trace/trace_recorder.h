@@ -26,7 +26,7 @@
 #include "core/shape.h"
 #include "kernels/op_id.h"
 #include "placement/placer.h"
-#include "runtime/device.h"
+#include "runtime/eager/device.h"
 #include "runtime/trace/memory_snapshot.h"
 
 namespace mt::internal {
@@ -125,6 +125,5 @@ MemorySnapshot take_snapshot(Device& device);
 
 // Keeps a snapshot of `device`'s pool as its last OOM snapshot.
 void keep_oom_snapshot(Device& device);
-
 
 }  // namespace mt::internal

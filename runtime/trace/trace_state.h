@@ -8,7 +8,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "core/mutex.h"
-#include "runtime/context.h"
+#include "runtime/eager/context.h"
 #include "runtime/trace/memory_snapshot.h"
 #include "runtime/trace/trace_recorder.h"
 

@@ -13,8 +13,8 @@
 
 #include "gmock/gmock.h"
 #include "runtime/bus_calibration.h"
-#include "runtime/context.h"
 #include "runtime/cost_policy.h"
+#include "runtime/eager/context.h"
 #include "tests/distributed/distributed_fixture.h"
 #include "tests/placement/fake_cost_clock.h"
 

@@ -121,7 +121,7 @@ TEST_F(BadInputTest, MemoryLimitBeyondTheCardIsRejected) {
 }
 
 // The limit in bytes, memory_limit_mb << 20, must fit in int64. Today a CPU limit of 2^43
-// MiB or more is accepted and overflows when the runtime initialises (runtime/context.cc).
+// MiB or more is accepted and overflows when the runtime initialises (runtime/eager/context.cc).
 TEST_F(BadInputTest, MemoryLimitWhoseByteCountOverflowsIsRejected) {
   const int64_t huge = int64_t{1} << 43;
   expect([&] { config::set_logical_device_configuration(host(), {{.memory_limit_mb = huge}}); },
@@ -515,7 +515,7 @@ TEST_F(BadInputTest, FillRejectsAnInt32ValueOutOfRange) {
 }
 
 // Today the value is converted to int64 for every dtype before any check, which is
-// undefined behaviour for NaN, infinities and |value| >= 2^63 (runtime/constant.cc).
+// undefined behaviour for NaN, infinities and |value| >= 2^63 (runtime/ops/constant.cc).
 TEST_F(BadInputTest, FillTakesAnyDoubleForFloatingDtypes) {
   EXPECT_TRUE(std::isinf(fill({1}, 1e300).to_vector<float>()[0]));
   EXPECT_TRUE(std::isnan(fill({1}, std::nan(""), DType::kFloat64).to_vector<double>()[0]));
@@ -528,8 +528,8 @@ TEST_F(BadInputTest, FillRejectsAnInt64ValueOutOfRange) {
          "[Fill] value nan is out of range for int32");
 }
 
-// Today an out-of-range DType indexes past the runtime's placement table (runtime/execute.cc
-// via runtime/constant.cc): a heap-buffer-overflow under ASan.
+// Today an out-of-range DType indexes past the runtime's placement table (runtime/eager/execute.cc
+// via runtime/ops/constant.cc): a heap-buffer-overflow under ASan.
 TEST_F(BadInputTest, FillRejectsAnInvalidDtype) {
   expect([] { zeros({2}, static_cast<DType>(200)); }, absl::StatusCode::kInvalidArgument,
          "[Fill] invalid dtype 200");
@@ -588,7 +588,7 @@ TEST_F(BadInputTest, IntraOpThreadsAfterInitialisationFail) {
   EXPECT_EQ(config::threading::get_intra_op_parallelism_threads(), 2);
 }
 
-// --- the array ops (runtime/array_ops.h) ---------------------------------------------
+// --- the array ops (runtime/ops/array_ops.h) ---------------------------------------------
 
 constexpr absl::StatusCode kInvalid = absl::StatusCode::kInvalidArgument;
 

@@ -12,7 +12,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
-#include "runtime/context.h"
+#include "runtime/eager/context.h"
 #include "tests/runtime/runtime_fixture.h"
 
 namespace mt {

@@ -1,6 +1,6 @@
 // Placement reasons: the opt-in log suffix and mt::debugging::explain_placement.
 
-#include "runtime/trace/explain.h"
+#include "runtime/eager/explain.h"
 
 #include "gtest/gtest.h"
 #include "tests/runtime/runtime_fixture.h"

@@ -7,7 +7,7 @@
 #include <optional>
 
 #include "gmock/gmock.h"
-#include "runtime/function.h"
+#include "runtime/function/function.h"
 #include "tests/runtime/function_checks.h"
 #include "tests/runtime/runtime_fixture.h"
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "gmock/gmock.h"
-#include "runtime/context.h"
+#include "runtime/eager/context.h"
 #include "tests/runtime/function_checks.h"
 #include "tests/runtime/runtime_fixture.h"
 

@@ -10,7 +10,7 @@
 #include "core/dtype.h"
 #include "core/shape.h"
 #include "gtest/gtest.h"
-#include "runtime/tensor_format.h"
+#include "runtime/eager/tensor_format.h"
 
 namespace mt::internal {
 namespace {

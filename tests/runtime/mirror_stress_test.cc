@@ -7,8 +7,8 @@
 #include <thread>
 #include <vector>
 
-#include "runtime/context.h"
 #include "runtime/cost_policy.h"
+#include "runtime/eager/context.h"
 #include "runtime/minitensor.h"
 #include "runtime/mirror.h"
 #include "tests/placement/fake_cost_clock.h"

@@ -6,7 +6,7 @@
 #include <thread>
 #include <vector>
 
-#include "runtime/device.h"
+#include "runtime/eager/device.h"
 #include "tests/runtime/runtime_fixture.h"
 
 namespace mt {

@@ -6,7 +6,7 @@
 #include <functional>
 
 #include "gmock/gmock.h"
-#include "runtime/execute.h"
+#include "runtime/eager/execute.h"
 #include "tests/runtime/runtime_fixture.h"
 
 namespace mt::testing {

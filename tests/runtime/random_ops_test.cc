@@ -1,9 +1,9 @@
-// The random ops through the public API (runtime/random_ops.h): stateless values are
+// The random ops through the public API (runtime/ops/random_ops.h): stateless values are
 // TensorFlow's (uniforms bit for bit; normals the fill's, Note [TensorFlow's random bits]),
 // stateful sequences follow tf.random.set_seed and seed= as TensorFlow 2.21's do on the CPU,
 // the scaling keeps TensorFlow's bits, and bad calls fail before reserving any numbers.
 // TensorFlow's values were generated in a throwaway venv (never a dependency).
-#include "runtime/random_ops.h"
+#include "runtime/ops/random_ops.h"
 
 #include <cstdint>
 #include <cstring>

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "runtime/context.h"
+#include "runtime/eager/context.h"
 #include "runtime/minitensor.h"
 
 namespace mt::testing {

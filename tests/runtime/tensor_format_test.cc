@@ -1,4 +1,4 @@
-#include "runtime/tensor_format.h"
+#include "runtime/eager/tensor_format.h"
 
 #include <cstdint>
 #include <limits>

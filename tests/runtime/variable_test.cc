@@ -1,7 +1,7 @@
 // mt::Variable: the ops it runs and where (VarHandleOp, AssignVariableOp, ReadVariableOp and
 // the assignments, pinned to the variable's device), in-place writes and copy-on-write
-// (Note [Variables write in place] in runtime/variable.h), errors, and its memory.
-#include "runtime/tensor_impl.h"
+// (Note [Variables write in place] in runtime/train/variable.h), errors, and its memory.
+#include "runtime/eager/tensor_impl.h"
 #include "tests/runtime/runtime_fixture.h"
 
 namespace mt::testing {

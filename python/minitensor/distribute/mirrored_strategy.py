@@ -1,4 +1,4 @@
-"""tf.distribute.MirroredStrategy over the C++ runtime's (runtime/distribute/): synchronous
+"""tf.distribute.MirroredStrategy over the C++ runtime's (runtime/strategy/): synchronous
 data parallelism on the GPUs of this machine (docs/distribute.md).
 
     strategy = mt.distribute.MirroredStrategy()        # every GPU, else the CPU

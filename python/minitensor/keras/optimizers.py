@@ -1,5 +1,5 @@
 """tf.keras.optimizers: SGD, Adam, AdamW and RMSprop with Keras 3's formulas and defaults,
-run by the C++ runtime (runtime/optimizers.h): each update is in place on the variable's
+run by the C++ runtime (runtime/train/optimizers.h): each update is in place on the variable's
 device, with its slot variables beside it.
 
     opt = mt.keras.optimizers.Adam(learning_rate=1e-3)

@@ -1,6 +1,6 @@
 // Discovery's report when no GPU is usable: plain words, once per process. Runs on any
 // machine with the CUDA backend built, a GPU or not.
-#include "runtime/gpu_backend.h"
+#include "runtime/eager/gpu_backend.h"
 
 #include <string>
 

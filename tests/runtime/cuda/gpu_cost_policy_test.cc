@@ -3,8 +3,8 @@
 // seen completed cuts the GPU's queue (Note [A queue that follows the device] in
 // placement/cost_model.h). Every test skips itself when no GPU is visible.
 #include "runtime/bus_calibration.h"
-#include "runtime/context.h"
 #include "runtime/cost_policy.h"
+#include "runtime/eager/context.h"
 #include "tests/runtime/runtime_fixture.h"
 
 namespace mt {

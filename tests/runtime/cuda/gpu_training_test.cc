@@ -5,7 +5,7 @@
 #include <cstdlib>
 
 #include "gmock/gmock.h"
-#include "runtime/tensor_impl.h"
+#include "runtime/eager/tensor_impl.h"
 #include "tests/runtime/runtime_fixture.h"
 
 namespace mt {

@@ -1,9 +1,0 @@
-#include "runtime/error.h"
-
-namespace mt::internal {
-
-void throw_error(const absl::Status& status) {
-  throw Error(status.code(), std::string(status.message()));
-}
-
-}  // namespace mt::internal
