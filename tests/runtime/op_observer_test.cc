@@ -47,11 +47,11 @@ TEST_F(OpObserverTest, AThreadObserverSeesEachStepInOrder) {
   Tensor b;
   {
     DeviceScope scope("/CPU:1");
-    b = a + a;  // a is copied to CPU:1 first
+    b = a + a;  // a is copied to CPU:1 first, once for each input
   }
   internal::thread_observers().remove(&journal);
-  EXPECT_EQ(journal.events,
-            (std::vector<std::string>{"placed:AddV2", "copy", "copied", "kernel", "done:ok"}));
+  EXPECT_EQ(journal.events, (std::vector<std::string>{"placed:AddV2", "copy", "copied", "copy",
+                                                      "copied", "kernel", "done:ok"}));
   EXPECT_EQ(journal.outputs, 1);
   EXPECT_EQ(b.to_vector<float>(), (std::vector<float>{2, 4}));
 }
