@@ -354,8 +354,9 @@ for step in $steps; do
       if [ -f .gpu/base.tar.xz ]; then
         mkdir -p .gpu/base && xz -dc .gpu/base.tar.xz | tar -C .gpu/base -xf -
         for spec in "runtime_benchmark:BM_AddScalarTensors_EndToEnd$|BM_Baseline_RawFunctionCall" \
-                    "eager_gpu_benchmark:." "function_benchmark:Chain100|Baseline" \
-                    "cost_policy_benchmark:." "train_step_benchmark:."; do
+                    "eager_gpu_benchmark:AddScalar|EmptyKernelLaunch" \
+                    "function_benchmark:Chain100_(Gpu|Cpu)_(Eager|FunctionReplay)|RawGraph/" \
+                    "cost_policy_benchmark:." "train_step_benchmark:model:0|Function"; do
           name=${spec%%:*}
           for round in 1 2; do
             for which in base new; do
@@ -363,7 +364,7 @@ for step in $steps; do
               [ "$which" = base ] && bin=.gpu/base/$name
               [ -x "$bin" ] || continue
               echo "--- $name ($which, round $round)"
-              "$bin" --benchmark_filter="${spec#*:}" --benchmark_min_time=0.3 \
+              "$bin" --benchmark_filter="${spec#*:}" --benchmark_min_time=0.2 \
                 --benchmark_repetitions=3 --benchmark_report_aggregates_only=true 2>&1 \
                 | grep -E '_median|^BM_.*[0-9] (ns|us|ms)' | tee -a "$out/basecompare-$which.log"
             done

@@ -201,12 +201,81 @@ absl::Status run_remote(RemoteOps& remote, OpId op, absl::Span<const Tensor* con
   return absl::OkStatus();
 }
 
+// What run_op<true> tells the observers, gathered once per op; run_op<false> has no
+// watch at all (Note [Observers cost one load when off] in runtime/eager/op_observer.h).
+template <bool kObserved>
+class OpWatch;
+
+template <>
+class OpWatch<false> {
+ public:
+  bool wants_reasons() const { return false; }
+  void placed(OpId, DType, const Placement&, Device&, absl::Span<const Tensor* const>,
+              const OpAttrs&, bool, std::string_view) {}
+  void before_copy(const Tensor&, Device&, int) {}
+  void after_copy(const Tensor&, Device&, const absl::StatusOr<Tensor>&) {}
+  void before_kernel() {}
+  void done(KernelFn, absl::Span<const Tensor>, absl::Span<const Tensor>, bool,
+            const absl::Status&) {}
+};
+
+template <>
+class OpWatch<true> {
+ public:
+  bool wants_reasons() const { return set_.wants_reasons(); }
+  void placed(OpId op, DType dtype, const Placement& p, Device& device,
+              absl::Span<const Tensor* const> inputs, const OpAttrs& attrs, bool source,
+              std::string_view why) {
+    event_.op = op;
+    event_.dtype = dtype;
+    event_.placement = &p;
+    event_.device = &device;
+    event_.inputs = inputs;
+    event_.attrs = &attrs;
+    event_.source = source;
+    event_.why = why;
+    set_.on_placed(event_);
+  }
+  void before_copy(const Tensor& t, Device& dst, int index) { set_.before_copy(t, dst, index); }
+  void after_copy(const Tensor& t, Device& dst, const absl::StatusOr<Tensor>& copy) {
+    set_.after_copy(t, dst, copy);
+  }
+  void before_kernel() { set_.before_kernel(event_); }
+  void done(KernelFn kernel, absl::Span<const Tensor> copies, absl::Span<const Tensor> outputs,
+            bool remote, const absl::Status& status) {
+    event_.kernel = kernel;
+    event_.copies = copies;
+    event_.outputs = outputs;
+    event_.remote = remote;
+    set_.on_done(event_, status);
+  }
+
+ private:
+  ObserverSet set_{true};
+  OpEvent event_;
+};
+
 // The one execute body: validate, place, log, copy, allocate, run. It tells the observers
 // registered at the time each step (Note [Observers cost one load when off] in
 // runtime/eager/op_observer.h). `source` is set for a source op (no tensor inputs).
+template <bool kObserved>
+absl::Status run_op(OpId op, absl::Span<const Tensor* const> inputs, const SourceCall* source,
+                    const OpAttrs& attrs, Tensors* outs);
+
+// The observed body, kept out of line so that the unobserved one stays as small as before.
+__attribute__((noinline)) absl::Status run_observed(OpId op, absl::Span<const Tensor* const> inputs,
+                                                    const SourceCall* source, const OpAttrs& attrs,
+                                                    Tensors* outs) {
+  return run_op<true>(op, inputs, source, attrs, outs);
+}
+
+template <bool kObserved>
 absl::Status run_op(OpId op, absl::Span<const Tensor* const> inputs, const SourceCall* source,
                     const OpAttrs& attrs, Tensors* outs) {
-  const ObserverSet observers(observed());
+  if constexpr (!kObserved) {
+    if (observed()) return run_observed(op, inputs, source, attrs, outs);
+  }
+  OpWatch<kObserved> watch;
   Context& ctx = Context::get();
   MT_ASSIGN_OR_RETURN(Runtime * rt, ctx.runtime());
   absl::InlinedVector<TensorMeta, 4> metas;
@@ -216,34 +285,19 @@ absl::Status run_op(OpId op, absl::Span<const Tensor* const> inputs, const Sourc
   MT_RETURN_IF_ERROR(infer_outputs(op, metas, attrs, &out));  // validate, then place
   const DType key = metas[source != nullptr ? 0 : op_key_input(op)].dtype;
   std::string why;  // the cost policy's words, when the log's reasons or an observer show them
-  const bool want_why = (!observers.empty() && observers.wants_reasons()) ||
+  const bool want_why = watch.wants_reasons() ||
                         (ctx.log_placement() && g_log_reasons.load(std::memory_order_relaxed));
   MT_ASSIGN_OR_RETURN(Placement p,
                       place_op(ctx, *rt, op, key, inputs, &out, want_why ? &why : nullptr));
   Device& device = rt->device(p.device);
   if (ctx.log_placement()) log_op(op, key, p, device, inputs, why);
-  OpEvent event;
-  if (__builtin_expect(!observers.empty(), 0)) {
-    event.op = op;
-    event.dtype = key;
-    event.placement = &p;
-    event.device = &device;
-    event.inputs = inputs;
-    event.attrs = &attrs;
-    event.source = source != nullptr;
-    event.why = why;
-    observers.on_placed(event);
-  }
+  watch.placed(op, key, p, device, inputs, attrs, source != nullptr, why);
   if (RemoteOps* remote = device.remote()) {
     // Timed, its issue only (Note [Remote candidates] in cost_policy.h).
     absl::Status status = timed(p, *rt, device, op, key, inputs, out, [&] {
       return run_remote(*remote, op, inputs, source, attrs, out, outs);
     });
-    if (__builtin_expect(!observers.empty(), 0)) {
-      event.remote = true;
-      event.outputs = *outs;
-      observers.on_done(event, status);
-    }
+    watch.done(nullptr, {}, *outs, /*remote=*/true, status);
     return status;
   }
   // A resource op writes its variables in place: their mirrors go first (Note [Mirrors]).
@@ -262,11 +316,11 @@ absl::Status run_op(OpId op, absl::Span<const Tensor* const> inputs, const Sourc
       if (mirror != nullptr) {
         copies.push_back(Tensor(mirror));  // adopts mirror_on's reference
       } else {
-        if (!observers.empty()) observers.before_copy(*t, device, p.device);
+        watch.before_copy(*t, device, p.device);
         absl::StatusOr<Tensor> copy = copy_to(*t, device);
-        if (!observers.empty()) observers.after_copy(*t, device, copy);
+        watch.after_copy(*t, device, copy);
         if (!copy.ok()) {
-          if (!observers.empty()) observers.on_done(event, copy.status());
+          watch.done(nullptr, copies, {}, /*remote=*/false, copy.status());
           return copy.status();
         }
         if (mirrors) keep_mirror(*impl, *copy->impl());
@@ -287,7 +341,7 @@ absl::Status run_op(OpId op, absl::Span<const Tensor* const> inputs, const Sourc
   } else if (op == OpId::kReadVariableOp) {
     outs->push_back(*inputs[0]);  // the value itself (Note [Variables write in place])
   } else {
-    if (!observers.empty()) observers.before_kernel(event);
+    watch.before_kernel();
     kernel = p.kernel;
     status = timed(p, *rt, device, op, key, inputs, out,
                    [&] { return run_kernel(device, kernel, out, args, attrs, outs); });
@@ -296,12 +350,7 @@ absl::Status run_op(OpId op, absl::Span<const Tensor* const> inputs, const Sourc
       for (Tensor& t : *outs) t.impl()->producer.store(p.cost_key, std::memory_order_relaxed);
     }
   }
-  if (__builtin_expect(!observers.empty(), 0)) {
-    event.kernel = kernel;
-    event.copies = copies;
-    event.outputs = *outs;
-    observers.on_done(event, status);
-  }
+  watch.done(kernel, copies, *outs, /*remote=*/false, status);
   return status;
 }
 
@@ -310,14 +359,14 @@ absl::Status run_op(OpId op, absl::Span<const Tensor* const> inputs, const Sourc
 absl::StatusOr<Tensor> execute(OpId op, absl::Span<const Tensor* const> inputs,
                                const OpAttrs& attrs) {
   Tensors outs;
-  MT_RETURN_IF_ERROR(run_op(op, inputs, nullptr, attrs, &outs));
+  MT_RETURN_IF_ERROR(run_op<false>(op, inputs, nullptr, attrs, &outs));
   return std::move(outs[0]);
 }
 
 absl::StatusOr<Tensors> execute_all(OpId op, absl::Span<const Tensor* const> inputs,
                                     const OpAttrs& attrs) {
   Tensors outs;
-  MT_RETURN_IF_ERROR(run_op(op, inputs, nullptr, attrs, &outs));
+  MT_RETURN_IF_ERROR(run_op<false>(op, inputs, nullptr, attrs, &outs));
   return outs;
 }
 
@@ -325,7 +374,7 @@ absl::StatusOr<Tensor> execute_source(OpId op, DType dtype, const Shape& shape,
                                       const void* host_data, const OpAttrs& attrs) {
   const SourceCall source{dtype, &shape, host_data};
   Tensors outs;
-  MT_RETURN_IF_ERROR(run_op(op, {}, &source, attrs, &outs));
+  MT_RETURN_IF_ERROR(run_op<false>(op, {}, &source, attrs, &outs));
   return std::move(outs[0]);
 }
 
