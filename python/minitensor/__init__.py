@@ -29,10 +29,12 @@ from ._minitensor import (
     reduce_any, reduce_min, reduce_prod, round, sigmoid, sign, sqrt, square, subtract, tanh)
 from ._index_ops import argmax, argmin, where
 from . import _operators  # noqa: F401  (Tensor's ==, <, ..., bool() and hash())
+from . import _host_reads
 from ._minitensor import unsorted_segment_sum as _unsorted_segment_sum  # noqa: F401
 from ._tape import GradientTape, UnconnectedGradients, stop_gradient
 from ._variables import Variable
 from ._function import function
+from ._control_flow import cond, while_loop
 # Shape and data movement (TensorFlow's names; `slice` shadows the builtin here as in tf).
 from ._minitensor import (  # noqa: A004
     broadcast_to, concat, expand_dims, gather, one_hot, ones_like, reshape, slice, split, squeeze,
@@ -189,9 +191,18 @@ def from_dlpack(array: _Any) -> Tensor:
     return _mt.from_dlpack(array)
 
 
+_copy_to_numpy = Tensor.numpy  # the binding, without the check below
+
+
+def _numpy(t):
+    """Copies the elements into a new NumPy array; an error while mt.function traces."""
+    _host_reads.check("`.numpy()`")
+    return _copy_to_numpy(t)
+
+
 def _values(t):
     """Returns ``t.numpy()``, widened exactly to float32 for bfloat16 (NumPy has none)."""
-    return cast(t, float32).numpy() if t.dtype == DType.bfloat16 else t.numpy()
+    return _copy_to_numpy(cast(t, float32) if t.dtype == DType.bfloat16 else t)
 
 
 def _numpy_text(t):
@@ -206,6 +217,7 @@ def _repr(t):
 
 
 def _array(t, dtype=None, copy=None):
+    _host_reads.check("a NumPy array")
     if t.__dlpack_device__()[0] == 1:  # host memory
         array = _np.asarray(memoryview(t))
         if copy:
@@ -213,12 +225,13 @@ def _array(t, dtype=None, copy=None):
     elif copy is False:
         raise ValueError("a GPU tensor cannot become a NumPy array without a copy")
     else:
-        array = t.numpy()
+        array = _copy_to_numpy(t)
     return array if dtype is None else array.astype(dtype, copy=False)
 
 
-def _scalar(convert):
+def _scalar(convert, what):
     def method(t):
+        _host_reads.check(what)
         if t.shape and int(_np.prod(t.shape)) != 1:
             raise ValueError("only a tensor with one element converts to a Python scalar")
         return convert(_values(t).reshape(()))
@@ -227,9 +240,10 @@ def _scalar(convert):
 
 Tensor.__repr__ = _repr
 Tensor.__array__ = _array
-Tensor.__float__ = _scalar(float)
-Tensor.__int__ = _scalar(int)
-Tensor.__bool__ = _scalar(lambda x: x.__bool__())
+Tensor.numpy = _numpy
+Tensor.__float__ = _scalar(float, "a Python `float`")
+Tensor.__int__ = _scalar(int, "a Python `int`")
+Tensor.__bool__ = _scalar(lambda x: x.__bool__(), "a Python `bool`")
 Tensor.__module__ = "minitensor"
 DType.__module__ = "minitensor"
 

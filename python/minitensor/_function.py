@@ -16,12 +16,13 @@ TensorFlow, Python side effects (print, appending to a list, a counter) happen o
 the function traces; variables are read and written at every call.
 """
 
+import contextlib
 import functools
 import inspect
 import threading
 import weakref
 
-from . import _minitensor as _mt
+from . import _host_reads, _minitensor as _mt
 
 __all__ = ["function", "Function"]
 
@@ -113,11 +114,17 @@ class Function:
         structure = _flatten((args, kwargs), tensors)
         key = _key(structure) + _mt._replica_key()
 
+        traces_before = self._cache.tracing_count
+
         def body(flat):
             a, kw = _pack(structure, iter(flat))
+            # The cache counts a trace before it runs the body: a changed count means this
+            # call records a new signature, where host reads are errors (_host_reads.py).
+            traces = self._cache.tracing_count != traces_before
             _local.depth = getattr(_local, "depth", 0) + 1
             try:
-                result = self._python_function(*a, **kw)
+                with _host_reads.tracing(self._name) if traces else contextlib.nullcontext():
+                    result = self._python_function(*a, **kw)
             finally:
                 _local.depth -= 1
             out_tensors = []
