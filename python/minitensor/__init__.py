@@ -30,6 +30,7 @@ from ._minitensor import (
 from ._index_ops import argmax, argmin, where
 from . import _operators  # noqa: F401  (Tensor's ==, <, ..., bool() and hash())
 from . import _host_reads
+from ._conversion import to_array as _to_array
 from ._minitensor import unsorted_segment_sum as _unsorted_segment_sum  # noqa: F401
 from ._tape import GradientTape, UnconnectedGradients, stop_gradient
 from ._variables import Variable
@@ -98,46 +99,23 @@ def as_dtype(value: DTypeLike) -> DType:
         raise TypeError(f"minitensor has no dtype for {value!r}") from None
 
 
-def _to_array(value, dtype):
-    """Converts ``value`` to a NumPy array of minitensor's element types, as TensorFlow:
-    Python floats become float32 and ints int32 (int64 when they do not fit), while NumPy
-    arrays keep their dtype."""
-    if dtype is not None:
-        return _np.asarray(value, dtype=as_dtype(dtype).as_numpy_dtype)
-    keeps_dtype = isinstance(value, (_np.ndarray, _np.generic))
-    array = _np.asarray(value)
-    if keeps_dtype:
-        return array
-    # NumPy makes Python ints past int64 uint64, object or (with negative ones) float64.
-    if array.dtype.kind == "u" or array.dtype == object or (
-            array.dtype == _np.float64 and array.size and _np.abs(array).max() >= 2**63):
-        _check_int64_range(value)
-    if array.dtype == _np.float64:
-        return array.astype(_np.float32)
-    if array.dtype.kind == "i":
-        fits = array.size == 0 or (array.min() >= -2**31 and array.max() < 2**31)
-        return array.astype(_np.int32 if fits else _np.int64)
-    return array
-
-
-def _check_int64_range(value):
-    """Raises ValueError, as TensorFlow does, for Python ints that int64 cannot hold."""
-    for item in _np.asarray(value, dtype=object).flat:
-        if isinstance(item, (int, _np.integer)) and not -2**63 <= int(item) < 2**63:
-            raise ValueError(f"Can't convert Python int {int(item)} to Tensor: it is out of "
-                             f"range for int64 [-2**63, 2**63 - 1]")
-
-
 def constant(value: _Any, dtype: _Optional[DTypeLike] = None,
              shape: _Optional[_Sequence[int]] = None, name: _Optional[str] = None) -> Tensor:
     """Creates a tensor (_EagerConst) from a Python scalar, a nested list or a NumPy array,
     on the device the current ``mt.device`` scope asks for."""
+    if isinstance(value, _mt._Variable):
+        value = value.read_value()
+        if dtype is not None:  # TensorFlow casts a variable's value, but no other tensor
+            return cast(value, as_dtype(dtype))
     if isinstance(value, Tensor):
-        return value if dtype is None or as_dtype(dtype) == value.dtype else cast(value, dtype)
+        if dtype is not None and as_dtype(dtype) != value.dtype:
+            raise TypeError(f"Expected tensor {_values(value)} with dtype "
+                            f"{as_dtype(dtype)!r}, but got dtype {value.dtype!r}.")
+        return value
     if dtype is not None and as_dtype(dtype) == DType.bfloat16:
         # NumPy has no bfloat16: build float32, then round each value once (Cast).
         return cast(constant(value, float32, shape), DType.bfloat16)
-    array = _to_array(value, dtype)
+    array = _to_array(value, None if dtype is None else as_dtype(dtype))
     if shape is not None:
         shape = tuple(shape)
         array = _np.broadcast_to(array, shape) if array.size == 1 else array.reshape(shape)
