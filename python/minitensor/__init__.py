@@ -23,11 +23,12 @@ import numpy as _np
 
 from . import _minitensor as _mt
 from ._minitensor import (
-    DType, Tensor, abs, add, add_n, cast, divide, equal, exp, floor, greater, greater_equal,
+    DType, Tensor, abs, add, add_n, cast, equal, exp, floor, greater, greater_equal,
     identity, less, less_equal, logical_and, logical_not, logical_or, matmul, maximum, minimum,
     multiply, negative, not_equal, pow, reduce_max, reduce_mean, reduce_sum, reduce_all,
     reduce_any, reduce_min, reduce_prod, round, sigmoid, sign, sqrt, square, subtract, tanh)
 from ._index_ops import argmax, argmin, where
+from ._division import divide, truediv  # noqa: F401  (also Tensor's / on integers)
 from . import _operators  # noqa: F401  (Tensor's ==, <, ..., bool() and hash())
 from . import _host_reads
 from ._conversion import to_array as _to_array
