@@ -19,6 +19,15 @@ __all__ = ["to_array"]
 
 # The kinds of NumPy's inferred array each target kind accepts from Python values.
 _ACCEPTS = {"b": "b", "i": "bi", "u": "bi", "f": "bif", "c": "bifc"}
+_SCALAR_KINDS = {bool: "b", int: "i", float: "f"}
+_TARGETS = {}  # DType -> NumPy dtype
+
+
+def _target(dtype):
+    target = _TARGETS.get(dtype)
+    if target is None:
+        target = _TARGETS[dtype] = _np.dtype(dtype.as_numpy_dtype)
+    return target
 
 
 def to_array(value, dtype):
@@ -26,7 +35,10 @@ def to_array(value, dtype):
     DType) when given. Raises TypeError for a Python value of another kind than ``dtype``
     and ValueError for Python ints outside int64 (naming the int) or ragged nesting."""
     if isinstance(value, (_np.ndarray, _np.generic)):
-        return value if dtype is None else _np.asarray(value, dtype=dtype.as_numpy_dtype)
+        return value if dtype is None else _np.asarray(value, dtype=_target(dtype))
+    kind = _SCALAR_KINDS.get(type(value))
+    if kind is not None and dtype is not None and (kind != "i" or -2**63 <= value < 2**63):
+        return _scalar(value, kind, dtype)  # the common case, without NumPy's inference
     array = _inferred(value)
     if dtype is None:
         if array.dtype == _np.float64:
@@ -35,13 +47,26 @@ def to_array(value, dtype):
             fits = array.size == 0 or (array.min() >= -2**31 and array.max() < 2**31)
             return array.astype(_np.int32 if fits else _np.int64)
         return array
-    target = _np.dtype(dtype.as_numpy_dtype)
+    target = _target(dtype)
     if array.size and array.dtype.kind not in _ACCEPTS.get(target.kind, ""):
         raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dtype.name}")
     if target.kind == "i" and array.dtype.kind == "i":
         return array.astype(_np.int64).astype(target)  # wraps, as TensorFlow's
     with _np.errstate(over="ignore"):  # 1e40 to float32 is inf, quietly as TensorFlow's
         return array.astype(target)
+
+
+def _scalar(value, kind, dtype):
+    """A Python bool, int (within int64) or float as a 0-d array of ``dtype``."""
+    target = _target(dtype)
+    if kind not in _ACCEPTS.get(target.kind, ""):
+        raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dtype.name}")
+    if kind == "f" and target.kind == "f" and -60000.0 < value < 60000.0:
+        return _np.asarray(value, target)  # fits every float type
+    if kind == "i" and target.kind == "i":
+        return _np.asarray(value, _np.int64).astype(target)  # wraps, as TensorFlow's
+    with _np.errstate(over="ignore"):
+        return _np.asarray(value).astype(target)
 
 
 def _inferred(value):
