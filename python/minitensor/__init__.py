@@ -44,6 +44,7 @@ from ._minitensor import (  # noqa: A004
 from . import (config, data, debugging, distribute, errors, keras, linalg, math, nn, random, trace,
                train)
 optimizers = keras.optimizers  # tf.optimizers
+TensorSpec = data.TensorSpec  # tf.TensorSpec: mt.function's input_signature, a dataset's spec
 
 __version__ = "0.1.0"
 
