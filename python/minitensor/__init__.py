@@ -23,11 +23,12 @@ import numpy as _np
 
 from . import _minitensor as _mt
 from ._minitensor import (
-    DType, Tensor, abs, add, add_n, cast, equal, exp, floor, greater, greater_equal,
-    identity, less, less_equal, logical_and, logical_not, logical_or, matmul, maximum, minimum,
+    DType, Tensor, abs, add, equal, exp, floor, greater, greater_equal,
+    less, less_equal, logical_and, logical_not, logical_or, maximum, minimum,
     multiply, negative, not_equal, pow, reduce_max, reduce_mean, reduce_sum, reduce_all,
     reduce_any, reduce_min, reduce_prod, round, sigmoid, sign, sqrt, square, subtract, tanh)
 from ._index_ops import argmax, argmin, where
+from ._converted_ops import add_n, cast, identity, matmul, one_hot, ones_like, zeros_like
 from ._division import divide, truediv  # noqa: F401  (also Tensor's / on integers)
 from . import _operators  # noqa: F401  (Tensor's ==, <, ..., bool() and hash())
 from . import _host_reads
@@ -39,8 +40,8 @@ from ._function import function
 from ._control_flow import cond, while_loop
 # Shape and data movement (TensorFlow's names; `slice` shadows the builtin here as in tf).
 from ._minitensor import (  # noqa: A004
-    broadcast_to, concat, expand_dims, gather, one_hot, ones_like, reshape, slice, split, squeeze,
-    stack, strided_slice, tile, transpose, zeros_like)
+    broadcast_to, concat, expand_dims, gather, reshape, slice, split, squeeze, stack,
+    strided_slice, tile, transpose)
 from . import (config, data, debugging, distribute, errors, keras, linalg, math, nn, random, trace,
                train)
 optimizers = keras.optimizers  # tf.optimizers
@@ -99,6 +100,29 @@ def as_dtype(value: DTypeLike) -> DType:
         return _FROM_NUMPY[_np.dtype(value)]
     except (KeyError, TypeError):
         raise TypeError(f"minitensor has no dtype for {value!r}") from None
+
+
+def _dtype_equal(self, other):
+    """A DType equals itself, its name ("float32") and its NumPy type, as tf.DType."""
+    if isinstance(other, DType):
+        return self is other
+    if isinstance(other, (str, type, _np.dtype)):
+        try:
+            return as_dtype(other) is self
+        except TypeError:
+            return False
+    return NotImplemented
+
+
+def _dtype_not_equal(self, other):
+    equal = _dtype_equal(self, other)
+    return equal if equal is NotImplemented else not equal
+
+
+_dtype_hash = DType.__hash__
+DType.__eq__ = _dtype_equal
+DType.__ne__ = _dtype_not_equal
+DType.__hash__ = _dtype_hash  # unchanged: a DType keys dicts as before
 
 
 def constant(value: _Any, dtype: _Optional[DTypeLike] = None,
