@@ -137,3 +137,19 @@ def test_reduce_retracing_runs_new_shapes_eagerly_instead_of_tracing(caplog):
     assert f(mt.ones([2], mt.float64)).dtype == mt.float64  # a new dtype: traced
     assert f.experimental_get_tracing_count() == 2
     assert _warnings(caplog) == []
+
+
+def test_input_signature_of_a_method_leaves_out_its_instance():
+    class Model:
+        def __init__(self):
+            self.w = mt.Variable([2.0])
+
+        @mt.function(input_signature=[mt.TensorSpec([None])])
+        def scale(self, x):
+            return x * self.w
+
+    model = Model()
+    assert model.scale([1.0, 2.0]).numpy().tolist() == [2.0, 4.0]
+    with pytest.raises(TypeError, match="Binding inputs to mt.function failed due to `Can "
+                                        "not cast TensorSpec"):
+        model.scale(mt.constant([1]))
