@@ -167,12 +167,19 @@ class Function:
             return None
         cache = self._caches[group] = _mt._FunctionCache(self._name)
         self._dtypes[group] = (key, dtypes)
+        self._trim()
+        return cache
+
+    def _trim(self):
+        """Drops the least recently called groups past MAX_TRACED_SIGNATURES, and what
+        refers to their caches (a cache is freed with its last group)."""
         while len(self._caches) > MAX_TRACED_SIGNATURES:
-            (old_key, old_shapes), _ = self._caches.popitem(last=False)
+            (old_key, old_shapes), old = self._caches.popitem(last=False)
             del self._dtypes[(old_key, old_shapes)]
             if not any(k == old_key for k, _ in self._caches):
                 self._outputs.pop(old_key, None)
-        return cache
+            if self._traced_shapes:
+                self._traced_shapes = [t for t in self._traced_shapes if t[2] is not old]
 
     def _note_trace(self, key, tensors, cache):
         """Counts a trace; the second trace of a cache grouped by key alone moves every
@@ -186,11 +193,12 @@ class Function:
         if cache.tracing_count < 2:
             return
         self._by_shape = True
-        for (k, _), _ in [g for g in self._caches.items() if g[0][1] is None]:
-            del self._caches[(k, None)], self._dtypes[(k, None)]
-        for group, dtypes, cache in self._traced_shapes:
-            self._caches[group], self._dtypes[group] = cache, dtypes
+        for group in [g for g in self._caches if g[1] is None]:
+            del self._caches[group], self._dtypes[group]
+        for group, dtypes, traced_cache in self._traced_shapes:
+            self._caches[group], self._dtypes[group] = traced_cache, dtypes
         self._traced_shapes = None
+        self._trim()
 
     def __call__(self, *args, **kwargs):
         if _mt.functions_run_eagerly():

@@ -153,3 +153,23 @@ def test_input_signature_of_a_method_leaves_out_its_instance():
     with pytest.raises(TypeError, match="Binding inputs to mt.function failed due to `Can "
                                         "not cast TensorSpec"):
         model.scale(mt.constant([1]))
+
+
+def test_a_new_constant_at_every_call_keeps_the_bound_too():
+    def current():
+        return mt.config.experimental.get_memory_info("CPU:0")["current"]
+
+    f = mt.function(lambda x, k: mt.tanh(x * 2.0) + k)
+    x = mt.zeros([100, 100])
+    base = current()
+    for k in range(60):
+        f(x, float(k))
+    assert f.traced_signatures == mt._function.MAX_TRACED_SIGNATURES
+    assert f.experimental_get_tracing_count() == 60
+    assert current() - base <= f.arena_bytes + (1 << 20)
+    for n in range(20):  # then varying shapes as well
+        f(mt.zeros([n + 1, 3]), 1.0)
+    assert f.traced_signatures == mt._function.MAX_TRACED_SIGNATURES
+    assert float(f(x, 59.0)[0, 0]) == 59.0
+    del f
+    assert current() - base < (1 << 20)
