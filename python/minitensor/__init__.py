@@ -23,23 +23,29 @@ import numpy as _np
 
 from . import _minitensor as _mt
 from ._minitensor import (
-    DType, Tensor, abs, add, add_n, cast, divide, equal, exp, floor, greater, greater_equal,
-    identity, less, less_equal, logical_and, logical_not, logical_or, matmul, maximum, minimum,
+    DType, Tensor, abs, add, equal, exp, floor, greater, greater_equal,
+    less, less_equal, logical_and, logical_not, logical_or, maximum, minimum,
     multiply, negative, not_equal, pow, reduce_max, reduce_mean, reduce_sum, reduce_all,
     reduce_any, reduce_min, reduce_prod, round, sigmoid, sign, sqrt, square, subtract, tanh)
 from ._index_ops import argmax, argmin, where
+from ._converted_ops import add_n, cast, identity, matmul, one_hot, ones_like, zeros_like
+from ._division import divide, truediv  # noqa: F401  (also Tensor's / on integers)
 from . import _operators  # noqa: F401  (Tensor's ==, <, ..., bool() and hash())
+from . import _host_reads
+from ._conversion import to_array as _to_array
 from ._minitensor import unsorted_segment_sum as _unsorted_segment_sum  # noqa: F401
 from ._tape import GradientTape, UnconnectedGradients, stop_gradient
 from ._variables import Variable
 from ._function import function
+from ._control_flow import cond, while_loop
 # Shape and data movement (TensorFlow's names; `slice` shadows the builtin here as in tf).
 from ._minitensor import (  # noqa: A004
-    broadcast_to, concat, expand_dims, gather, one_hot, ones_like, reshape, slice, split, squeeze,
-    stack, strided_slice, tile, transpose, zeros_like)
+    broadcast_to, concat, expand_dims, gather, reshape, slice, split, squeeze, stack,
+    strided_slice, tile, transpose)
 from . import (config, data, debugging, distribute, errors, keras, linalg, math, nn, random, trace,
                train)
 optimizers = keras.optimizers  # tf.optimizers
+TensorSpec = data.TensorSpec  # tf.TensorSpec: mt.function's input_signature, a dataset's spec
 
 __version__ = "0.1.0"
 
@@ -96,46 +102,46 @@ def as_dtype(value: DTypeLike) -> DType:
         raise TypeError(f"minitensor has no dtype for {value!r}") from None
 
 
-def _to_array(value, dtype):
-    """Converts ``value`` to a NumPy array of minitensor's element types, as TensorFlow:
-    Python floats become float32 and ints int32 (int64 when they do not fit), while NumPy
-    arrays keep their dtype."""
-    if dtype is not None:
-        return _np.asarray(value, dtype=as_dtype(dtype).as_numpy_dtype)
-    keeps_dtype = isinstance(value, (_np.ndarray, _np.generic))
-    array = _np.asarray(value)
-    if keeps_dtype:
-        return array
-    # NumPy makes Python ints past int64 uint64, object or (with negative ones) float64.
-    if array.dtype.kind == "u" or array.dtype == object or (
-            array.dtype == _np.float64 and array.size and _np.abs(array).max() >= 2**63):
-        _check_int64_range(value)
-    if array.dtype == _np.float64:
-        return array.astype(_np.float32)
-    if array.dtype.kind == "i":
-        fits = array.size == 0 or (array.min() >= -2**31 and array.max() < 2**31)
-        return array.astype(_np.int32 if fits else _np.int64)
-    return array
+def _dtype_equal(self, other):
+    """A DType equals itself, its name ("float32") and its NumPy type, as tf.DType."""
+    if isinstance(other, DType):
+        return self is other
+    if isinstance(other, (str, type, _np.dtype)):
+        try:
+            return as_dtype(other) is self
+        except TypeError:
+            return False
+    return NotImplemented
 
 
-def _check_int64_range(value):
-    """Raises ValueError, as TensorFlow does, for Python ints that int64 cannot hold."""
-    for item in _np.asarray(value, dtype=object).flat:
-        if isinstance(item, (int, _np.integer)) and not -2**63 <= int(item) < 2**63:
-            raise ValueError(f"Can't convert Python int {int(item)} to Tensor: it is out of "
-                             f"range for int64 [-2**63, 2**63 - 1]")
+def _dtype_not_equal(self, other):
+    equal = _dtype_equal(self, other)
+    return equal if equal is NotImplemented else not equal
+
+
+_dtype_hash = DType.__hash__
+DType.__eq__ = _dtype_equal
+DType.__ne__ = _dtype_not_equal
+DType.__hash__ = _dtype_hash  # unchanged: a DType keys dicts as before
 
 
 def constant(value: _Any, dtype: _Optional[DTypeLike] = None,
              shape: _Optional[_Sequence[int]] = None, name: _Optional[str] = None) -> Tensor:
     """Creates a tensor (_EagerConst) from a Python scalar, a nested list or a NumPy array,
     on the device the current ``mt.device`` scope asks for."""
+    if isinstance(value, _mt._Variable):
+        value = value.read_value()
+        if dtype is not None:  # TensorFlow casts a variable's value, but no other tensor
+            return cast(value, as_dtype(dtype))
     if isinstance(value, Tensor):
-        return value if dtype is None or as_dtype(dtype) == value.dtype else cast(value, dtype)
+        if dtype is not None and as_dtype(dtype) != value.dtype:
+            raise TypeError(f"Expected tensor {_values(value)} with dtype "
+                            f"{as_dtype(dtype)!r}, but got dtype {value.dtype!r}.")
+        return value
     if dtype is not None and as_dtype(dtype) == DType.bfloat16:
         # NumPy has no bfloat16: build float32, then round each value once (Cast).
         return cast(constant(value, float32, shape), DType.bfloat16)
-    array = _to_array(value, dtype)
+    array = _to_array(value, None if dtype is None else as_dtype(dtype))
     if shape is not None:
         shape = tuple(shape)
         array = _np.broadcast_to(array, shape) if array.size == 1 else array.reshape(shape)
@@ -189,9 +195,18 @@ def from_dlpack(array: _Any) -> Tensor:
     return _mt.from_dlpack(array)
 
 
+_copy_to_numpy = Tensor.numpy  # the binding, without the check below
+
+
+def _numpy(t):
+    """Copies the elements into a new NumPy array; an error while mt.function traces."""
+    _host_reads.check("`.numpy()`")
+    return _copy_to_numpy(t)
+
+
 def _values(t):
     """Returns ``t.numpy()``, widened exactly to float32 for bfloat16 (NumPy has none)."""
-    return cast(t, float32).numpy() if t.dtype == DType.bfloat16 else t.numpy()
+    return _copy_to_numpy(cast(t, float32) if t.dtype == DType.bfloat16 else t)
 
 
 def _numpy_text(t):
@@ -206,6 +221,7 @@ def _repr(t):
 
 
 def _array(t, dtype=None, copy=None):
+    _host_reads.check("a NumPy array")
     if t.__dlpack_device__()[0] == 1:  # host memory
         array = _np.asarray(memoryview(t))
         if copy:
@@ -213,12 +229,13 @@ def _array(t, dtype=None, copy=None):
     elif copy is False:
         raise ValueError("a GPU tensor cannot become a NumPy array without a copy")
     else:
-        array = t.numpy()
+        array = _copy_to_numpy(t)
     return array if dtype is None else array.astype(dtype, copy=False)
 
 
-def _scalar(convert):
+def _scalar(convert, what):
     def method(t):
+        _host_reads.check(what)
         if t.shape and int(_np.prod(t.shape)) != 1:
             raise ValueError("only a tensor with one element converts to a Python scalar")
         return convert(_values(t).reshape(()))
@@ -227,9 +244,10 @@ def _scalar(convert):
 
 Tensor.__repr__ = _repr
 Tensor.__array__ = _array
-Tensor.__float__ = _scalar(float)
-Tensor.__int__ = _scalar(int)
-Tensor.__bool__ = _scalar(lambda x: x.__bool__())
+Tensor.numpy = _numpy
+Tensor.__float__ = _scalar(float, "a Python `float`")
+Tensor.__int__ = _scalar(int, "a Python `int`")
+Tensor.__bool__ = _scalar(lambda x: x.__bool__(), "a Python `bool`")
 Tensor.__module__ = "minitensor"
 DType.__module__ = "minitensor"
 

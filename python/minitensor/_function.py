@@ -16,12 +16,15 @@ TensorFlow, Python side effects (print, appending to a list, a counter) happen o
 the function traces; variables are read and written at every call.
 """
 
+import collections
+import contextlib
 import functools
 import inspect
+import operator
 import threading
 import weakref
 
-from . import _minitensor as _mt
+from . import _host_reads, _input_signature, _minitensor as _mt, _retracing
 
 __all__ = ["function", "Function"]
 
@@ -94,30 +97,136 @@ def _key(structure):
     return f"id:{id(structure)}"
 
 
+# Note [Traces kept per function]: a function keeps one C++ cache (_FunctionCache) per
+# Python key and tuple of argument shapes, at most MAX_TRACED_SIGNATURES of them, least
+# recently called first out; dropping a cache frees its recordings and returns their arenas
+# to the pool. Each cache holds the traces of its shapes (one per dtype, device, scope).
+# Reading the shapes costs about 0.4 us a call, so a function groups by its Python key alone
+# until one of its caches traces a second time (its shapes vary, or dtypes or devices do).
+MAX_TRACED_SIGNATURES = 16
+_SHAPE = operator.attrgetter("shape")
+
+
+def _detector(python_function):
+    """The retracing detector of ``python_function``, shared by every Function made of it
+    (so that one made again and again in a loop warns)."""
+    try:
+        detector = _detectors.get(python_function)
+        if detector is None:
+            detector = _detectors[python_function] = _retracing.RetracingDetector(
+                python_function)
+        return detector
+    except TypeError:  # not weakly referable
+        return _retracing.RetracingDetector(python_function)
+
+
+_detectors = weakref.WeakKeyDictionary()
+
+
 class Function:
     """A function that traces once per signature and replays after (tf.function's object);
     ``mt.function`` makes one."""
 
-    def __init__(self, python_function, name=None, reduce_retracing=False):
+    def __init__(self, python_function, name=None, input_signature=None,
+                 reduce_retracing=False):
         self._python_function = python_function
         self._name = name or getattr(python_function, "__name__", "function")
-        self._cache = _mt._FunctionCache(self._name)
+        if input_signature is not None:
+            _input_signature.check(input_signature)
+        self._input_signature = input_signature
+        self._binding = None  # the InputSignature, made at the first call
+        self._reduce_retracing = bool(reduce_retracing)
+        self._by_shape = self._reduce_retracing  # group traces by shapes (see the Note)
+        self._traced_shapes = []  # before that: (group, (key, dtypes), cache) of each trace
+        self._traces = 0
+        self._caches = collections.OrderedDict()  # (key, shapes) -> _FunctionCache
+        self._dtypes = {}  # (key, shapes) -> (key, the tensors' dtypes)
+        self._last_cache = None
+        self._detector = _detector(python_function)
         self._outputs = {}  # signature key -> the outputs' structure
         self._descriptor_cache = weakref.WeakKeyDictionary()
         functools.update_wrapper(self, python_function)
 
+    def _bind(self, args, kwargs):
+        if self._binding is None:
+            self._binding = _input_signature.InputSignature(self._python_function,
+                                                            self._input_signature)
+        return tuple(self._binding.bind(args, kwargs)), {}
+
+    def _cache_for(self, key, tensors):
+        """The C++ cache of this key and these tensors' shapes (Note [Traces kept per
+        function]); None when ``reduce_retracing`` runs the call eagerly instead of tracing
+        (a traced signature differs from it in shapes only)."""
+        group = (key, tuple(map(_SHAPE, tensors)) if self._by_shape else None)
+        cache = self._caches.get(group)
+        if cache is not None:
+            self._caches.move_to_end(group)
+            return cache
+        dtypes = tuple(t.dtype for t in tensors)
+        if self._reduce_retracing and (key, dtypes) in self._dtypes.values():
+            return None
+        cache = self._caches[group] = _mt._FunctionCache(self._name)
+        self._dtypes[group] = (key, dtypes)
+        self._trim()
+        return cache
+
+    def _trim(self):
+        """Drops the least recently called groups past MAX_TRACED_SIGNATURES, and what
+        refers to their caches (a cache is freed with its last group)."""
+        while len(self._caches) > MAX_TRACED_SIGNATURES:
+            (old_key, old_shapes), old = self._caches.popitem(last=False)
+            del self._dtypes[(old_key, old_shapes)]
+            if not any(k == old_key for k, _ in self._caches):
+                self._outputs.pop(old_key, None)
+            if self._traced_shapes:
+                self._traced_shapes = [t for t in self._traced_shapes if t[2] is not old]
+
+    def _note_trace(self, key, tensors, cache):
+        """Counts a trace; the second trace of a cache grouped by key alone moves every
+        such cache under the shapes it traced (Note [Traces kept per function])."""
+        self._traces += 1
+        self._detector.traced()
+        if self._by_shape:
+            return
+        group = (key, tuple(map(_SHAPE, tensors)))
+        self._traced_shapes.append((group, (key, tuple(t.dtype for t in tensors)), cache))
+        if cache.tracing_count < 2:
+            return
+        self._by_shape = True
+        for group in [g for g in self._caches if g[1] is None]:
+            del self._caches[group], self._dtypes[group]
+        for group, dtypes, traced_cache in self._traced_shapes:
+            self._caches[group], self._dtypes[group] = traced_cache, dtypes
+        self._traced_shapes = None
+        self._trim()
+
     def __call__(self, *args, **kwargs):
         if _mt.functions_run_eagerly():
             return self._python_function(*args, **kwargs)
+        if self._input_signature is not None:
+            args, kwargs = self._bind(args, kwargs)
         tensors = []
         structure = _flatten((args, kwargs), tensors)
         key = _key(structure) + _mt._replica_key()
+        cache = self._cache_for(key, tensors)
+        if cache is None:  # reduce_retracing: another shape of a traced signature
+            return self._python_function(*args, **kwargs)
+        self._last_cache = cache
+        self._detector.called()
+        traces_before = cache.tracing_count
+        traced = []
 
         def body(flat):
             a, kw = _pack(structure, iter(flat))
+            # The cache counts a trace before it runs the body: a changed count means this
+            # call records a new signature, where host reads are errors (_host_reads.py).
+            traces = cache.tracing_count != traces_before
+            if traces:
+                traced.append(True)
             _local.depth = getattr(_local, "depth", 0) + 1
             try:
-                result = self._python_function(*a, **kw)
+                with _host_reads.tracing(self._name) if traces else contextlib.nullcontext():
+                    result = self._python_function(*a, **kw)
             finally:
                 _local.depth -= 1
             out_tensors = []
@@ -126,7 +235,9 @@ class Function:
 
         # A new signature traces: its _Arg nodes take the parameters' names in the log.
         names = [] if key in self._outputs else self._arg_names(args, kwargs, len(tensors))
-        flat_out = self._cache.call(tensors, body, key, names)
+        flat_out = cache.call(tensors, body, key, names)
+        if traced:
+            self._note_trace(key, tensors, cache)
         return _pack(self._outputs[key], iter(flat_out))
 
     def _arg_names(self, args, kwargs, count):
@@ -156,7 +267,8 @@ class Function:
             return self
         bound = self._descriptor_cache.get(instance)
         if bound is None:
-            bound = Function(functools.partial(self._python_function, instance), self._name)
+            bound = Function(functools.partial(self._python_function, instance), self._name,
+                             self._input_signature, self._reduce_retracing)
             self._descriptor_cache[instance] = bound
         return bound
 
@@ -164,20 +276,32 @@ class Function:
     def python_function(self):
         return self._python_function
 
+    @property
+    def input_signature(self):
+        return self._input_signature
+
     def experimental_get_tracing_count(self):
-        """How many times the function traced (one per new signature)."""
-        return self._cache.tracing_count
+        """How many times the function traced (one per new signature, and again for a
+        signature whose trace was dropped)."""
+        return self._traces
+
+    @property
+    def traced_signatures(self):
+        """How many signatures' traces the function keeps (at most
+        MAX_TRACED_SIGNATURES shape groups: Note [Traces kept per function])."""
+        return len(self._caches)
 
     @property
     def replay_kind(self):
         """How the last signature called replays: "graph" (one CUDA graph launch), "steps"
         (a flat list of kernel calls), "eager" (it cannot replay: a random op, say)."""
-        return self._cache.replay_kind
+        return "" if self._last_cache is None else self._last_cache.replay_kind
 
     @property
     def arena_bytes(self):
         """The bytes the replays hold for their intermediate values, all signatures."""
-        return self._cache.arena_bytes
+        caches = {id(c): c for c in self._caches.values()}  # a cache may hold several groups
+        return sum(c.arena_bytes for c in caches.values())
 
 
 def function(func=None, input_signature=None, autograph=True, jit_compile=None,
@@ -186,8 +310,12 @@ def function(func=None, input_signature=None, autograph=True, jit_compile=None,
              experimental_relax_shapes=None, experimental_compile=None,
              experimental_follow_type_hints=None, name=None):
     """Makes ``func`` trace once per signature and replay after (tf.function). Usable as
-    ``@mt.function`` or ``@mt.function(...)``. ``input_signature`` and the other options
-    are accepted for TensorFlow's sake; the signature always comes from the call."""
+    ``@mt.function`` or ``@mt.function(...)``. ``input_signature`` (a list of TensorSpecs)
+    checks and converts every call's arguments; ``reduce_retracing`` runs a call eagerly
+    instead of tracing it when only its tensors' shapes are new (docs/function.md,
+    "Retracing"). The other options are accepted for TensorFlow's sake and ignored."""
     if func is None:
-        return lambda f: Function(f, name=name, reduce_retracing=reduce_retracing)
-    return Function(func, name=name, reduce_retracing=reduce_retracing)
+        return lambda f: function(f, input_signature, name=name,
+                                  reduce_retracing=reduce_retracing)
+    return Function(func, name=name, input_signature=input_signature,
+                    reduce_retracing=reduce_retracing)

@@ -7,7 +7,7 @@
 
 import numpy as _np
 
-from . import _minitensor as _mt
+from . import _host_reads, _minitensor as _mt
 
 
 class Variable(_mt._Variable):
@@ -55,8 +55,10 @@ class Variable(_mt._Variable):
         return self
 
     def __repr__(self):
+        with _host_reads.reading():  # printing at a trace shows the trace's value
+            values = self.numpy()
         return (f"<mt.Variable '{self.name}' shape={self.shape} dtype={self.dtype.name}, "
-                f"numpy={_np.array2string(self.numpy(), separator=', ')}>")
+                f"numpy={_np.array2string(values, separator=', ')}>")
 
     def __len__(self):
         return len(self.read_value())

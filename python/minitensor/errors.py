@@ -93,3 +93,9 @@ UnavailableError = _subclass("UnavailableError", UNAVAILABLE, "The runtime is un
 DataLossError = _subclass("DataLossError", DATA_LOSS, "Data was lost or corrupted.")
 UnauthenticatedError = _subclass(
     "UnauthenticatedError", UNAUTHENTICATED, "The request lacks credentials.")
+
+
+class OperatorNotAllowedInGraphError(TypeError):
+    """A tensor's value was read on the host (``bool``, ``float``, ``.numpy()``, ...) while
+    an ``mt.function`` traced, where the read would be fixed at its trace-time value
+    (tf.errors.OperatorNotAllowedInGraphError)."""

@@ -1,5 +1,5 @@
 """Linear algebra (tf.linalg)."""
 
-from ._minitensor import matmul
+from ._converted_ops import matmul
 
 __all__ = ["matmul"]

@@ -1,9 +1,10 @@
 """Element-wise math (tf.math): every element-wise op under its tf.math name."""
 
+from ._division import divide, truediv
 from ._index_ops import argmax, argmin
 from ._minitensor import unsorted_segment_sum
 from ._minitensor import (
-    abs, add, divide, equal, exp, floor, floordiv, floormod, greater, greater_equal, less,
+    abs, add, equal, exp, floor, floordiv, floormod, greater, greater_equal, less,
     less_equal, log, log1p, logical_and, logical_not, logical_or, maximum, minimum, multiply,
     negative, not_equal, pow, reduce_all, reduce_any, reduce_max, reduce_mean, reduce_min,
     reduce_prod, reduce_sum, round, rsqrt, sigmoid, sign, sqrt, square, squared_difference,
@@ -15,4 +16,4 @@ __all__ = [
     "logical_not", "logical_or", "maximum", "minimum", "multiply", "negative", "not_equal",
     "pow", "reduce_all", "reduce_any", "reduce_max", "reduce_mean", "reduce_min", "reduce_prod",
     "reduce_sum", "round", "rsqrt", "sigmoid", "sign", "sqrt", "square", "squared_difference",
-    "subtract", "tanh", "unsorted_segment_sum"]
+    "subtract", "tanh", "truediv", "unsorted_segment_sum"]

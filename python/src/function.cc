@@ -12,6 +12,7 @@
 
 #include "python/src/bindings.h"
 #include "runtime/function/function_cache.h"
+#include "runtime/function/function_recorder.h"
 #include "runtime/strategy/replica_hooks.h"
 
 namespace mt::python {
@@ -45,6 +46,17 @@ void bind_function(nb::module_& m) {
     if (replica < 0) return std::string();
     return "@" + std::to_string(internal::current_strategy_id()) + "/" + std::to_string(replica);
   });
+  // Marks the function this thread traces as unable to replay this signature, for
+  // `reason` (mt.cond's host decision): it then runs its body eagerly at every call. Does
+  // nothing when no function traces.
+  m.def(
+      "_mark_unreplayable",
+      [](const std::string& reason) {
+        if (internal::FunctionRecorder* recorder = internal::active_recorder()) {
+          recorder->set_unreplayable(absl::UnimplementedError(reason));
+        }
+      },
+      nb::arg("reason"));
   m.def("run_functions_eagerly", &config::run_functions_eagerly, nb::arg("run_eagerly"));
   m.def("functions_run_eagerly", &config::functions_run_eagerly);
 }

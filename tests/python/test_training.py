@@ -137,3 +137,21 @@ def test_train_mlp_example_reaches_its_accuracy(device):
                          timeout=300)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "epoch 8: loss" in run.stdout and f"device:{device}:0" in run.stdout
+
+
+def test_a_callable_learning_rate_leaks_nothing_at_exit():
+    from conftest import run_python
+    done = run_python("""
+        import minitensor as mt
+        opt = mt.keras.optimizers.Adam(lambda step: 0.1)
+        v = mt.Variable([1.0])
+        opt.apply_gradients([(mt.constant([1.0]), v)])
+        print(round(float(v.numpy()[0]), 4))
+        sgd = mt.keras.optimizers.SGD(learning_rate=lambda step: 0.5 / (step + 1))
+        sgd.apply_gradients([(mt.constant([1.0]), v)])
+        sgd.apply_gradients([(mt.constant([1.0]), v)])
+        print(round(float(v.numpy()[0]), 4))
+    """)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["0.9", "0.15"]
+    assert "leaked" not in done.stderr, done.stderr

@@ -1,16 +1,32 @@
-"""TensorSpec: the shape and dtype of a dataset component (tf.TensorSpec), with None for a
-dimension that varies, as the batch dimension of a batch that may be partial."""
+"""TensorSpec: the shape and dtype of a tensor (tf.TensorSpec), with None for a dimension
+that varies (the batch dimension of a batch that may be partial) or for a shape of unknown
+rank. Datasets describe their components with it; ``mt.function(input_signature=...)``
+takes a list of them."""
 
 __all__ = ["TensorSpec"]
 
 
 class TensorSpec:
-    """Describes a tensor: ``shape`` (a tuple of ints and None) and ``dtype`` (mt.DType)."""
+    """Describes a tensor: ``shape`` (a tuple of ints and None, or None for any rank) and
+    ``dtype`` (mt.DType, or anything mt.as_dtype takes; float32 by default)."""
 
-    def __init__(self, shape, dtype, name=None):
-        self.shape = tuple(None if d is None else int(d) for d in shape)
-        self.dtype = dtype
+    def __init__(self, shape, dtype=None, name=None):
+        from .. import as_dtype, float32
+        self.shape = None if shape is None else tuple(None if d is None else int(d)
+                                                      for d in shape)
+        self.dtype = float32 if dtype is None else as_dtype(dtype)
         self.name = name
+
+    def is_compatible_with(self, tensor):
+        """Whether ``tensor`` (a tensor or a TensorSpec) has this dtype and a shape that
+        this shape allows (None matches any dimension, a None shape any shape)."""
+        if tensor.dtype != self.dtype:
+            return False
+        if self.shape is None or tensor.shape is None:
+            return True
+        return len(tensor.shape) == len(self.shape) and all(
+            want is None or got is None or want == got
+            for want, got in zip(self.shape, tensor.shape))
 
     def __eq__(self, other):
         if not isinstance(other, TensorSpec):
@@ -21,4 +37,5 @@ class TensorSpec:
         return hash((self.shape, self.dtype, self.name))
 
     def __repr__(self):
-        return f"TensorSpec(shape={self.shape}, dtype={self.dtype!r}, name={self.name!r})"
+        shape = "<unknown>" if self.shape is None else self.shape
+        return f"TensorSpec(shape={shape}, dtype={self.dtype!r}, name={self.name!r})"

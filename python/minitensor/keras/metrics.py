@@ -1,5 +1,7 @@
-"""tf.keras.metrics: running averages over the batches of an epoch, computed on the host
-with NumPy from the labels and the predictions.
+"""tf.keras.metrics: running averages over the batches of an epoch, as Keras keeps them:
+each metric's totals are variables updated by ops, so ``update_state`` inside an
+``mt.function`` counts at every call (the replay writes the variables), and ``result()``
+returns a scalar tensor.
 
     acc = mt.keras.metrics.SparseCategoricalAccuracy()
     acc.update_state([1, 0], [[0.2, 0.8], [0.9, 0.1]])
@@ -11,58 +13,81 @@ accuracy from the shapes of the first batch, as Keras does (``for_shapes``).
 
 import numpy as _np
 
+from .losses import mean_squared_error, same_rank
+
 __all__ = ["Accuracy", "BinaryAccuracy", "CategoricalAccuracy", "Mean", "MeanMetricWrapper",
            "MeanSquaredError", "Metric", "SparseCategoricalAccuracy", "accuracy",
            "binary_accuracy", "categorical_accuracy", "get", "sparse_categorical_accuracy"]
 
 
-def _array(value):
-    return _np.asarray(value)
+def _tensor(value, dtype=None):
+    from .. import cast, convert_to_tensor
+    value = convert_to_tensor(value)
+    return value if dtype is None or value.dtype == dtype else cast(value, dtype)
+
+
+def _hits(equal):
+    """1.0 where ``equal`` (a bool tensor) is true, else 0.0, as float32."""
+    from .. import cast, float32
+    return cast(equal, float32)
 
 
 def accuracy(y_true, y_pred):
     """Returns 1.0 where y_true equals y_pred, else 0.0."""
-    return (_array(y_true) == _array(y_pred)).astype(_np.float32)
+    from .. import equal
+    y_pred = _tensor(y_pred)
+    return _hits(equal(_tensor(y_true, y_pred.dtype), y_pred))
 
 
 def binary_accuracy(y_true, y_pred, threshold=0.5):
-    """Returns 1.0 where (y_pred > threshold) equals y_true, per example."""
-    y_true, y_pred = _same_rank(_array(y_true), _array(y_pred))
-    hits = (y_true == (y_pred > threshold)).astype(_np.float32)
-    return hits.mean(axis=-1) if hits.ndim > 1 else hits
+    """Returns 1.0 where (y_pred > threshold) equals y_true, per example (the mean over the
+    last axis of a rank above 1)."""
+    from .. import cast, equal, reduce_mean
+    y_pred = _tensor(y_pred)
+    y_true, y_pred = same_rank(_tensor(y_true, y_pred.dtype), y_pred)
+    hits = _hits(equal(y_true, cast(y_pred > threshold, y_true.dtype)))
+    return reduce_mean(hits, axis=-1) if len(hits.shape) > 1 else hits
 
 
 def categorical_accuracy(y_true, y_pred):
     """Returns 1.0 where the argmax of the one-hot y_true equals that of y_pred."""
-    return (_array(y_true).argmax(-1) == _array(y_pred).argmax(-1)).astype(_np.float32)
+    from .. import argmax, equal
+    return _hits(equal(argmax(_tensor(y_true), -1), argmax(_tensor(y_pred), -1)))
 
 
 def sparse_categorical_accuracy(y_true, y_pred):
     """Returns 1.0 where the integer label y_true is the argmax of y_pred."""
-    y_true, y_pred = _array(y_true), _array(y_pred)
-    if y_true.ndim == y_pred.ndim and y_true.shape[-1] == 1:
-        y_true = y_true[..., 0]
-    return (y_true == y_pred.argmax(-1)).astype(_np.float32)
-
-
-def mean_squared_error(y_true, y_pred):
-    y_true, y_pred = _same_rank(_array(y_true), _array(y_pred))
-    return ((y_pred - y_true) ** 2).mean(axis=-1)
-
-
-def _same_rank(y_true, y_pred):
-    if y_true.ndim == y_pred.ndim - 1 and y_pred.shape[-1] == 1:
-        return y_true[..., None], y_pred
-    if y_pred.ndim == y_true.ndim - 1 and y_true.shape[-1] == 1:
-        return y_true, y_pred[..., None]
-    return y_true, y_pred
+    from .. import argmax, equal, int64, squeeze
+    y_true, y_pred = _tensor(y_true), _tensor(y_pred)
+    if len(y_true.shape) == len(y_pred.shape) and y_true.shape[-1] == 1:
+        y_true = squeeze(y_true, [-1])
+    return _hits(equal(_tensor(y_true, int64), argmax(y_pred, -1)))
 
 
 class Metric:
-    """A value accumulated over batches: ``update_state``, ``result``, ``reset_state``."""
+    """A value accumulated over batches: ``update_state``, ``result``, ``reset_state``;
+    its state is ``variables``."""
 
     def __init__(self, name=None, dtype=None):
+        from .. import as_dtype, float32
         self.name = name or type(self).__name__
+        self.dtype = float32 if dtype is None else as_dtype(dtype)
+        self._variables = []
+
+    def add_variable(self, name):
+        """Makes a scalar variable of the metric's dtype, zero, that ``reset_state`` zeroes."""
+        from .. import Variable, zeros
+        variable = Variable(zeros([], self.dtype), trainable=False, name=f"{self.name}/{name}")
+        self._variables.append(variable)
+        return variable
+
+    def build(self):
+        """Makes the variables (at the first update or read)."""
+
+    @property
+    def variables(self):
+        self.build()
+        return list(self._variables)
 
     def update_state(self, *args, **kwargs):
         raise NotImplementedError
@@ -71,7 +96,10 @@ class Metric:
         raise NotImplementedError
 
     def reset_state(self):
-        raise NotImplementedError
+        """Sets every variable back to zero (an op: it runs inside functions too)."""
+        from .. import zeros
+        for variable in self.variables:
+            variable.assign(zeros(variable.shape, variable.dtype))
 
     def __call__(self, *args, **kwargs):
         """Updates the state and returns the result."""
@@ -79,26 +107,71 @@ class Metric:
         return self.result()
 
 
+def _samplewise(values, weights):
+    """Keras's reduction before a Mean: ``values`` times ``weights`` (broadcast, a lower
+    rank gaining trailing dimensions), each averaged over the axes after the first."""
+    from .. import broadcast_to, expand_dims, reduce_mean
+    if weights is not None:
+        while len(weights.shape) < len(values.shape):
+            weights = expand_dims(weights, -1)
+        weights = broadcast_to(weights, values.shape)
+        values = values * weights
+    if len(values.shape) > 1:
+        axes = list(range(1, len(values.shape)))
+        values = reduce_mean(values, axis=axes)
+        weights = None if weights is None else reduce_mean(weights, axis=axes)
+    return values, weights
+
+
 class Mean(Metric):
-    """The (weighted) mean of every value given to ``update_state``."""
+    """The (weighted) mean of every value given to ``update_state``: ``total`` and
+    ``count`` variables (a value of rank above 1 counts once per row, its mean). They are
+    made at the first use, not in a strategy's scope where ``compile`` makes the metric."""
 
     def __init__(self, name="mean", dtype=None):
         super().__init__(name, dtype)
-        self.reset_state()
+        self._total = self._count = None
+        self._constants = {}  # value -> scalar tensor: a batch's count, 0 for result()
 
-    def reset_state(self):
-        self._total, self._count = 0.0, 0.0
+    def build(self):
+        if self._total is None:
+            self._total = self.add_variable("total")
+            self._count = self.add_variable("count")
+
+    def _constant(self, value):
+        if value not in self._constants:
+            from .. import constant
+            self._constants[value] = constant(value, self.dtype)
+        return self._constants[value]
+
+    @property
+    def total(self):
+        self.build()
+        return self._total
+
+    @property
+    def count(self):
+        self.build()
+        return self._count
 
     def update_state(self, values, sample_weight=None):
-        values = _array(values).astype(_np.float64)
-        weights = _np.ones_like(values) if sample_weight is None else \
-            _np.broadcast_to(_array(sample_weight), values.shape)
-        self._total += float((values * weights).sum())
-        self._count += float(weights.sum())
+        from .. import reduce_sum
+        values = _tensor(values, self.dtype)
+        weights = None if sample_weight is None else _tensor(sample_weight, self.dtype)
+        values, weights = _samplewise(values, weights)
+        self.total.assign_add(reduce_sum(values))
+        if weights is not None:
+            self.count.assign_add(reduce_sum(weights))
+        else:
+            self.count.assign_add(self._constant(values.shape[0] if values.shape else 1))
 
     def result(self):
-        """Returns the mean as a float32 scalar (0 before any update)."""
-        return _np.float32(self._total / self._count if self._count else 0.0)
+        """Returns the mean as a scalar tensor (0 before any update)."""
+        from .. import _minitensor as _mt
+        total, count = self.total.read_value(), self.count.read_value()
+        zero = _mt.equal(count, self._constant(0))
+        return _mt.select_v2(zero, self._constant(0), total / _mt.select_v2(
+            zero, self._constant(1), count))
 
 
 class MeanMetricWrapper(Mean):

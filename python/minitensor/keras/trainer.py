@@ -48,7 +48,7 @@ class Trainer:
         for identifier in self._metric_ids:
             _metrics.check(identifier)
         self._metric_objects = None
-        self._loss_tracker = _metrics.Mean(name="loss")
+        self._loss_tracker = _LossAverage()
         self.compiled = True
 
     def _assert_compiled(self):
@@ -155,6 +155,25 @@ class Trainer:
         if outputs and isinstance(outputs[0], list):
             return [_np.concatenate(parts) for parts in zip(*outputs)]
         return _np.concatenate(outputs) if outputs else _np.zeros((0,), _np.float32)
+
+
+class _LossAverage:
+    """The epoch's running loss, weighted by batch size. Fit and evaluate hold each batch's
+    loss as a float already and run outside functions, so it stays on the host: a Mean's
+    variables would add a dozen ops to every batch."""
+
+    def __init__(self):
+        self.reset_state()
+
+    def reset_state(self):
+        self._total, self._count = 0.0, 0
+
+    def update_state(self, loss, sample_weight):
+        self._total += float(loss) * sample_weight
+        self._count += sample_weight
+
+    def result(self):
+        return float(_np.float32(self._total / self._count)) if self._count else 0.0
 
 
 class _Events:
