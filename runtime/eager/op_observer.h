@@ -70,15 +70,16 @@ class OpObserver {
   // Returns whether on_placed should see the cost policy's words in OpEvent::why.
   virtual bool wants_reasons() const { return false; }
   // The op is placed (and logged); its inputs are not copied yet.
-  virtual void on_placed(const OpEvent& op) {}
+  virtual void on_placed(const OpEvent& /*op*/) {}
   // Input `t` is about to be copied to `dst` (device index `dst_index`) for the op.
-  virtual void before_copy(const Tensor& t, Device& dst, int dst_index) {}
+  virtual void before_copy(const Tensor& /*t*/, Device& /*dst*/, int /*dst_index*/) {}
   // The copy of `t` started by before_copy ended with `copy`.
-  virtual void after_copy(const Tensor& t, Device& dst, const absl::StatusOr<Tensor>& copy) {}
+  virtual void after_copy(const Tensor& /*t*/, Device& /*dst*/,
+                          const absl::StatusOr<Tensor>& /*copy*/) {}
   // The op's kernel is about to run on its device.
-  virtual void before_kernel(const OpEvent& op) {}
+  virtual void before_kernel(const OpEvent& /*op*/) {}
   // The op ended with `status`; `op.outputs` holds its outputs when it succeeded.
-  virtual void on_done(const OpEvent& op, const absl::Status& status) {}
+  virtual void on_done(const OpEvent& /*op*/, const absl::Status& /*status*/) {}
 };
 
 // The number of registrations, any thread (Note [Observers cost one load when off]).
