@@ -1,4 +1,5 @@
 #pragma once
+// Includes only: every public header of the runtime.
 // minitensor: a small eager tensor runtime whose heart is a device placement engine.
 // Include this one header to use it.
 //

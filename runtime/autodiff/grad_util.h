@@ -1,4 +1,5 @@
 #pragma once
+// Inline only.
 // Internal to runtime/autodiff/: small helpers the gradient functions share.
 
 #include "core/dtype.h"

@@ -1,4 +1,5 @@
 #pragma once
+// Its code: cuda_device.cc and cuda_graph.cc.
 // CudaDevice::CaptureHandles (internal): what a graph capture on one GPU enqueues through
 // (Note [Graph capture] in cuda_graph.cc): a stream, a cuBLAS handle bound to it with a
 // fixed workspace, and the kernel state that names them.

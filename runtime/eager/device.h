@@ -1,4 +1,5 @@
 #pragma once
+// Its code: cpu_device.cc (CPUs), runtime/cuda/cuda_device.cc (GPUs).
 // Device: one logical device the runtime runs ops on (internal). It owns the device's
 // memory pool and knows how to move bytes to and from it. The CPU implementation copies
 // with memcpy; the CUDA backend (runtime/cuda/) adds its stream and cuBLAS handle.

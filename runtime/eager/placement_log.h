@@ -1,4 +1,5 @@
 #pragma once
+// Its code: runtime/debugging.cc.
 // Writes one placement log line (internal; mt::debugging configures it).
 
 #include <string>

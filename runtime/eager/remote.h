@@ -1,4 +1,5 @@
 #pragma once
+// Its code: distributed/ (remote_device.cc and the cluster).
 // Remote devices (internal): the runtime's two hooks for devices that live in another
 // process, implemented by distributed/ (Note [Remote tensors] in distributed/remote_device.h).
 //

@@ -1,4 +1,5 @@
 #pragma once
+// Inline only; device_scope.cc pushes and pops.
 // The thread's stack of merged device scopes (internal). Each entry holds the merge of
 // every enclosing scope and a hash of it, so that the per-op placement cache can key on
 // the hash without walking the stack.

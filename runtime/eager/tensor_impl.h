@@ -1,4 +1,5 @@
 #pragma once
+// Its code: tensor.cc.
 // TensorImpl: what a Tensor handle points to (internal). The dtype, shape and device never
 // change; the buffer comes from the device's pool and goes back to it with the last
 // reference.

@@ -1,4 +1,5 @@
 #pragma once
+// Declarations only: function_recorder.cc writes it, concrete_function.cc reads it.
 // FunctionGraph: one traced signature of an mt::Function as the recorder leaves it
 // (internal): the buffers the body's kernels touched (values), the kernels and copies in
 // the order they ran (steps), and the host work to repeat before each replay (actions).

@@ -1,4 +1,5 @@
 #pragma once
+// Its code: all_reduce.cc, reduction_to_one_device.cc, cuda/nccl_all_reduce.cc.
 // CrossDeviceOps (internal): how a MirroredStrategy combines one value per replica into the
 // reduced value on every replica's device. Two implementations, chosen as TensorFlow's
 // MirroredStrategy chooses them (Note [Choosing the cross-device ops] in

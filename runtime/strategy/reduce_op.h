@@ -1,4 +1,5 @@
 #pragma once
+// Declarations only.
 // How values of several replicas combine (tf.distribute.ReduceOp): their sum, or their
 // mean (the sum divided by the number of replicas).
 

@@ -1,4 +1,5 @@
 #pragma once
+// Inline only.
 // status_of (internal): the inverse of throw_if_error for the strategy's collectives, whose
 // outcome goes from the thread that ran them to every replica as a Status.
 

@@ -1,4 +1,5 @@
 #pragma once
+// Declarations only.
 // StrategyState (internal): what a MirroredStrategy holds, shared by mirrored_strategy.cc
 // (the public class) and replica_hooks.cc (what variables and optimizers ask of it).
 

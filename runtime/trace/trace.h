@@ -1,4 +1,5 @@
 #pragma once
+// Its code: trace_control.cc (start, stop), trace_json.cc and report.cc (writing).
 // mt::trace: records what the runtime does, for Perfetto, chrome://tracing and the HTML
 // report (docs/trace.md says how to read them).
 //

@@ -1,4 +1,5 @@
 #pragma once
+// Declarations only: its users are trace_recorder.cc and trace_control.cc.
 // The state of the process's recording (internal), shared by the recorder, start/stop and
 // the writers of the trace and the report. Every field is guarded by `mu`.
 
