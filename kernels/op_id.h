@@ -22,13 +22,21 @@ inline constexpr int kVariadic = -1;
 // The flags column of the op table, combined with |.
 enum OpFlags : uint32_t {
   kNone = 0,
-  kSource = 1u << 0,     // no tensor input: shape and dtype come with the call
-  kGrad = 1u << 1,       // differentiable
-  kCostly = 1u << 2,     // much work per element (transcendental): split into smaller chunks
-  kRandom = 1u << 3,     // draws random numbers
-  kKeyInput1 = 1u << 4,  // the kernel is keyed by input 1's dtype (Select's x)
-  kResource = 1u << 5,   // input 0 is a variable's value: the op runs on its device
+  kSource = 1u << 0,        // no tensor input: shape and dtype come with the call
+  kGrad = 1u << 1,          // differentiable
+  kCostly = 1u << 2,        // much work per element (transcendental): split into smaller chunks
+  kRandom = 1u << 3,        // draws random numbers
+  kKeyInput1 = 1u << 4,     // the kernel is keyed by input 1's dtype (Select's x)
+  kResource = 1u << 5,      // input 0 is a variable's value: the op runs on its device
+  kAliasInput0 = 1u << 6,   // the output is input 0 itself: no kernel runs (ReadVariableOp)
+  kCopyIsResult = 1u << 7,  // when input 0 is copied to the op's device, the copy is the
+                            // output: no kernel runs (Identity)
 };
+
+// The inputs a kResource op writes in place, first ones first (a variable, then its slots):
+// a count in the flags' bits 8-11, combined with | like a flag.
+inline constexpr int kWritesShift = 8;
+constexpr uint32_t writes_inputs(int n) { return static_cast<uint32_t>(n) << kWritesShift; }
 
 #define MT_OP_ENUMERATOR(Name, ...) k##Name,
 enum class OpId : uint8_t { MT_OP_TABLE(MT_OP_ENUMERATOR) };
@@ -52,7 +60,7 @@ inline constexpr OpInfo kOpInfo[] = {MT_OP_TABLE(MT_OP_INFO)};
 inline constexpr int kNumOps = static_cast<int>(sizeof(kOpInfo) / sizeof(kOpInfo[0]));
 // A new row changes this count: give the op its kernels, its tests and (with kGrad) its
 // gradient before updating it (Note [Adding an op] in docs/design.md).
-static_assert(kNumOps == 85, "the op table changed: see Note [Adding an op]");
+static_assert(kNumOps == 86, "the op table changed: see Note [Adding an op]");
 
 constexpr const OpInfo& op_info(OpId op) { return kOpInfo[static_cast<int>(op)]; }
 
@@ -64,6 +72,11 @@ constexpr const char* op_name(OpId op) { return op_info(op).name; }
 constexpr DTypeSet op_dtypes(OpId op) { return op_info(op).dtypes; }
 
 constexpr bool op_has_flag(OpId op, OpFlags flag) { return (op_info(op).flags & flag) != 0; }
+
+// Returns how many of `op`'s first inputs it writes in place (writes_inputs in its row).
+constexpr int op_writes(OpId op) {
+  return static_cast<int>((op_info(op).flags >> kWritesShift) & 15);
+}
 
 // Returns the index of the input whose dtype keys the kernel (-1 for a source op, which is
 // keyed by its output's dtype).

@@ -17,7 +17,10 @@
 //   shape_fn  the function of kernels/shape_fns.h that validates a call and infers outputs
 //   flags     OpFlags (op_id.h): kNone, kSource, kGrad (differentiable), kCostly (much
 //             work per element), kRandom, kKeyInput1 (the kernel is keyed by input 1),
-//             kResource (input 0 is a variable's value: the op runs on its device)
+//             kResource (input 0 is a variable's value: the op runs on its device),
+//             writes_inputs(n) (a resource op writes its first n inputs in place),
+//             kAliasInput0 and kCopyIsResult (no kernel runs: the execute body returns
+//             input 0, or its copy to the op's device)
 //
 // The families below are separate lists so that code which handles a family uniformly
 // (one CPU loop and one CUDA functor per element-wise op, one wrapper signature) can expand
@@ -27,7 +30,8 @@
 #define MT_DATA_OPS(X)                                                                          \
   X(EagerConst, "_EagerConst", constant, "constant", 1, kAllDTypes, infer_data_op, kSource)     \
   X(Fill, "Fill", fill, "fill", 1, kAllDTypes, infer_data_op, kSource)                          \
-  X(Identity, "Identity", identity, "identity", 1, kAllDTypes, infer_data_op, kGrad)            \
+  X(Identity, "Identity", identity, "identity", 1, kAllDTypes, infer_data_op,                   \
+    kGrad | kCopyIsResult)                                                                      \
   X(Cast, "Cast", cast, "cast", 1, kAllDTypes, infer_data_op, kGrad)                            \
   X(StopGradient, "StopGradient", stop_gradient, "stop_gradient", 1, kAllDTypes, infer_data_op, \
     kNone)
@@ -85,6 +89,7 @@
   X(Log, "Log", log, "math.log", 1, kFloatDTypes, infer_unary, kGrad | kCostly)            \
   X(Log1p, "Log1p", log1p, "math.log1p", 1, kFloatDTypes, infer_unary, kGrad | kCostly)    \
   X(Tanh, "Tanh", tanh, "tanh", 1, kFloatDTypes, infer_unary, kGrad | kCostly)             \
+  X(Erf, "Erf", erf, "math.erf", 1, kFloatDTypes, infer_unary, kGrad | kCostly)            \
   X(Sigmoid, "Sigmoid", sigmoid, "sigmoid", 1, kFloatDTypes, infer_unary, kGrad | kCostly) \
   X(Sign, "Sign", sign, "sign", 1, kNumericDTypes, infer_unary, kNone)                     \
   X(Floor, "Floor", floor, "floor", 1, kFloatDTypes, infer_unary, kNone)                   \
@@ -167,21 +172,21 @@
 
 // Variables (runtime/train/variable.h): input 0 of the kResource ops is the variable's value, whose
 // device they run on whatever the scope (TensorFlow's MaybePinToResourceDevice).
-// VarHandleOp allocates the variable's buffer; ReadVariableOp returns the value itself (no
-// kernel runs: execute.cc); the assignments write input 1 into input 0's buffer and have no
+// VarHandleOp allocates the variable's buffer; ReadVariableOp returns the value itself
+// (kAliasInput0: no kernel runs); the assignments write input 1 into input 0's buffer and have no
 // output (Note [Variables write in place] in runtime/train/variable.h).
 #define MT_RESOURCE_OPS(X)                                                                        \
   X(VarHandleOp, "VarHandleOp", Variable, "Variable", 1, kAllDTypes, infer_data_op, kSource)      \
   X(ReadVariableOp, "ReadVariableOp", Variable::read_value, "Variable.read_value", 1, kAllDTypes, \
-    infer_data_op, kResource)                                                                     \
+    infer_data_op, kResource | kAliasInput0)                                                      \
   X(AssignVariableOp, "AssignVariableOp", Variable::assign, "Variable.assign", 2, kAllDTypes,     \
-    infer_assign, kResource)                                                                      \
+    infer_assign, kResource | writes_inputs(1))                                                   \
   X(AssignAddVariableOp, "AssignAddVariableOp", Variable::assign_add, "Variable.assign_add", 2,   \
-    kNumericDTypes, infer_assign, kResource)                                                      \
+    kNumericDTypes, infer_assign, kResource | writes_inputs(1))                                   \
   X(AssignSubVariableOp, "AssignSubVariableOp", Variable::assign_sub, "Variable.assign_sub", 2,   \
-    kNumericDTypes, infer_assign, kResource)                                                      \
+    kNumericDTypes, infer_assign, kResource | writes_inputs(1))                                   \
   X(ResourceApplyAdam, "ResourceApplyAdam", optimizers::Adam, "keras.optimizers.Adam", 5,         \
-    kFloatDTypes, infer_apply_adam, kResource)
+    kFloatDTypes, infer_apply_adam, kResource | writes_inputs(3))
 
 #define MT_OP_TABLE(X) \
   MT_DATA_OPS(X)       \

@@ -25,7 +25,7 @@ inline constexpr int64_t kSmallOpMaxElements = 64;
 // Returns whether the rule may pin `op` with `num_inputs` inputs.
 constexpr bool small_op_pinnable(OpId op, size_t num_inputs) {
   return num_inputs > 0 && !op_has_flag(op, kRandom) && !op_has_flag(op, kSource) &&
-         op != OpId::kIdentity;
+         !op_has_flag(op, kCopyIsResult);
 }
 
 // Returns whether one input allows pinning: on the host CPU, int32 or int64, small.

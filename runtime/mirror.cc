@@ -4,7 +4,9 @@
 
 namespace mt::internal {
 
-bool uses_mirrors(OpId op) { return op != OpId::kIdentity && active_recorder() == nullptr; }
+bool uses_mirrors(OpId op) {
+  return !op_has_flag(op, kCopyIsResult) && active_recorder() == nullptr;
+}
 
 TensorImpl* mirror_on(TensorImpl& src, const Device& device) {
   if (src.mirror.load(std::memory_order_acquire) == nullptr) return nullptr;

@@ -99,6 +99,10 @@ struct UnaryFn<OpId::kLog1p> {
   MT_FLOAT_FN(log1p(x))
 };
 template <>
+struct UnaryFn<OpId::kErf> {  // CUDA's erf/erff: within 2 ulp
+  MT_FLOAT_FN(erf(x))
+};
+template <>
 struct UnaryFn<OpId::kTanh> {  // within 2 ulp
   MT_FLOAT_FN(tanh(x))
 };

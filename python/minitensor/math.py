@@ -4,14 +4,14 @@ from ._division import divide, truediv
 from ._index_ops import argmax, argmin
 from ._minitensor import unsorted_segment_sum
 from ._minitensor import (
-    abs, add, equal, exp, floor, floordiv, floormod, greater, greater_equal, less,
+    abs, add, equal, erf, exp, floor, floordiv, floormod, greater, greater_equal, less,
     less_equal, log, log1p, logical_and, logical_not, logical_or, maximum, minimum, multiply,
     negative, not_equal, pow, reduce_all, reduce_any, reduce_max, reduce_mean, reduce_min,
     reduce_prod, reduce_sum, round, rsqrt, sigmoid, sign, sqrt, square, squared_difference,
     subtract, tanh)
 
 __all__ = [
-    "abs", "add", "argmax", "argmin", "divide", "equal", "exp", "floor", "floordiv", "floormod",
+    "abs", "add", "argmax", "argmin", "divide", "equal", "erf", "exp", "floor", "floordiv", "floormod",
     "greater", "greater_equal", "less", "less_equal", "log", "log1p", "logical_and",
     "logical_not", "logical_or", "maximum", "minimum", "multiply", "negative", "not_equal",
     "pow", "reduce_all", "reduce_any", "reduce_max", "reduce_mean", "reduce_min", "reduce_prod",

@@ -1,4 +1,5 @@
 #pragma once
+// Its code: grad_math.cc, grad_array.cc, grad_reduce.cc and grad_table.cc.
 // Internal to runtime/autodiff/: the gradient of each differentiable op of the op table.
 //
 // Note [Gradients beside their rows]: every row flagged kGrad in kernels/op_table.h defines
@@ -68,6 +69,7 @@ constexpr GradReads grad_reads(OpId op) {
     case OpId::kMatMul:
     case OpId::kBatchMatMulV2:
     case OpId::kMul:
+    case OpId::kErf:
       return {~0u, 0};
     case OpId::kBiasAdd:
     case OpId::kAddV2:

@@ -116,7 +116,7 @@ void FunctionRecorder::record_op(OpId op, const OpAttrs& attrs, KernelFn kernel,
   step.device = &device;
   step.attrs = attrs;
   step.inputs = std::move(in);
-  step.writes_inputs = op_has_flag(op, kResource) && op != OpId::kReadVariableOp;
+  step.writes_inputs = op_writes(op) > 0;
   for (const Tensor& out : outputs) {
     const ValueId id = add_value(ValueKind::kMade, *out.impl());
     values_[out.impl()] = id;

@@ -102,6 +102,8 @@ TYPED_TEST(FloatUnaryTest, TranscendentalOpsWithinFewUlps) {
   expect_unary<T>(
       OpId::kTanh, [](T x) { return std::tanh(x); }, 4, -12, 12);
   expect_unary<T>(
+      OpId::kErf, [](T x) { return std::erf(static_cast<double>(x)); }, 4, -6, 6);
+  expect_unary<T>(
       OpId::kSigmoid, [](T x) { return 1 / (1 + std::exp(-static_cast<double>(x))); }, 4, -120,
       120);
 }

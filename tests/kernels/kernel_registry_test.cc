@@ -52,6 +52,7 @@ constexpr Row kTable[] = {
     {OpId::kLog, {1, 1, 0, 0, 0, 1, 1}},
     {OpId::kLog1p, {1, 1, 0, 0, 0, 1, 1}},
     {OpId::kTanh, {1, 1, 0, 0, 0, 1, 1}},
+    {OpId::kErf, {1, 1, 0, 0, 0, 1, 1}},
     {OpId::kSigmoid, {1, 1, 0, 0, 0, 1, 1}},
     {OpId::kSign, {1, 1, 1, 1, 0, 1, 1}},
     {OpId::kFloor, {1, 1, 0, 0, 0, 1, 1}},

@@ -1,5 +1,7 @@
 """The element-wise ops of issue 19 and their operators, against NumPy."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -15,6 +17,7 @@ UNARY = [
     (mt.math.log, np.log, POSITIVE),
     (mt.math.log1p, np.log1p, POSITIVE),
     (mt.tanh, np.tanh, X),
+    (mt.math.erf, np.vectorize(math.erf), X),
     (mt.sigmoid, lambda x: 1 / (1 + np.exp(-x)), X),
     (mt.sign, np.sign, X),
     (mt.floor, np.floor, X),
@@ -50,7 +53,7 @@ def test_integer_unary_ops():
 
 
 def test_math_module_has_every_alias():
-    for name in ["sqrt", "rsqrt", "square", "log", "log1p", "tanh", "sigmoid", "sign",
+    for name in ["sqrt", "rsqrt", "square", "log", "log1p", "erf", "tanh", "sigmoid", "sign",
                  "floor", "round", "logical_not", "pow", "maximum", "minimum",
                  "squared_difference", "floordiv", "floormod", "logical_and", "logical_or"]:
         assert callable(getattr(mt.math, name)), name
@@ -154,3 +157,12 @@ def test_zero_sized_inputs():
     assert mt.maximum(empty, mt.constant([1.0, 2.0, 3.0])).shape == (0, 3)
     with mt.device("/CPU:0"):  # nothing is divided
         assert mt.math.floordiv(mt.constant(np.zeros((0,), np.int32)), 0).shape == (0,)
+
+
+def test_erf_gradient_is_two_over_sqrt_pi_times_exp_minus_x_squared():
+    x = mt.Variable(np.array([-1.0, 0.0, 0.5, 2.0], np.float32))
+    with mt.GradientTape() as tape:
+        y = mt.reduce_sum(mt.math.erf(x))
+    grad = tape.gradient(y, x).numpy()
+    want = 2 / np.sqrt(np.pi) * np.exp(-np.square(x.numpy()))
+    np.testing.assert_allclose(grad, want, rtol=1e-6)

@@ -268,6 +268,13 @@ struct UnaryFn<OpId::kSqrt> {  // IEEE sqrt (-fno-math-errno lets it vectorise)
   }
 };
 template <>
+struct UnaryFn<OpId::kErf> {  // the C library's erf, within 1 ulp
+  template <typename T>
+  T operator()(T x) const {
+    return std::erf(x);
+  }
+};
+template <>
 struct UnaryFn<OpId::kRsqrt> {  // 1 / sqrt(x), both correctly rounded, as on the GPU
   template <typename T>
   T operator()(T x) const {
