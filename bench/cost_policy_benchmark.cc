@@ -7,6 +7,7 @@
 
 #include <vector>
 
+#include "runtime/cost_policy.h"
 #include "runtime/eager/context.h"
 #include "runtime/eager/execute.h"
 #include "runtime/minitensor.h"
@@ -29,7 +30,7 @@ struct Setup {
     config::set_visible_devices(std::vector<PhysicalDevice>{}, "GPU");
     config::set_logical_device_configuration(cpus[0], {LogicalDeviceConfiguration{}, {}});
     rt = internal::Context::get().runtime().value();
-    internal::CostPolicy& policy = rt->cost_policy();
+    internal::CostPolicy& policy = internal::cost_policy(*rt);
     policy.reset_for_testing(nullptr);
     BusModel bus;
     bus.set(Link::kHostToHost, LinkCost{1000, 10});
@@ -66,7 +67,7 @@ void place_loop(benchmark::State& state, bool cost) {
     absl::StatusOr<Placement> p =
         internal::place_op(ctx, *s.rt, OpId::kAddV2, DType::kFloat32, inputs, &s.outputs);
     // What execute adds once the op is launched: its estimate joins the device's queue.
-    if (cost && p.ok()) s.rt->cost_policy().note_launched(*p);
+    if (cost && p.ok()) internal::cost_policy(*s.rt).note_launched(*p);
     benchmark::DoNotOptimize(p);
   }
   config::set_placement_policy(config::PlacementPolicy::kPriority);

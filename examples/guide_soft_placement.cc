@@ -1,6 +1,6 @@
-// The GPU guide's "Using a single GPU on a multi-GPU system": asking for /device:GPU:2 on
-// a machine without it is an error (soft placement is off by default in minitensor); with
-// soft placement on, the same ops run on the best existing device instead.
+// The GPU guide's "Using a single GPU on a multi-GPU system": with soft placement off,
+// asking for /device:GPU:2 on a machine without it is an error; with soft placement on (the
+// default, as in TensorFlow 2), the same ops run on the best existing device instead.
 #include <iostream>
 
 #include "runtime/minitensor.h"
@@ -9,6 +9,7 @@ int main() {
   mt::debugging::set_log_device_placement(true);
   mt::debugging::set_log_sink([](std::string_view line) { std::cout << line << "\n"; });
 
+  mt::config::set_soft_device_placement(false);  // the guide's first run has it off
   try {
     // Specify an invalid GPU device
     mt::DeviceScope scope("/device:GPU:2");

@@ -92,7 +92,7 @@ bool get_memory_growth(const PhysicalDevice& device);
 void set_gpu_options(const GPUOptions& options);
 
 // Soft placement: an op requested on a device that does not exist runs on the best existing
-// device instead of failing. Off by default; may change at any time.
+// device instead of failing. On by default, as in TensorFlow 2; may change at any time.
 void set_soft_device_placement(bool enable);
 bool get_soft_device_placement();
 

@@ -318,9 +318,8 @@ absl::StatusOr<Placement> CostPolicy::place(OpId op, DType dtype,
   return p;
 }
 
-absl::StatusOr<CostPolicy::Explained> CostPolicy::explain(OpId op, DType dtype,
-                                                          absl::Span<const Tensor* const> inputs,
-                                                          int64_t out_bytes) {
+absl::StatusOr<PlacementPolicy::Explained> CostPolicy::explain(
+    OpId op, DType dtype, absl::Span<const Tensor* const> inputs, int64_t out_bytes) {
   Candidates storage;
   const absl::Span<const int> candidates =
       this->candidates(op, dtype, inputs, /*one_output=*/true, &storage);
@@ -352,8 +351,38 @@ int CostPolicy::index_of(const Device& device) const {
   return -1;
 }
 
-void CostPolicy::end(const CostTiming& timing, Device& device, OpId op, DType dtype,
-                     absl::Span<const Tensor* const> inputs, int64_t out_bytes) {
+TensorImpl* CostPolicy::kept_copy(OpId op, TensorImpl& src, const Device& device) {
+  return uses_mirrors(op) ? mirror_on(src, device) : nullptr;
+}
+
+void CostPolicy::copied(OpId op, TensorImpl& src, TensorImpl& copy) {
+  if (uses_mirrors(op)) keep_mirror(src, copy);
+}
+
+bool CostPolicy::holds_copy(OpId op, const TensorImpl& src, const Device& device) const {
+  return uses_mirrors(op) && mirror_device(src) == &device;
+}
+
+void CostPolicy::writing(TensorImpl& t) { drop_mirror(t); }
+
+void CostPolicy::launched(const Placement& p, absl::Span<const Tensor> outputs) {
+  note_launched(p);
+  if (p.cost_key == 0) return;  // Note [Looking along the data] in placement/cost_model.h
+  for (const Tensor& t : outputs) t.impl()->producer.store(p.cost_key, std::memory_order_relaxed);
+}
+
+void CostPolicy::abandoned(const CostTiming& timing, Device& device) {
+  device.release_mark(timing.mark_begin);
+}
+
+CostPolicy& cost_policy(const Runtime& rt) { return static_cast<CostPolicy&>(*rt.policy()); }
+
+std::unique_ptr<PlacementPolicy> make_cost_policy(const Runtime& rt) {
+  return std::make_unique<CostPolicy>(rt);
+}
+
+void CostPolicy::measured(const CostTiming& timing, Device& device, OpId op, DType dtype,
+                          absl::Span<const Tensor* const> inputs, int64_t out_bytes) {
   const double host_ns = static_cast<double>(model_->clock().now_ns() - timing.host_begin_ns);
   const int index = index_of(device);
   if (index < 0) {  // a device of an older runtime

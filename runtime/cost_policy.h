@@ -5,11 +5,13 @@
 // take the output), caches the decision per thread, times the kernels it asks to measure
 // and reads GPU timings later without waiting for the stream.
 //
-//   if (ctx.cost_placement() && no scope) return rt.cost_policy().place(op, dtype, inputs, out);
+// It is a PlacementPolicy (runtime/eager/placement_policy.h), which the execute body calls:
+//
+//   if (ctx.cost_placement() && no scope) return rt.policy()->place(op, dtype, inputs, out);
 //   ...
-//   if (p.measure) { CostTiming t = policy.begin(device); run; policy.note_launched(p);
-//                    policy.end(t, ...); }
-//   else { run; policy.note_launched(p); }
+//   if (p.measure) { PolicyTiming t = policy.begin(device); run; policy.launched(p, outs);
+//                    policy.measured(t, ...); }
+//   else { run; policy.launched(p, outs); }
 //
 // Note [Cost decision cache]
 // A decision depends on (op, dtype, footprint bucket, the devices the inputs live on, the
@@ -58,6 +60,7 @@
 #include "core/mutex.h"
 #include "placement/cost_model.h"
 #include "placement/placer.h"
+#include "runtime/eager/placement_policy.h"
 #include "runtime/eager/tensor.h"
 
 namespace mt::internal {
@@ -66,12 +69,9 @@ class Runtime;
 class Device;
 
 // The timing of one kernel run placed by the policy.
-struct CostTiming {
-  int64_t host_begin_ns = 0;
-  void* mark_begin = nullptr;  // a GPU's event; nullptr on a CPU
-};
+using CostTiming = PolicyTiming;
 
-class CostPolicy {
+class CostPolicy final : public PlacementPolicy {
  public:
   static constexpr int kReevaluateEvery = 64;
   static constexpr int64_t kMemoryCheckBytes = 64 << 10;
@@ -79,7 +79,7 @@ class CostPolicy {
 
   // `rt` must outlive the policy; nothing is measured until the first place().
   explicit CostPolicy(const Runtime& rt);
-  ~CostPolicy();
+  ~CostPolicy() override;
 
   // Returns where `op` on `inputs` runs (keyed by `dtype`; `out_bytes` the output's size;
   // `one_output` false for an op with several outputs, which no remote device runs):
@@ -88,23 +88,30 @@ class CostPolicy {
   // copy 9.8 us" (a cached decision's device first, with the estimates of now).
   // Thread-safe.
   absl::StatusOr<Placement> place(OpId op, DType dtype, absl::Span<const Tensor* const> inputs,
-                                  int64_t out_bytes, bool one_output, std::string* why);
+                                  int64_t out_bytes, bool one_output, std::string* why) override;
 
-  // A decision and its words (`text` empty when one device has a kernel).
-  struct Explained {
-    Placement placement;
-    std::string text;
-  };
   // Returns what a decision for `op` would be now, changing nothing: no calibration try, no
-  // queued work, no cached decision (mt::debugging::explain_placement).
+  // queued work, no cached decision (mt::debugging::explain_placement); `text` is empty
+  // when one device has a kernel.
   absl::StatusOr<Explained> explain(OpId op, DType dtype, absl::Span<const Tensor* const> inputs,
-                                    int64_t out_bytes);
+                                    int64_t out_bytes) override;
 
-  // Times one kernel run on `device`; end() records it (a GPU's later, once its events
+  // The copy cache (Note [Mirrors] in runtime/mirror.h): a tensor copied twice to a device
+  // keeps the copy there, and the ops this policy places read it.
+  TensorImpl* kept_copy(OpId op, TensorImpl& src, const Device& device) override;
+  void copied(OpId op, TensorImpl& src, TensorImpl& copy) override;
+  bool holds_copy(OpId op, const TensorImpl& src, const Device& device) const override;
+  void writing(TensorImpl& t) override;
+
+  // Times one kernel run on `device`; measured() records it (a GPU's later, once its events
   // have completed: Note [GPU timings without waiting] in cost_policy.cc).
-  CostTiming begin(Device& device);
-  void end(const CostTiming& timing, Device& device, OpId op, DType dtype,
-           absl::Span<const Tensor* const> inputs, int64_t out_bytes);
+  CostTiming begin(Device& device) override;
+  void measured(const CostTiming& timing, Device& device, OpId op, DType dtype,
+                absl::Span<const Tensor* const> inputs, int64_t out_bytes) override;
+  void abandoned(const CostTiming& timing, Device& device) override;
+  // Queues the decision's estimate (note_launched) and marks the outputs as made by the op
+  // (Note [Looking along the data] in placement/cost_model.h).
+  void launched(const Placement& p, absl::Span<const Tensor> outputs) override;
 
   // Returns the model (tests inject estimates through it).
   CostModel& model() { return *model_; }
@@ -178,5 +185,11 @@ class CostPolicy {
 // Returns the footprint the policy keys on: the inputs' bytes, or `out_bytes` for an op
 // with no input.
 int64_t cost_footprint(absl::Span<const Tensor* const> inputs, int64_t out_bytes);
+
+// Returns `rt`'s cost policy (the runtime's policy: runtime/features.cc makes it).
+CostPolicy& cost_policy(const Runtime& rt);
+
+// Makes the cost policy of `rt` (the runtime's policy factory).
+std::unique_ptr<PlacementPolicy> make_cost_policy(const Runtime& rt);
 
 }  // namespace mt::internal

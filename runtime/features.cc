@@ -1,13 +1,16 @@
-// The features that listen to the eager core from its start (runtime/eager/op_observer.h):
-// the core calls install_features() when a runtime starts, and this file, outside the core,
-// registers them.
+// The features that listen to the eager core from its start (runtime/eager/op_observer.h)
+// and the placement policy it asks (runtime/eager/placement_policy.h): the core calls
+// install_features() when a runtime starts, and this file, outside the core, registers them.
+#include "runtime/cost_policy.h"
 #include "runtime/eager/op_observer.h"
+#include "runtime/eager/placement_policy.h"
 #include "runtime/trace/trace_recorder.h"
 
 namespace mt::internal {
 
 void install_features() {
   set_oom_listener(&trace_oom);  // keeps the pool's snapshot, and records the OOM in a trace
+  set_policy_factory(&make_cost_policy);  // mt::config::PlacementPolicy::kCost
 }
 
 }  // namespace mt::internal

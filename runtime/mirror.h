@@ -16,8 +16,9 @@
 // What can change is never mirrored, or loses its mirror first: a tensor whose buffer
 // another framework owns (DLPack import) or was handed to (DLPack export, share_buffer());
 // and a variable's buffer, which its assignments overwrite when the variable alone holds
-// it: a resource op drops the mirrors of the variables it writes before it runs
-// (execute.cc), and so does writable_value() before a function's replay writes them. An
+// it: a resource op drops the mirrors of the variables it writes before it runs (the execute
+// body tells the policy: PlacementPolicy::writing), and so does writable_value() before a
+// function's replay writes them. An
 // Identity's copy is its result, a tensor of its own, and an mt::Function that records
 // repeats the copies it recorded at each replay: neither keeps nor reads mirrors
 // (uses_mirrors()), and the estimates follow the same rule.

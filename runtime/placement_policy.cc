@@ -2,6 +2,7 @@
 #include "runtime/placement_policy.h"
 
 #include "runtime/bus_calibration.h"
+#include "runtime/cost_policy.h"
 #include "runtime/eager/context.h"
 #include "runtime/eager/error.h"
 
@@ -18,12 +19,12 @@ PlacementPolicy get_placement_policy() {
 
 void save_placement_history(const std::string& path) {
   internal::Runtime* rt = internal::value_or_throw(internal::Context::get().runtime());
-  internal::throw_if_error(rt->cost_policy().save_history(path));
+  internal::throw_if_error(internal::cost_policy(*rt).save_history(path));
 }
 
 bool load_placement_history(const std::string& path) {
   internal::Runtime* rt = internal::value_or_throw(internal::Context::get().runtime());
-  return rt->cost_policy().load_history(path);
+  return internal::cost_policy(*rt).load_history(path);
 }
 
 std::string get_bus_calibration_path() { return internal::bus_cache_path(); }

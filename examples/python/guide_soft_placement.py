@@ -1,11 +1,12 @@
-"""The GPU guide's "Using a single GPU on a multi-GPU system": asking for /device:GPU:2 on
-a machine without it is an error (soft placement is off by default in minitensor); with
-soft placement on, the same ops run on the best existing device instead."""
+"""The GPU guide's "Using a single GPU on a multi-GPU system": with soft placement off,
+asking for /device:GPU:2 on a machine without it is an error; with soft placement on (the
+default, as in TensorFlow 2), the same ops run on the best existing device instead."""
 import minitensor as mt
 
 mt.debugging.set_log_device_placement(True)
 mt.debugging.set_log_sink(print)
 
+mt.config.set_soft_device_placement(False)  # the guide's first run has it off
 try:
     # Specify an invalid GPU device
     with mt.device("/device:GPU:2"):

@@ -104,8 +104,8 @@ absl::StatusOr<std::unique_ptr<Runtime>> Runtime::create(const Settings& setting
     }
   }
   rt->set_up_small_op_rule();
-  rt->cost_policy_ = std::make_unique<CostPolicy>(*rt);
   install_features();
+  if (PolicyFactory make_policy = policy_factory()) rt->policy_ = make_policy(*rt);
   return rt;
 }
 
@@ -237,7 +237,7 @@ absl::Status Context::reset_for_testing() {
   runtime_.store(nullptr, std::memory_order_release);
   settings_ = Settings{};
   discovered_ = false;
-  soft_placement_.store(false);
+  soft_placement_.store(true);
   log_placement_.store(false);
   cost_placement_.store(false);
   random_seeds_.set_global_seed(std::nullopt);

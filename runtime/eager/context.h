@@ -21,8 +21,8 @@
 #include "kernels/random_seed.h"
 #include "placement/placer.h"
 #include "runtime/config.h"
-#include "runtime/cost_policy.h"
 #include "runtime/eager/device.h"
+#include "runtime/eager/placement_policy.h"
 
 namespace mt::internal {
 
@@ -88,8 +88,9 @@ class Runtime {
   // kResourceDevice); Unimplemented on a remote device.
   absl::StatusOr<Placement> resource_placement(OpId op, DType dtype, int device) const;
 
-  // Returns the cost placement policy's state (used while Context::cost_placement()).
-  CostPolicy& cost_policy() const { return *cost_policy_; }
+  // Returns the placement policy of unscoped ops while Context::cost_placement() is on
+  // (runtime/eager/placement_policy.h); null when no factory was registered.
+  PlacementPolicy* policy() const { return policy_.get(); }
 
  private:
   Runtime() = default;
@@ -105,7 +106,7 @@ class Runtime {
   std::vector<absl::StatusOr<Placement>> defaults_;
   const Device* small_op_host_ = nullptr;
   std::vector<Placement> host_placements_;
-  std::unique_ptr<CostPolicy> cost_policy_;
+  std::unique_ptr<PlacementPolicy> policy_;
 };
 
 class Context {
@@ -158,7 +159,7 @@ class Context {
   // Runtimes dropped by reset_for_testing stay alive: tensors may still name their devices.
   std::vector<std::unique_ptr<Runtime>> retired_ ABSL_GUARDED_BY(mu_);
   std::atomic<Runtime*> runtime_{nullptr};
-  std::atomic<bool> soft_placement_{false};
+  std::atomic<bool> soft_placement_{true};  // TensorFlow 2's default
   std::atomic<bool> log_placement_{false};
   std::atomic<bool> cost_placement_{false};
   std::atomic<uint64_t> epoch_{1};

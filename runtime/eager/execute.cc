@@ -12,10 +12,10 @@
 #include "runtime/eager/context.h"
 #include "runtime/eager/explain.h"
 #include "runtime/eager/op_observer.h"
+#include "runtime/eager/placement_policy.h"
 #include "runtime/eager/remote.h"
 #include "runtime/eager/scope_stack.h"
 #include "runtime/eager/tensor_impl.h"
-#include "runtime/mirror.h"
 
 namespace mt::internal {
 namespace {
@@ -78,9 +78,9 @@ absl::StatusOr<Placement> place_op(Context& ctx, const Runtime& rt, OpId op, DTy
   if (__builtin_expect(op_has_flag(op, kResource), 0)) {  // MaybePinToResourceDevice
     return rt.resource_placement(op, dtype, device_index(*inputs[0]->impl()->device));
   }
-  if (__builtin_expect(cost_places(ctx, op), 0)) {
-    return rt.cost_policy().place(op, dtype, inputs, output_bytes(outputs, inputs),
-                                  outputs == nullptr || outputs->size() == 1, cost_why);
+  if (__builtin_expect(cost_places(ctx, op), 0) && rt.policy() != nullptr) {
+    return rt.policy()->place(op, dtype, inputs, output_bytes(outputs, inputs),
+                              outputs == nullptr || outputs->size() == 1, cost_why);
   }
   absl::StatusOr<Placement> p = place(ctx, rt, op, dtype);
   const Device* host = rt.small_op_host();
@@ -94,13 +94,6 @@ absl::StatusOr<Placement> place_op(Context& ctx, const Runtime& rt, OpId op, DTy
 }
 
 namespace {
-
-// Returns how many of a resource op's first inputs it writes in place: the variable, and
-// ResourceApplyAdam's two slots (kernels/op_table.h); none for ReadVariableOp.
-int written_variables(OpId op) {
-  if (op == OpId::kReadVariableOp) return 0;
-  return op == OpId::kResourceApplyAdam ? 3 : 1;
-}
 
 // Returns a copy of `t` on `device` (another device than its own). Remote buffers travel
 // through host memory (runtime/eager/remote.h).
@@ -121,23 +114,31 @@ absl::StatusOr<Tensor> copy_to(const Tensor& t, Device& device) {
   return out;
 }
 
-// Returns `run()`, timed for the cost policy when it asked (`p.measure`).
+// Returns `run()`; for a decision of the placement policy (reason kCost), tells the policy
+// of the launch (with the outputs, unless the op ran on a remote device) and, when it asked
+// (`p.measure`), of the run's timing.
 template <typename Run>
-absl::Status timed(const Placement& p, Runtime& rt, Device& device, OpId op, DType key,
-                   absl::Span<const Tensor* const> inputs, const OutputMetas& out, Run&& run) {
-  if (__builtin_expect(!p.measure, 1)) {
+absl::Status launch(const Placement& p, Runtime& rt, Device& device, OpId op, DType key,
+                    absl::Span<const Tensor* const> inputs, const OutputMetas& out, Tensors* outs,
+                    Run&& run) {
+  if (__builtin_expect(p.reason != PlacementReason::kCost, 1)) return run();
+  PlacementPolicy& policy = *rt.policy();
+  const bool local = device.remote() == nullptr;
+  if (!p.measure) {
     absl::Status status = run();
-    if (p.reason == PlacementReason::kCost && status.ok()) rt.cost_policy().note_launched(p);
+    if (status.ok()) {
+      policy.launched(p, local ? absl::Span<const Tensor>(*outs) : absl::Span<const Tensor>());
+    }
     return status;
   }
-  const int64_t out_bytes = output_bytes(&out, inputs);
-  CostTiming timing = rt.cost_policy().begin(device);
+  const int64_t out_bytes = output_bytes(&out, inputs);  // before run() moves the shapes
+  PolicyTiming timing = policy.begin(device);
   absl::Status status = run();
   if (status.ok()) {
-    if (p.reason == PlacementReason::kCost) rt.cost_policy().note_launched(p);
-    rt.cost_policy().end(timing, device, op, key, inputs, out_bytes);
+    policy.launched(p, local ? absl::Span<const Tensor>(*outs) : absl::Span<const Tensor>());
+    policy.measured(timing, device, op, key, inputs, out_bytes);
   } else {
-    device.release_mark(timing.mark_begin);
+    policy.abandoned(timing, device);
   }
   return status;
 }
@@ -294,27 +295,27 @@ absl::Status run_op(OpId op, absl::Span<const Tensor* const> inputs, const Sourc
   watch.placed(op, key, p, device, inputs, attrs, source != nullptr, why);
   if (RemoteOps* remote = device.remote()) {
     // Timed, its issue only (Note [Remote candidates] in cost_policy.h).
-    absl::Status status = timed(p, *rt, device, op, key, inputs, out, [&] {
+    absl::Status status = launch(p, *rt, device, op, key, inputs, out, outs, [&] {
       return run_remote(*remote, op, inputs, source, attrs, out, outs);
     });
     watch.done(nullptr, {}, *outs, /*remote=*/true, status);
     return status;
   }
-  // A resource op writes its variables in place: their mirrors go first (Note [Mirrors]).
-  if (__builtin_expect(op_has_flag(op, kResource), 0)) {
-    for (int i = 0; i < written_variables(op); ++i) drop_mirror(*inputs[i]->impl());
+  // A resource op writes its variables in place: copies the policy kept of them go first.
+  if (__builtin_expect(op_writes(op) > 0, 0) && rt->policy() != nullptr) {
+    for (int i = 0; i < op_writes(op); ++i) rt->policy()->writing(*inputs[i]->impl());
   }
-  // The cost policy's copies become mirrors and are read again (Note [Mirrors]).
-  const bool mirrors = p.reason == PlacementReason::kCost && uses_mirrors(op);
+  // The policy's decisions read the copies it keeps, and hear of the copies they make.
+  PlacementPolicy* const keeps = p.reason == PlacementReason::kCost ? rt->policy() : nullptr;
   absl::InlinedVector<Tensor, 4> copies;  // inputs moved to `device` for this op
   absl::InlinedVector<TensorArg, 4> args;
   if (source != nullptr) args.push_back(TensorArg{source->host_data, source->shape, key});
   for (const Tensor* t : inputs) {
     TensorImpl* impl = t->impl();
     if (impl->device != &device) {
-      TensorImpl* mirror = mirrors ? mirror_on(*impl, device) : nullptr;
-      if (mirror != nullptr) {
-        copies.push_back(Tensor(mirror));  // adopts mirror_on's reference
+      TensorImpl* kept = keeps != nullptr ? keeps->kept_copy(op, *impl, device) : nullptr;
+      if (kept != nullptr) {
+        copies.push_back(Tensor(kept));  // adopts kept_copy's reference
       } else {
         watch.before_copy(*t, device, p.device);
         absl::StatusOr<Tensor> copy = copy_to(*t, device);
@@ -323,7 +324,7 @@ absl::Status run_op(OpId op, absl::Span<const Tensor* const> inputs, const Sourc
           watch.done(nullptr, copies, {}, /*remote=*/false, copy.status());
           return copy.status();
         }
-        if (mirrors) keep_mirror(*impl, *copy->impl());
+        if (keeps != nullptr) keeps->copied(op, *impl, *copy->impl());
         copies.push_back(*std::move(copy));
       }
       impl = copies.back().impl();
@@ -335,20 +336,17 @@ absl::Status run_op(OpId op, absl::Span<const Tensor* const> inputs, const Sourc
   }
   absl::Status status;
   KernelFn kernel = nullptr;
-  if (op == OpId::kIdentity && !copies.empty()) {
+  if (op_has_flag(op, kCopyIsResult) && !copies.empty()) {
     outs->push_back(copies[0]);  // the copy just made is the result
-    if (p.reason == PlacementReason::kCost) rt->cost_policy().note_launched(p);
-  } else if (op == OpId::kReadVariableOp) {
+    if (p.reason == PlacementReason::kCost) rt->policy()->launched(p, {});
+  } else if (op_has_flag(op, kAliasInput0)) {
     outs->push_back(*inputs[0]);  // the value itself (Note [Variables write in place])
   } else {
     watch.before_kernel();
     kernel = p.kernel;
-    status = timed(p, *rt, device, op, key, inputs, out,
-                   [&] { return run_kernel(device, kernel, out, args, attrs, outs); });
+    status = launch(p, *rt, device, op, key, inputs, out, outs,
+                    [&] { return run_kernel(device, kernel, out, args, attrs, outs); });
     if (!status.ok()) outs->clear();
-    if (p.cost_key != 0) {  // Note [Looking along the data] in placement/cost_model.h
-      for (Tensor& t : *outs) t.impl()->producer.store(p.cost_key, std::memory_order_relaxed);
-    }
   }
   watch.done(kernel, copies, *outs, /*remote=*/false, status);
   return status;

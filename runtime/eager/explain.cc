@@ -9,17 +9,19 @@
 #include "runtime/eager/error.h"
 #include "runtime/eager/execute.h"
 #include "runtime/eager/placement_log.h"
+#include "runtime/eager/placement_policy.h"
 #include "runtime/eager/scope_stack.h"
 #include "runtime/eager/tensor_impl.h"
-#include "runtime/mirror.h"
 
 namespace mt::internal {
 namespace {
 
-// Whether the op reads `impl`'s mirror on `device` rather than a copy, as execute.cc decides
-// (Note [Mirrors] in runtime/mirror.h).
+// Whether the op reads a copy of `impl` the placement policy keeps on `device` rather than
+// copying it, as execute.cc decides.
 bool reads_mirror(OpId op, const Placement& p, const TensorImpl& impl, const Device& device) {
-  return p.reason == PlacementReason::kCost && uses_mirrors(op) && mirror_device(impl) == &device;
+  if (p.reason != PlacementReason::kCost) return false;
+  const PlacementPolicy* policy = Context::get().runtime_if_initialized()->policy();
+  return policy != nullptr && policy->holds_copy(op, impl, device);
 }
 
 // Appends "; input i copied from X, N KiB" for each input that does not live on `device`, or
@@ -144,10 +146,9 @@ absl::StatusOr<debugging::PlacementExplanation> explain(std::string_view name,
   // Under the cost policy: its decision now, changing nothing (no try, no queue, no cache).
   Placement p;
   std::string cost_why;
-  if (cost_places(ctx, op)) {
-    MT_ASSIGN_OR_RETURN(
-        CostPolicy::Explained c,
-        rt->cost_policy().explain(op, dtype, inputs, output_bytes(nullptr, inputs)));
+  if (cost_places(ctx, op) && rt->policy() != nullptr) {
+    MT_ASSIGN_OR_RETURN(PlacementPolicy::Explained c,
+                        rt->policy()->explain(op, dtype, inputs, output_bytes(nullptr, inputs)));
     p = c.placement;
     cost_why = std::move(c.text);
   } else {

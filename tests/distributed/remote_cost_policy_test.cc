@@ -58,7 +58,7 @@ TEST_F(RemoteCostPolicyTest, AnOpFollowsItsDataToATaskAndAnOpOnLocalDataStays) {
   ASSERT_GE(local, 0);
   ASSERT_GE(task, 0);
   config::set_placement_policy(config::PlacementPolicy::kCost);
-  internal::CostPolicy& policy = runtime().cost_policy();
+  internal::CostPolicy& policy = internal::cost_policy(runtime());
   policy.reset_for_testing(&clock_);  // a clock that stands still: runs take 0 ns
   BusModel bus;
   bus.set(Link::kHostToHost, LinkCost{100, 20});
@@ -106,7 +106,7 @@ TEST_F(RemoteCostPolicyTest, TheFirstOpOnTaskDataMeasuresTheNetworkAndNoTaskIsSa
   }
   Tensor here = constant(std::vector<float>(1024, 3.f), {1024});
   config::set_placement_policy(config::PlacementPolicy::kCost);
-  internal::CostPolicy& policy = runtime().cost_policy();
+  internal::CostPolicy& policy = internal::cost_policy(runtime());
   add(here, here);
   EXPECT_FALSE(policy.model().bus().has(Link::kNetwork));  // no data on a task yet
   for (int i = 0; i < 12; ++i) EXPECT_EQ(add(a, a).to_vector<float>()[0], 2.f);
@@ -133,7 +133,7 @@ TEST_F(RemoteCostPolicyTest, AnOpWithSeveralOutputsOnTaskDataRunsHere) {
     a = constant(std::vector<float>{1, 2, 3, 4}, {4});
   }
   config::set_placement_policy(config::PlacementPolicy::kCost);
-  internal::CostPolicy& policy = runtime().cost_policy();
+  internal::CostPolicy& policy = internal::cost_policy(runtime());
   policy.reset_for_testing(&clock_);
   BusModel bus;
   bus.set(Link::kHostToHost, LinkCost{100, 20});

@@ -27,7 +27,7 @@ class CostPolicyTest : public testing::RuntimeTest {
     config::set_logical_device_configuration(config::list_physical_devices("CPU")[0],
                                              {LogicalDeviceConfiguration{}, {limit_mb}});
     rt_ = internal::Context::get().runtime().value();
-    rt_->cost_policy().reset_for_testing(&clock_);
+    internal::cost_policy(*rt_).reset_for_testing(&clock_);
     BusModel bus;
     bus.set(Link::kHostToHost, LinkCost{1000, 1});  // 1 us + 1 ns per byte
     model().set_bus(bus);
@@ -41,7 +41,7 @@ class CostPolicyTest : public testing::RuntimeTest {
     testing::RuntimeTest::TearDown();
   }
 
-  CostModel& model() { return rt_->cost_policy().model(); }
+  CostModel& model() { return internal::cost_policy(*rt_).model(); }
 
   // Teaches AddV2 on float32 inputs of `bytes` in all an estimate of `ns` on CPU `device`.
   void teach(int device, double ns, int64_t bytes = 2 * kN * 4) {
@@ -450,7 +450,7 @@ TEST_F(CostPolicyTest, IgnoresAMissingCorruptOrForeignHistoryWithAWarning) {
   } cases[] = {
       {"missing.txt", "", "cannot open it"},
       {"corrupt.txt",
-       "minitensor-placement-history 1\nmachine " + rt_->cost_policy().machine() +
+       "minitensor-placement-history 1\nmachine " + internal::cost_policy(*rt_).machine() +
            "\nCPU:0 AddV2 float32 x\n",
        "line 3 does not parse"},
       {"foreign.txt", "minitensor-placement-history 1\nmachine elsewhere,CPU:0\n",

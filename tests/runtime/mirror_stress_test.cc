@@ -25,8 +25,8 @@ TEST_F(MirrorStressTest, ThreadsShareMirrorsWhileAVariableIsWrittenAndBuffersHan
   split_cpu(2);
   internal::Runtime* rt = internal::Context::get().runtime().value();
   FakeCostClock clock;
-  rt->cost_policy().reset_for_testing(&clock);
-  CostModel& model = rt->cost_policy().model();
+  internal::cost_policy(*rt).reset_for_testing(&clock);
+  CostModel& model = internal::cost_policy(*rt).model();
   BusModel bus;
   bus.set(Link::kHostToHost, LinkCost{1000, 1});
   model.set_bus(bus);

@@ -54,7 +54,7 @@ TEST_F(GpuCostPolicyTest, AGpuTimingArrivesWithoutAWaitAndEmptiesTheQueue) {
     x = constant(std::vector<float>(256, 1.f), {1, 256});
   }
   config::set_placement_policy(config::PlacementPolicy::kCost);
-  internal::CostPolicy& policy = rt_->cost_policy();
+  internal::CostPolicy& policy = internal::cost_policy(*rt_);
   policy.reset_for_testing(nullptr);  // the steady clock, no history
   BusModel bus;
   bus.set(Link::kHostToDevice, LinkCost{5000, 10});
