@@ -38,6 +38,7 @@ from ._tape import GradientTape, UnconnectedGradients, stop_gradient
 from ._variables import Variable
 from ._function import function
 from ._control_flow import cond, while_loop
+from ._clip_ops import clip_by_global_norm, clip_by_norm, clip_by_value
 # Shape and data movement (TensorFlow's names; `slice` shadows the builtin here as in tf).
 from ._minitensor import (  # noqa: A004
     broadcast_to, concat, expand_dims, gather, reshape, slice, split, squeeze, stack,
