@@ -163,7 +163,14 @@ def convert_to_tensor(value: _Any, dtype: _Optional[DTypeLike] = None,
 
 
 def fill(dims: _Sequence[int], value: _Any, name: _Optional[str] = None) -> Tensor:
-    """Creates a tensor of shape ``dims`` with every element ``value`` (Fill)."""
+    """Creates a tensor of shape ``dims`` with every element ``value`` (Fill); a tensor
+    ``value`` keeps its dtype and is broadcast by an op (a function records it)."""
+    if isinstance(value, (Tensor, _mt._Variable)):
+        value = convert_to_tensor(value)
+        if value.ndim != 0:
+            raise errors.InvalidArgumentError(
+                None, None, f"[Fill] value must represent a scalar, got shape {list(value.shape)}")
+        return broadcast_to(value, list(dims))
     array = _to_array(value, None)
     return _mt.fill(list(dims), float(array), as_dtype(array.dtype))
 
