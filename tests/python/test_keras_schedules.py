@@ -132,6 +132,13 @@ def test_an_optimizer_reports_the_schedules_rate_of_the_next_step():
     assert opt.iterations == 10 and opt.learning_rate == pytest.approx(0.05)
 
 
+def test_a_scalar_tensor_learning_rate_is_its_value():
+    opt = mt.keras.optimizers.SGD(learning_rate=mt.constant(0.5))
+    v = mt.Variable([1.0])
+    opt.apply_gradients([(mt.constant([1.0]), v)])
+    assert opt.learning_rate == 0.5 and v.numpy().tolist() == [0.5]
+
+
 def test_a_learning_rate_of_another_kind_raises_kerass_error():
     with pytest.raises(ValueError, match=re_escape(
             "Argument `learning_rate` should be float, or an instance of LearningRateSchedule, "

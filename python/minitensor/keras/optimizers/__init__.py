@@ -57,6 +57,8 @@ class Optimizer:
         the step (a schedule) that this object keeps alive."""
         if isinstance(learning_rate, numbers.Real):
             return learning_rate
+        if not callable(learning_rate) and hasattr(learning_rate, "__float__"):
+            return float(learning_rate)  # a scalar tensor or variable: its value now
         if not callable(learning_rate):
             raise ValueError(
                 "Argument `learning_rate` should be float, or an instance of "
