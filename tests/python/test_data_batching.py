@@ -114,3 +114,11 @@ def test_the_tensors_map_returns_are_the_elements_without_a_copy():
     batches = list(ds.map(scale))
     assert [b[0] is m for b, m in zip(batches, made)] == [True, True]
     assert [b[1].numpy().tolist() for b in batches] == [[0, 1, 2, 3], [4, 5]]
+
+
+def test_padded_shapes_must_follow_the_elements_structure():
+    pairs = Dataset.from_tensor_slices(([[1]], [[2]]))
+    with pytest.raises(ValueError, match=r"^\[None\] does not match the structure \(TensorSpec"):
+        pairs.padded_batch(2, padded_shapes=[None])
+    assert [b[1].numpy().tolist() for b in pairs.padded_batch(2, padded_shapes=([3], [2]))] \
+        == [[[2, 0]]]

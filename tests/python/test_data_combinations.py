@@ -130,3 +130,9 @@ def test_a_cache_file_serves_another_pipeline(tmp_path):
     assert _values(first) == [1, 2, 3] and path.exists()
     second = Dataset.range(3).map(lambda x: (calls.append(int(x)), x + 1)[1]).cache(path)
     assert _values(second) == [1, 2, 3] and calls == [0, 1, 2]
+
+
+@pytest.mark.parametrize("make", [lambda ds: ds.interleave(3), lambda ds: ds.filter(3)])
+def test_functions_must_be_callable(make):
+    with pytest.raises(TypeError, match="^(map_func|predicate) must be callable, got int$"):
+        make(Dataset.range(3))

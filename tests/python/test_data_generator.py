@@ -83,3 +83,9 @@ def test_an_element_that_does_not_fit_raises_when_reached(values, spec, message)
     with pytest.raises(mt.errors.InvalidArgumentError,
                        match="^TypeError: `generator` yielded " + message):
         list(ds)
+
+
+def test_output_shapes_do_not_go_with_a_signature():
+    with pytest.raises(TypeError, match="^The `output_shapes` argument can not be used "
+                                        "together with the `output_signature` argument.$"):
+        Dataset.from_generator(_rows, output_shapes=(), output_signature=mt.TensorSpec(()))
