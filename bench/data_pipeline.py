@@ -17,7 +17,6 @@ import argparse
 import json
 import statistics
 import subprocess
-import sys
 import time
 
 import numpy as np
