@@ -211,3 +211,26 @@ def test_a_buffer_read_of_a_variable_raises_while_tracing():
 
     with pytest.raises(mt.errors.OperatorNotAllowedInGraphError):
         f()
+
+
+def test_another_thread_reads_buffers_while_one_traces():
+    import threading
+    inside, read = threading.Event(), threading.Event()
+    seen = []
+
+    @mt.function
+    def f(x):
+        inside.set()
+        read.wait(10)
+        return x * 2.0
+
+    def reader():
+        inside.wait(10)
+        seen.append(np.asarray(memoryview(mt.constant([3.0]))).tolist())
+        read.set()
+
+    thread = threading.Thread(target=reader)
+    thread.start()
+    np.testing.assert_array_equal(f(mt.constant([1.0])).numpy(), [2.0])
+    thread.join()
+    assert seen == [[3.0]]
