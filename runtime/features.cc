@@ -10,7 +10,8 @@ namespace mt::internal {
 
 void install_features() {
   set_oom_listener(&trace_oom);  // keeps the pool's snapshot, and records the OOM in a trace
-  set_policy_factory(&make_cost_policy);  // mt::config::PlacementPolicy::kCost
+  // mt::config::PlacementPolicy::kCost, unless another policy was registered (a test's).
+  if (policy_factory() == nullptr) set_policy_factory(&make_cost_policy);
 }
 
 }  // namespace mt::internal

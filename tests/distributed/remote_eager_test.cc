@@ -142,6 +142,7 @@ TEST_F(RemoteEagerTest, DefaultPlacementStaysLocal) {
 }
 
 TEST_F(RemoteEagerTest, MissingTaskIsUnknownDevice) {
+  config::set_soft_device_placement(false);  // the strict behaviour this test checks
   DeviceScope scope("/job:worker/task:5");
   Error e = expect_error([] { constant({1.f}); });
   EXPECT_EQ(e.code(), absl::StatusCode::kNotFound);

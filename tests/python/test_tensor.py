@@ -167,9 +167,16 @@ def test_device_scope_places_ops_and_unknown_device_is_not_found():
     with mt.device("/CPU:0"):
         t = mt.constant([1.0])
     assert t.device.endswith("CPU:0")
-    with pytest.raises(mt.errors.NotFoundError, match="unknown device"):
-        with mt.device("/device:GPU:7"):
-            mt.constant([1.0])
+    assert mt.config.get_soft_device_placement()  # TensorFlow 2's default
+    with mt.device("/device:GPU:7"):
+        assert not mt.constant([1.0]).device.endswith("GPU:7")  # the best existing device
+    mt.config.set_soft_device_placement(False)
+    try:
+        with pytest.raises(mt.errors.NotFoundError, match="unknown device"):
+            with mt.device("/device:GPU:7"):
+                mt.constant([1.0])
+    finally:
+        mt.config.set_soft_device_placement(True)
     with pytest.raises(mt.errors.InvalidArgumentError):
         with mt.device("/nonsense:"):
             pass

@@ -242,6 +242,7 @@ TEST_F(BadInputTest, MalformedScopeNameThrowsAtConstruction) {
 }
 
 TEST_F(BadInputTest, UnknownScopeDeviceFailsAtTheFirstOp) {
+  config::set_soft_device_placement(false);  // the strict behaviour this test checks
   split_cpu(2);
   DeviceScope s("/CPU:5");  // parses: no error yet
   expect([] { constant(1.f); }, absl::StatusCode::kNotFound,
@@ -257,6 +258,7 @@ TEST_F(BadInputTest, UnknownScopeDeviceRunsOnTheBestDeviceWithSoftPlacement) {
 }
 
 TEST_F(BadInputTest, ScopeFromASpecWithInvalidFieldsNamesNoDevice) {
+  config::set_soft_device_placement(false);            // the strict behaviour this test checks
   DeviceScope s(DeviceSpec{.type = "CPU", .id = -1});  // a spec is not validated
   expect([] { zeros({2}); }, absl::StatusCode::kNotFound,
          "/job:localhost/replica:0/task:0/device:CPU:-1 unknown device. Available devices: " +
@@ -374,6 +376,7 @@ TEST_F(BadInputTest, LogicalOpsTakeOnlyBool) {
 // Validate, then place: a bad call is the op's own error even under a scope naming a device
 // that does not exist; a good call there is the unknown device.
 TEST_F(BadInputTest, InputsAreValidatedBeforeTheDeviceIsLookedUp) {
+  config::set_soft_device_placement(false);  // the strict behaviour this test checks
   Tensor b = constant({true}), f = constant({1.f});
   DeviceScope scope("/GPU:7");
   expect([&] { matmul(b, b); }, absl::StatusCode::kInvalidArgument,

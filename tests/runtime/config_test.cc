@@ -89,10 +89,22 @@ TEST_F(ConfigTest, GpuOptionsValidateFraction) {
   EXPECT_STREQ(e.what(), "GPU options cannot be modified after being initialized");
 }
 
-TEST_F(ConfigTest, SoftPlacementIsOffByDefaultAndToggles) {
+TEST_F(ConfigTest, SoftPlacementIsOnByDefaultAndToggles) {  // TensorFlow 2's default
+  EXPECT_TRUE(config::get_soft_device_placement());
+  config::set_soft_device_placement(false);
   EXPECT_FALSE(config::get_soft_device_placement());
   config::set_soft_device_placement(true);
   EXPECT_TRUE(config::get_soft_device_placement());
+}
+
+TEST_F(ConfigTest, AnUnknownDeviceRunsOnTheBestDeviceByDefault) {
+  Tensor t;
+  {
+    DeviceScope scope("/GPU:0");  // the tests hide the GPUs
+    t = constant({1.f}) + constant({2.f});
+  }
+  EXPECT_EQ(t.device(), cpu(0));
+  EXPECT_EQ(t.to_vector<float>(), (std::vector<float>{3}));
 }
 
 TEST_F(ConfigTest, MemoryInfoTracksTensors) {

@@ -121,6 +121,7 @@ TEST_F(EagerTest, IdentityCopiesToTheScopeDevice) {
 }
 
 TEST_F(EagerTest, UnknownDeviceRaisesNotFound) {
+  config::set_soft_device_placement(false);  // the strict behaviour this test checks
   debugging::set_log_device_placement(true);
   Error e = expect_error([] {
     DeviceScope scope("/device:GPU:2");

@@ -101,6 +101,7 @@ TEST_F(ExplainTest, EmptyInputIsInvalidArgument) {
 }
 
 TEST_F(ExplainTest, UnknownDeviceIsNotFound) {
+  config::set_soft_device_placement(false);  // the strict behaviour this test checks
   DeviceScope scope("/GPU:3");
   Error e = expect_error([] { debugging::explain_placement("Neg", {}); });
   EXPECT_EQ(e.code(), absl::StatusCode::kNotFound);

@@ -419,6 +419,7 @@ class Worker {
 class StressTest : public testing::RuntimeTest {};
 
 TEST_F(StressTest, SixteenThreadsOfRandomOpsUnderNestedScopesLoseNothing) {
+  config::set_soft_device_placement(false);  // the strict behaviour this test checks
   split_cpu(kCpus);
   std::vector<std::string> names;
   for (const LogicalDevice& d : config::list_logical_devices()) {

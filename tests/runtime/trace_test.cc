@@ -125,14 +125,14 @@ TEST_F(TraceTest, RecordsConfigurationAndChanges) {
   split_cpu(2);
   {
     trace::Recording recording;
-    config::set_soft_device_placement(true);
+    config::set_soft_device_placement(false);
   }
   std::vector<Json> config = events(recorded(), "config");
   ASSERT_EQ(config.size(), 2u);
   EXPECT_EQ(config[0]["args"]["devices"].array.size(), 2u);
   EXPECT_EQ(config[0]["args"]["devices"].array[1]["allocator"].string, "CPU_1_bfc");
-  EXPECT_FALSE(config[0]["args"]["soft_device_placement"].boolean);
-  EXPECT_TRUE(config[1]["args"]["soft_device_placement"].boolean);
+  EXPECT_TRUE(config[0]["args"]["soft_device_placement"].boolean);  // the default
+  EXPECT_FALSE(config[1]["args"]["soft_device_placement"].boolean);
 }
 
 TEST_F(TraceTest, RecordsOutOfMemory) {
