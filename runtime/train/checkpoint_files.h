@@ -43,8 +43,8 @@ absl::StatusOr<absl::flat_hash_map<std::string, Tensor>> read_checkpoint(
 // Removes checkpoint `prefix`: the manifest first, so that a crash leaves it absent.
 absl::Status remove_checkpoint(FileSystem& fs, const std::string& prefix);
 
-// Checks a manifest's text and returns its JSON part's members (for read_checkpoint and
-// the fuzzer); DataLoss naming `file` when the text or its checksum is broken.
+// A manifest's contents. parse_manifest checks its text (for read_checkpoint and the
+// fuzzer): DataLoss naming `file` when the text or its checksum is broken.
 struct Manifest {
   std::string data_file;  // a name in the manifest's folder
   uint64_t data_bytes = 0;
@@ -56,5 +56,7 @@ struct Manifest {
   std::vector<Entry> tensors;
 };
 absl::StatusOr<Manifest> parse_manifest(absl::string_view text, absl::string_view file);
+// Returns the manifest's text: the JSON, then its checksum line.
+std::string encode_manifest(const Manifest& manifest);
 
 }  // namespace mt::internal

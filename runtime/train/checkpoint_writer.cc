@@ -1,13 +1,10 @@
 // write_checkpoint and remove_checkpoint (checkpoint_files.h).
 #include <unistd.h>
 
-#include <cstdio>
-
 #include "absl/strings/str_cat.h"
 #include "runtime/eager/tensor_impl.h"
 #include "runtime/train/checkpoint_files.h"
 #include "runtime/train/crc32c.h"
-#include "runtime/train/json_value.h"
 #include "runtime/train/safetensors.h"
 
 namespace mt::internal {
@@ -32,40 +29,18 @@ std::string file_name(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-std::string hex32(uint32_t value) {
-  char buf[9];
-  std::snprintf(buf, sizeof(buf), "%08x", value);
-  return buf;
-}
-
-std::string encode_manifest(const std::string& data_file, uint64_t data_bytes,
-                            uint32_t header_crc, const std::vector<NamedTensor>& tensors,
-                            const std::vector<uint32_t>& crcs) {
-  std::string json = "{\"format\":\"minitensor.checkpoint\",\"version\":1,\"data_file\":";
-  append_json_quoted(json, data_file);
-  absl::StrAppend(&json, ",\"data_bytes\":", data_bytes, ",\"header_crc32c\":", header_crc,
-                  ",\"tensors\":[");
-  for (size_t i = 0; i < tensors.size(); ++i) {
-    json += i ? ",\n{\"name\":" : "\n{\"name\":";
-    append_json_quoted(json, tensors[i].name);
-    absl::StrAppend(&json, ",\"crc32c\":", crcs[i], "}");
-  }
-  json += "]}\n";
-  return absl::StrCat(json, "crc32c ", hex32(crc32c(json.data(), json.size())), "\n");
-}
-
 // Writes the data file at `temp`: the header, then each tensor copied to the host in turn.
 absl::Status write_data(WritableFile& file, const std::vector<NamedTensor>& tensors,
-                        uint64_t& bytes, uint32_t& header_crc, std::vector<uint32_t>& crcs) {
+                        Manifest& manifest) {
   std::vector<SafetensorsTensor> layout;
   for (const NamedTensor& t : tensors) {
     const Shape& shape = t.value.shape();
     layout.push_back({t.name, t.value.dtype(), {shape.dims().begin(), shape.dims().end()}});
   }
   std::string head = encode_safetensors_header(layout, {{"format", "minitensor.checkpoint"}});
-  header_crc = crc32c(head.data(), head.size());
+  manifest.header_crc32c = crc32c(head.data(), head.size());
   if (absl::Status s = file.append(head); !s.ok()) return s;
-  bytes = head.size();
+  manifest.data_bytes = head.size();
   std::string host;
   for (const NamedTensor& t : tensors) {
     const TensorImpl& impl = *t.value.impl();
@@ -74,9 +49,9 @@ absl::Status write_data(WritableFile& file, const std::vector<NamedTensor>& tens
       if (absl::Status s = impl.device->copy_to_host(host.data(), impl.data, host.size()); !s.ok())
         return s;
     }
-    crcs.push_back(crc32c(host.data(), host.size()));
+    manifest.tensors.push_back({t.name, crc32c(host.data(), host.size())});
     if (absl::Status s = file.append(host); !s.ok()) return s;
-    bytes += host.size();
+    manifest.data_bytes += host.size();
   }
   return absl::OkStatus();
 }
@@ -100,10 +75,9 @@ absl::Status write_checkpoint(FileSystem& fs, const std::string& prefix,
   const std::string temp = absl::StrCat(data, ".tmp.", ::getpid());
   absl::StatusOr<std::unique_ptr<WritableFile>> file = fs.open_for_write(temp);
   if (!file.ok()) return file.status();
-  uint64_t bytes = 0;
-  uint32_t header_crc = 0;
-  std::vector<uint32_t> crcs;
-  absl::Status s = write_data(**file, tensors, bytes, header_crc, crcs);
+  Manifest contents;
+  contents.data_file = file_name(data);
+  absl::Status s = write_data(**file, tensors, contents);
   if (s.ok()) s = (*file)->sync();
   if (absl::Status c = (*file)->close(); s.ok()) s = c;
   if (s.ok()) s = fs.rename(temp, data);
@@ -112,8 +86,7 @@ absl::Status write_checkpoint(FileSystem& fs, const std::string& prefix,
     return s;
   }
   if (s = fs.sync_dir(dir); !s.ok()) return s;
-  return write_file_atomically(
-      fs, manifest, encode_manifest(file_name(data), bytes, header_crc, tensors, crcs));
+  return write_file_atomically(fs, manifest, encode_manifest(contents));
 }
 
 }  // namespace mt::internal

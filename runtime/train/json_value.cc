@@ -78,8 +78,9 @@ class Parser {
       std::string key;
       if (absl::Status s = parse_string(key); !s.ok()) return s;
       if (!eat(':')) return fail("expected ':'");
-      out.members.emplace_back(std::move(key), JsonValue{});
-      if (absl::Status s = parse_value(out.members.back().second, depth + 1); !s.ok()) return s;
+      out.names.push_back(std::move(key));
+      out.items.emplace_back();
+      if (absl::Status s = parse_value(out.items.back(), depth + 1); !s.ok()) return s;
     } while (eat(','));
     return eat('}') ? absl::OkStatus() : fail("expected ',' or '}'");
   }
@@ -202,8 +203,8 @@ class Parser {
 }  // namespace
 
 const JsonValue* JsonValue::find(absl::string_view key) const {
-  for (const auto& [name, value] : members) {
-    if (name == key) return &value;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (names[i] == key) return &items[i];
   }
   return nullptr;
 }

@@ -12,7 +12,6 @@
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -25,8 +24,8 @@ struct JsonValue {
   Kind kind = Kind::kNull;
   bool boolean = false;
   std::string text;  // a string's value, or a number as written
-  std::vector<JsonValue> items;
-  std::vector<std::pair<std::string, JsonValue>> members;
+  std::vector<JsonValue> items;     // an array's items, or an object's member values
+  std::vector<std::string> names;   // an object's member names, one per item
 
   // Returns the first member named `key` of an object, or nullptr.
   const JsonValue* find(absl::string_view key) const;

@@ -116,7 +116,9 @@ absl::Status parse_tensor(const std::string& name, const JsonValue& entry, absl:
 absl::Status parse_metadata(const JsonValue& value, absl::string_view file,
                             SafetensorsMetadata& out) {
   if (value.kind != JsonValue::Kind::kObject) return data_loss(file, "__metadata__ not an object");
-  for (const auto& [key, entry] : value.members) {
+  for (size_t i = 0; i < value.names.size(); ++i) {
+    const std::string& key = value.names[i];
+    const JsonValue& entry = value.items[i];
     if (entry.kind != JsonValue::Kind::kString) {
       return data_loss(file, absl::StrCat("__metadata__ '", key, "' is not a string"));
     }
@@ -220,7 +222,9 @@ absl::StatusOr<SafetensorsLayout> parse_safetensors(absl::string_view head, uint
   layout.data_start = *data_start;
   uint64_t data_size = file_size - *data_start;
   absl::flat_hash_set<std::string> names;
-  for (const auto& [name, entry] : json->members) {
+  for (size_t i = 0; i < json->names.size(); ++i) {
+    const std::string& name = json->names[i];
+    const JsonValue& entry = json->items[i];
     if (!names.insert(name).second) return tensor_loss(file, name, "named twice");
     if (name == "__metadata__") {
       if (absl::Status s = parse_metadata(entry, file, layout.metadata); !s.ok()) return s;
