@@ -1,4 +1,7 @@
 // read_checkpoint and parse_manifest (checkpoint_files.h): every check before any tensor.
+#include <algorithm>
+#include <memory>
+
 #include "absl/strings/str_cat.h"
 #include "runtime/eager/error.h"
 #include "runtime/ops/constant.h"
@@ -16,25 +19,54 @@ absl::Status loss(absl::string_view file, absl::string_view what) {
 std::string hex32(uint32_t v) { return absl::StrCat("0x", absl::Hex(v, absl::kZeroPad8)); }
 
 // Reads, checks and makes one tensor of the data file.
+// A host buffer that grows without zero-filling what the file then overwrites.
+class Buffer {
+ public:
+  char* get(size_t size) {
+    if (size > capacity_) {
+      data_.reset(new char[size]);
+      capacity_ = size;
+    }
+    return data_.get();
+  }
+
+ private:
+  std::unique_ptr<char[]> data_;
+  size_t capacity_ = 0;
+};
+
+// Reads a tensor's bytes in 8 MiB pieces, each checksummed while it is in the cache.
+absl::StatusOr<uint32_t> read_and_checksum(const ReadableFile& data, uint64_t offset,
+                                           uint64_t size, char* dst) {
+  constexpr uint64_t kPiece = 8 << 20;
+  uint32_t crc = 0;
+  for (uint64_t done = 0; done < size; done += kPiece) {
+    uint64_t n = std::min(kPiece, size - done);
+    if (absl::Status s = data.read_at(offset + done, n, dst + done); !s.ok()) return s;
+    crc = crc32c_extend(crc, dst + done, n);
+  }
+  return crc;
+}
+
 absl::StatusOr<Tensor> read_tensor(const ReadableFile& data, absl::string_view file,
                                    uint64_t data_start, const SafetensorsTensor& t,
-                                   uint32_t expected_crc, std::string& buffer) {
-  buffer.resize(t.bytes());
-  if (absl::Status s = data.read_at(data_start + t.begin, t.bytes(), buffer.data()); !s.ok())
-    return s;
-  uint32_t crc = crc32c(buffer.data(), buffer.size());
+                                   uint32_t expected_crc, Buffer& buffer) {
+  char* bytes = buffer.get(t.bytes());
+  absl::StatusOr<uint32_t> read = read_and_checksum(data, data_start + t.begin, t.bytes(), bytes);
+  if (!read.ok()) return read.status();
+  uint32_t crc = *read;
   if (crc != expected_crc) {
     return loss(file, absl::StrCat("tensor '", t.name, "': checksum mismatch (manifest ",
                                    hex32(expected_crc), ", data ", hex32(crc), ")"));
   }
   if (t.dtype == DType::kBool) {
-    for (char c : buffer) {
-      if (c != 0 && c != 1) return loss(file, absl::StrCat("tensor '", t.name, "': a bool not 0/1"));
+    for (const char* c = bytes; c != bytes + t.bytes(); ++c) {
+      if (*c != 0 && *c != 1) return loss(file, absl::StrCat("tensor '", t.name, "': a bool not 0/1"));
     }
   }
   size_t count = t.bytes() / dtype_size(t.dtype);
   try {
-    return make_constant(t.dtype, buffer.data(), count, t.shape);
+    return make_constant(t.dtype, bytes, count, t.shape);
   } catch (const Error& e) {
     return absl::Status(e.code(), absl::StrCat("[checkpoint] ", file, ": tensor '", t.name,
                                                "': ", e.what()));
@@ -84,7 +116,7 @@ absl::StatusOr<absl::flat_hash_map<std::string, Tensor>> read_checkpoint(
                                    manifest->tensors.size()));
   }
   absl::flat_hash_map<std::string, Tensor> out;
-  std::string buffer;
+  Buffer buffer;
   for (const Manifest::Entry& entry : manifest->tensors) {
     auto found = by_name.find(entry.name);
     if (found == by_name.end()) {

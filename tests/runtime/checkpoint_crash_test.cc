@@ -67,21 +67,41 @@ pid_t start_writer(const std::string& dir) {
   return pid;
 }
 
+// Returns how long a writer takes from its start to its first whole checkpoint (under a
+// sanitizer, much longer than in a release build), killing it then.
+std::chrono::milliseconds time_to_first_save(const std::string& dir) {
+  auto start = std::chrono::steady_clock::now();
+  pid_t pid = start_writer(dir);
+  while (!train::latest_checkpoint(dir).has_value() &&
+         std::chrono::steady_clock::now() - start < std::chrono::seconds(30)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  auto took = std::chrono::steady_clock::now() - start;
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, nullptr, 0);
+  return std::chrono::duration_cast<std::chrono::milliseconds>(took);
+}
+
 TEST_F(CheckpointCrashTest, CrashedWritersLeaveWholeCheckpoints) {
   std::mt19937 rng(12345);
+  // Kills land from half the start-up time to a few saves past it: before, during and
+  // between saves.
+  const int64_t first = time_to_first_save(dir_).count();
+  ASSERT_TRUE(train::latest_checkpoint(dir_).has_value()) << "no save within 30 s";
   int64_t last_step = 0;
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(12);
   int kills = 0;
   for (; kills < 25 && std::chrono::steady_clock::now() < deadline; ++kills) {
     pid_t pid = start_writer(dir_);
     ASSERT_GT(pid, 0);
-    std::this_thread::sleep_for(std::chrono::milliseconds(50 + rng() % 150));
+    int64_t delay = first / 2 + static_cast<int64_t>(rng() % (first + 100));
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay));
     ASSERT_EQ(::kill(pid, SIGKILL), 0);
     int status = 0;
     ASSERT_EQ(::waitpid(pid, &status, 0), pid);
     ASSERT_TRUE(WIFSIGNALED(status)) << "the writer exited by itself: " << status;
     std::optional<std::string> latest = train::latest_checkpoint(dir_);
-    if (!latest.has_value()) continue;  // killed before its first save
+    ASSERT_TRUE(latest.has_value());  // the first save's, at least
     State fresh;
     fresh.ckpt.restore(*latest);
     ASSERT_GE(fresh.step, last_step);  // never older than what was seen
@@ -90,10 +110,10 @@ TEST_F(CheckpointCrashTest, CrashedWritersLeaveWholeCheckpoints) {
     for (float x : fresh.a.read_value().to_vector<float>()) ASSERT_EQ(x, step);
     for (float x : fresh.b.read_value().to_vector<float>()) ASSERT_EQ(x, -step);
   }
-  EXPECT_GE(kills, 10);
+  EXPECT_GE(kills, 5);
   RecordProperty("kills", kills);
   RecordProperty("last_step", static_cast<int>(last_step));
-  EXPECT_GT(last_step, 0) << "no writer ever finished a save";
+  EXPECT_GT(last_step, 1) << "no writer finished a save after the first one";
 }
 
 }  // namespace
