@@ -12,12 +12,27 @@ assigned when those layers are built (deferred restoration).
 """
 
 import os as _os
+import threading as _threading
 
 import numpy as _np
 
 from . import _checkpoint_graph as _graph, _minitensor as _mt
 
-__all__ = ["Checkpoint", "CheckpointLoadStatus"]
+__all__ = ["Checkpoint", "CheckpointLoadStatus", "CheckpointOptions"]
+
+
+class CheckpointOptions:
+    """Options of save, write, restore and read (tf.train.CheckpointOptions). With
+    ``experimental_enable_async_checkpoint``, a save takes the values at once (no copy:
+    an assignment afterwards moves the variable to a new buffer) and writes them on a
+    background thread; ``Checkpoint.sync()`` waits for it."""
+
+    def __init__(self, experimental_io_device=None, experimental_enable_async_checkpoint=False,
+                 experimental_write_callbacks=None, enable_async=False):
+        self.experimental_io_device = experimental_io_device
+        self.experimental_enable_async_checkpoint = bool(
+            experimental_enable_async_checkpoint or enable_async)
+        self.experimental_write_callbacks = experimental_write_callbacks or []
 
 
 def _slot_name(optimizer_path, variable_path, index):
@@ -152,6 +167,7 @@ class Checkpoint:
             setattr(self, name, obj)
         self._objects = dict(kwargs)
         self._save_counter = None
+        self._writer, self._writer_error = None, None
 
     def _checkpoint_children(self):
         items = list(self._objects.items())
@@ -167,37 +183,76 @@ class Checkpoint:
             self._save_counter = Variable(0, trainable=False, name="save_counter", dtype=int64)
         return self._save_counter
 
-    def write(self, file_prefix, options=None):
-        """Writes the checkpoint at ``file_prefix`` exactly (no counter, no "checkpoint"
-        file); returns the prefix."""
-        file_prefix = _os.fspath(file_prefix)
+    def _tensors(self):
+        """Returns the (name, tensor) pairs of everything tracked, as they are now."""
+        from . import constant, int64
         variables, optimizers, _ = _graph.walk(self)
         tensors = [(path, var.read_value()) for path, var in variables]
         for opt_path, opt in optimizers:
-            from . import constant, int64
             tensors.append((f"{opt_path}/iterations", constant(opt.iterations, dtype=int64)))
             for var_path, var in variables:
                 for i, slot in enumerate(_mt._optimizer_slots(opt._impl, var)):
                     tensors.append((_slot_name(opt_path, var_path, i), slot.read_value()))
+        return tensors
+
+    def _write(self, file_prefix, options, then=None):
+        """Writes the values of now as ``file_prefix``, then calls ``then``: here, or on a
+        background thread when ``options`` ask for asynchronous checkpoints."""
+        self.sync()
+        file_prefix = _os.fspath(file_prefix)
         directory = _os.path.dirname(file_prefix)
         if directory:
             _os.makedirs(directory, exist_ok=True)
-        _mt._write_checkpoint(file_prefix, tensors)
+        tensors = self._tensors()
+
+        def write():
+            _mt._write_checkpoint(file_prefix, tensors)
+            for callback in (options.experimental_write_callbacks if options else []):
+                callback(file_prefix)
+            if then is not None:
+                then()
+
+        if options is None or not options.experimental_enable_async_checkpoint:
+            write()
+            return file_prefix
+
+        def run():
+            try:
+                write()
+            except BaseException as e:  # noqa: B036 (handed to sync())
+                self._writer_error = e
+
+        self._writer = _threading.Thread(target=run, name="mt-checkpoint-writer", daemon=False)
+        self._writer.start()
         return file_prefix
+
+    def sync(self):
+        """Waits for an asynchronous write in flight, raising its error."""
+        writer, self._writer = self._writer, None
+        if writer is not None:
+            writer.join()
+        error, self._writer_error = self._writer_error, None
+        if error is not None:
+            raise error
+
+    def write(self, file_prefix, options=None):
+        """Writes the checkpoint at ``file_prefix`` exactly (no counter, no "checkpoint"
+        file); returns the prefix."""
+        return self._write(file_prefix, options)
 
     def save(self, file_prefix, options=None):
         """Writes checkpoint "<file_prefix>-<n>", n the save counter after one more save,
         and records it in its folder's "checkpoint" file; returns its path."""
         from ._checkpoint_manager import record_latest
         self.save_counter.assign_add(1)
-        path = self.write(f"{_os.fspath(file_prefix)}-{int(self.save_counter.numpy())}")
-        record_latest(path)
-        return path
+        path = f"{_os.fspath(file_prefix)}-{int(self.save_counter.numpy())}"
+        return self._write(path, options, then=lambda: record_latest(path))
 
     def restore(self, save_path, options=None):
         """Restores the objects from ``save_path`` (None restores nothing) and returns the
         status. Raises NotFoundError when there is no checkpoint, DataLossError naming the
         file and tensor when it is damaged, ValueError for a value of another shape."""
+        self.sync()
         if save_path is None:
             return _InitializationOnlyStatus(self)
         save_path = _os.fspath(save_path)

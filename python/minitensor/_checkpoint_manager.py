@@ -152,19 +152,25 @@ class CheckpointManager:
         counter.assign_add(1)
         number = int(counter.numpy()) if checkpoint_number is None else int(checkpoint_number)
         name = f"{self._name}-{number}"
-        self._checkpoint.write(_os.path.join(self._directory, name))
-        now = _time.time()
-        self._kept = [(p, t) for p, t in self._kept if p != name] + [(name, now)]
+        self._kept = [(p, t) for p, t in self._kept if p != name] + [(name, _time.time())]
         dropped = []
         while self._max_to_keep is not None and len(self._kept) > self._max_to_keep:
             dropped.append(self._kept.pop(0))
-        _write_state(self._directory, name, self._kept, self._last_preserved)
+        deleted = []
         for path, stamp in dropped:
             if self._keep_every is not None and \
                     stamp - self._last_preserved >= self._keep_every * 3600:
                 self._last_preserved = stamp  # kept for good, no longer listed
-                continue
-            _mt._remove_checkpoint(_os.path.join(self._directory, path))
+            else:
+                deleted.append(path)
+        kept, preserved = list(self._kept), self._last_preserved
+
+        def record():  # once the checkpoint is whole (after the write, async or not)
+            _write_state(self._directory, name, kept, preserved)
+            for path in deleted:
+                _mt._remove_checkpoint(_os.path.join(self._directory, path))
+
+        self._checkpoint._write(_os.path.join(self._directory, name), options, then=record)
         return _os.path.join(self._directory, name)
 
     def restore_or_initialize(self):

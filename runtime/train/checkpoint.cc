@@ -46,6 +46,9 @@ absl::StatusOr<Tensor> find(const Tensors& tensors, const std::string& prefix,
 
 Checkpoint::Checkpoint() : fs_(&internal::posix_file_system()) {}
 Checkpoint::Checkpoint(internal::FileSystem& fs) : fs_(&fs) {}
+Checkpoint::~Checkpoint() {
+  if (writer_.joinable()) writer_.join();
+}
 
 void Checkpoint::add(Entry entry) {
   for (const Entry& e : entries_) {
@@ -94,11 +97,29 @@ std::vector<internal::NamedTensor> Checkpoint::tensors() const {
   return out;
 }
 
-void Checkpoint::write(const std::string& prefix) const {
+void Checkpoint::write(const std::string& prefix) {
+  sync();
   internal::throw_if_error(internal::write_checkpoint(*fs_, prefix, tensors()));
 }
 
+void Checkpoint::write_async(const std::string& prefix, std::function<absl::Status()> then) {
+  sync();
+  writer_ = std::thread([this, prefix, then = std::move(then), tensors = tensors()] {
+    absl::Status s = internal::write_checkpoint(*fs_, prefix, tensors);
+    if (s.ok() && then) s = then();
+    writer_status_ = s;
+  });
+}
+
+void Checkpoint::sync() {
+  if (!writer_.joinable()) return;
+  writer_.join();
+  absl::Status s = std::exchange(writer_status_, absl::OkStatus());
+  internal::throw_if_error(s);
+}
+
 void Checkpoint::restore(const std::string& prefix) {
+  sync();
   Tensors tensors = internal::value_or_throw(internal::read_checkpoint(*fs_, prefix));
   // Every check first; the assignments, which cannot fail, after (nothing half-assigned).
   std::vector<std::function<void()>> assignments;

@@ -10,19 +10,25 @@
 //   ckpt.track("epoch", epoch);          // an int64_t or double, by reference
 //   ckpt.write("/ckpt/step-100");        // /ckpt/step-100.safetensors and .manifest
 //   ckpt.restore("/ckpt/step-100");      // every tracked object, or nothing
+//   ckpt.write_async("/ckpt/step-200");  // returns at once; training goes on
+//   ckpt.sync();                          // waits until it is on the disk
 //
 // Tracked objects must outlive the Checkpoint. Errors throw mt::Error: NotFound when the
 // checkpoint does not exist or lacks a tracked name; InvalidArgument for a tensor of
 // another shape or dtype than its variable, or a name tracked twice; DataLoss naming the
 // file and tensor when a file is damaged; Unimplemented for a dtype minitensor does not
-// hold. restore checks everything before it assigns anything. Not thread-safe.
+// hold. restore checks everything before it assigns anything. The methods are called from
+// one thread at a time; write_async's writing thread is its own.
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
+#include <thread>
 #include <variant>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "runtime/train/optimizers.h"
 #include "runtime/train/variable.h"
 
@@ -38,6 +44,10 @@ class Checkpoint {
   Checkpoint();
   // Writes and reads through `fs` (tests record or fail its operations); `fs` outlives it.
   explicit Checkpoint(internal::FileSystem& fs);
+  // Waits for a write_async in flight (its error, if any, is dropped: call sync() first).
+  ~Checkpoint();
+  Checkpoint(const Checkpoint&) = delete;
+  Checkpoint& operator=(const Checkpoint&) = delete;
 
   // Tracks `variable` as tensor `name`.
   void track(const std::string& name, Variable variable);
@@ -49,8 +59,16 @@ class Checkpoint {
   void track(const std::string& name, double& value);
 
   // Writes every tracked object as checkpoint `prefix` (Note [Checkpoint commit]).
-  void write(const std::string& prefix) const;
-  // Restores every tracked object from checkpoint `prefix`.
+  void write(const std::string& prefix);
+  // Takes the tracked values now and writes them as checkpoint `prefix` on a background
+  // thread, then runs `then` there (CheckpointManager records the checkpoint so). Taking a
+  // value costs no copy: later assignments move the variable to a new buffer while the
+  // taken value is held (Note [Variables write in place]). Waits first for a write in
+  // flight, throwing its error.
+  void write_async(const std::string& prefix, std::function<absl::Status()> then = nullptr);
+  // Waits until the write in flight (if any) is on the disk; throws its error.
+  void sync();
+  // Restores every tracked object from checkpoint `prefix` (after sync()).
   void restore(const std::string& prefix);
 
   // Internal: returns the tensors write() saves, by name.
@@ -66,6 +84,8 @@ class Checkpoint {
 
   internal::FileSystem* fs_;
   std::vector<Entry> entries_;
+  std::thread writer_;        // the write_async in flight, joined by sync()
+  absl::Status writer_status_;  // written by writer_ before it ends, read after join
 };
 
 // Returns the prefix of the latest checkpoint recorded in `directory`'s "checkpoint" file

@@ -45,11 +45,10 @@ CheckpointManager::CheckpointManager(Checkpoint& checkpoint, std::string directo
   }
 }
 
-std::string CheckpointManager::save(std::optional<int64_t> checkpoint_number) {
+std::string CheckpointManager::save(std::optional<int64_t> checkpoint_number, bool async) {
   int64_t n = checkpoint_number.value_or(next_number_);
   next_number_ = n + 1;
   std::string path = absl::StrCat(name_, "-", n);
-  checkpoint_->write(absl::StrCat(directory_, "/", path));
   std::erase(kept_, path);
   kept_.push_back(path);
   std::vector<std::string> dropped;
@@ -57,12 +56,25 @@ std::string CheckpointManager::save(std::optional<int64_t> checkpoint_number) {
     dropped.push_back(kept_.front());
     kept_.erase(kept_.begin());
   }
-  internal::FileSystem& fs = checkpoint_->file_system();
-  internal::throw_if_error(internal::write_checkpoint_state(fs, directory_, {path, kept_}));
-  for (const std::string& old : dropped) {
-    internal::throw_if_error(internal::remove_checkpoint(fs, absl::StrCat(directory_, "/", old)));
+  // Recorded once whole, and only then are the old ones deleted (Note [Checkpoint commit]).
+  auto record = [fs = &checkpoint_->file_system(), dir = directory_, path, kept = kept_,
+                 dropped]() -> absl::Status {
+    if (absl::Status s = internal::write_checkpoint_state(*fs, dir, {path, kept}); !s.ok())
+      return s;
+    for (const std::string& old : dropped) {
+      if (absl::Status s = internal::remove_checkpoint(*fs, absl::StrCat(dir, "/", old)); !s.ok())
+        return s;
+    }
+    return absl::OkStatus();
+  };
+  std::string prefix = absl::StrCat(directory_, "/", path);
+  if (async) {
+    checkpoint_->write_async(prefix, std::move(record));
+  } else {
+    checkpoint_->write(prefix);
+    internal::throw_if_error(record());
   }
-  return absl::StrCat(directory_, "/", path);
+  return prefix;
 }
 
 std::optional<std::string> CheckpointManager::latest_checkpoint() const {

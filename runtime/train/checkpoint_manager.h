@@ -30,7 +30,9 @@ class CheckpointManager {
 
   // Writes checkpoint "<directory>/<checkpoint_name>-<n>", n one more than the last (or
   // `checkpoint_number`), records it, deletes the oldest beyond max_to_keep; returns it.
-  std::string save(std::optional<int64_t> checkpoint_number = std::nullopt);
+  // With `async`, all that happens on the Checkpoint's writing thread (write_async) and
+  // is on the disk after its sync(); latest_checkpoint() and checkpoints() name it at once.
+  std::string save(std::optional<int64_t> checkpoint_number = std::nullopt, bool async = false);
   // Returns the newest checkpoint's prefix, or nullopt.
   std::optional<std::string> latest_checkpoint() const;
   // Returns the prefixes of the kept checkpoints, oldest first.

@@ -155,3 +155,27 @@ def test_tensors_open_with_the_safetensors_package(tmp_path):
     np.testing.assert_array_equal(tensors["model/layer-0/kernel"], model.layers[0].kernel.numpy())
     assert tensors["optimizer/iterations"] == 1
     assert tensors["optimizer/slots/model/layer-0/kernel/0"].shape == (3, 4)
+
+
+def test_async_saves_take_the_values_of_their_call(tmp_path):
+    v = mt.Variable([1.0, 2.0])
+    ckpt = mt.train.Checkpoint(v=v)
+    manager = mt.train.CheckpointManager(ckpt, str(tmp_path), max_to_keep=1)
+    options = mt.train.CheckpointOptions(experimental_enable_async_checkpoint=True)
+    manager.save(options=options)
+    v.assign([9.0, 9.0])  # while the first save may still be writing
+    manager.save(options=options)  # waits for the first
+    v.assign([0.0, 0.0])
+    ckpt.sync()
+    assert mt.train.latest_checkpoint(str(tmp_path)) == str(tmp_path / "ckpt-2")
+    assert not os.path.exists(tmp_path / "ckpt-1.manifest")
+    ckpt.restore(str(tmp_path / "ckpt-2")).assert_consumed()
+    np.testing.assert_array_equal(v.numpy(), [9.0, 9.0])
+    def fail(path):
+        raise OSError(f"callback failed after {os.path.basename(path)}")
+    failing = mt.train.CheckpointOptions(experimental_enable_async_checkpoint=True,
+                                         experimental_write_callbacks=[fail])
+    ckpt.write(str(tmp_path / "c"), options=failing)
+    with pytest.raises(OSError, match="callback failed after c"):
+        ckpt.sync()
+    ckpt.sync()  # reported once
