@@ -29,8 +29,8 @@ void write(const std::string& prefix, const Named& tensors) {
 }
 
 Named read(const std::string& prefix) {
-  auto tensors = internal::value_or_throw(
-      internal::read_checkpoint(internal::posix_file_system(), prefix));
+  auto tensors =
+      internal::value_or_throw(internal::read_checkpoint(internal::posix_file_system(), prefix));
   return Named(tensors.begin(), tensors.end());
 }
 
@@ -39,13 +39,20 @@ Named read(const std::string& prefix) {
 void bind_checkpoint(nb::module_& m) {
   m.def("_write_checkpoint", &write, Release(), nb::arg("prefix"), nb::arg("tensors"));
   m.def("_read_checkpoint", &read, Release(), nb::arg("prefix"));
-  m.def("_remove_checkpoint", [](const std::string& prefix) {
-    internal::throw_if_error(internal::remove_checkpoint(internal::posix_file_system(), prefix));
-  }, Release());
-  m.def("_write_file_atomically", [](const std::string& path, const std::string& data) {
-    internal::throw_if_error(
-        internal::write_file_atomically(internal::posix_file_system(), path, data));
-  }, Release());
+  m.def(
+      "_remove_checkpoint",
+      [](const std::string& prefix) {
+        internal::throw_if_error(
+            internal::remove_checkpoint(internal::posix_file_system(), prefix));
+      },
+      Release());
+  m.def(
+      "_write_file_atomically",
+      [](const std::string& path, const std::string& data) {
+        internal::throw_if_error(
+            internal::write_file_atomically(internal::posix_file_system(), path, data));
+      },
+      Release());
   m.def("_optimizer_slots", &optimizers::Optimizer::slot_variables, nb::arg("optimizer"),
         nb::arg("variable"));
   m.def("_optimizer_make_slot", &optimizers::Optimizer::make_slot, nb::arg("optimizer"),

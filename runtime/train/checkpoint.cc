@@ -62,8 +62,8 @@ void Checkpoint::add(Entry entry) {
 
 void Checkpoint::track(const std::string& name, Variable variable) {
   if (!variable.defined()) {
-    internal::throw_error(absl::InvalidArgumentError(
-        absl::StrCat("[checkpoint] variable '", name, "' is empty")));
+    internal::throw_error(
+        absl::InvalidArgumentError(absl::StrCat("[checkpoint] variable '", name, "' is empty")));
   }
   add({name, std::move(variable)});
 }
@@ -77,7 +77,9 @@ std::vector<internal::NamedTensor> Checkpoint::tensors() const {
   std::vector<internal::NamedTensor> out;
   for (const Entry& e : entries_) {
     std::visit(Overload{
-                   [&](const Variable& v) { out.push_back({e.name, v.read_value()}); },
+                   [&](const Variable& v) {
+                     out.push_back({e.name, v.read_value()});
+                   },
                    [&](optimizers::Optimizer* opt) {
                      out.push_back({e.name + "/iterations", constant(opt->iterations())});
                      for (const Entry& var : entries_) {
@@ -89,8 +91,12 @@ std::vector<internal::NamedTensor> Checkpoint::tensors() const {
                        }
                      }
                    },
-                   [&](int64_t* value) { out.push_back({e.name, constant(*value)}); },
-                   [&](double* value) { out.push_back({e.name, constant(*value)}); },
+                   [&](int64_t* value) {
+                     out.push_back({e.name, constant(*value)});
+                   },
+                   [&](double* value) {
+                     out.push_back({e.name, constant(*value)});
+                   },
                },
                e.object);
   }
@@ -131,16 +137,14 @@ void Checkpoint::restore(const std::string& prefix) {
       Tensor t = take(e.name, v->dtype(), v->shape());
       assignments.push_back([v = *v, t]() mutable { v.assign(t); });
     } else if (auto* const* opt = std::get_if<optimizers::Optimizer*>(&e.object)) {
-      int64_t step = take(e.name + "/iterations", DType::kInt64, Shape())
-                         .to_vector<int64_t>()[0];
+      int64_t step = take(e.name + "/iterations", DType::kInt64, Shape()).to_vector<int64_t>()[0];
       assignments.push_back([opt = *opt, step] { opt->set_iterations(step); });
       for (const Entry& var : entries_) {
         const auto* v = std::get_if<Variable>(&var.object);
         for (size_t i = 0; v != nullptr && tensors.contains(slot_name(e.name, var.name, i)); ++i) {
           Tensor t = take(slot_name(e.name, var.name, i), v->dtype(), v->shape());
-          assignments.push_back([opt = *opt, v = *v, i, t] {
-            opt->make_slot(v, static_cast<int>(i)).assign(t);
-          });
+          assignments.push_back(
+              [opt = *opt, v = *v, i, t] { opt->make_slot(v, static_cast<int>(i)).assign(t); });
         }
       }
     } else if (auto* const* i = std::get_if<int64_t*>(&e.object)) {

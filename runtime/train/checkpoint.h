@@ -84,7 +84,7 @@ class Checkpoint {
 
   internal::FileSystem* fs_;
   std::vector<Entry> entries_;
-  std::thread writer_;        // the write_async in flight, joined by sync()
+  std::thread writer_;          // the write_async in flight, joined by sync()
   absl::Status writer_status_;  // written by writer_ before it ends, read after join
 };
 

@@ -64,8 +64,7 @@ absl::StatusOr<std::string> read_whole_file(FileSystem& fs, const std::string& p
 
 // Writes `data` to `path` whole or not at all: a temporary file beside it, fsync, rename,
 // fsync of the folder.
-absl::Status write_file_atomically(FileSystem& fs, const std::string& path,
-                                   absl::string_view data);
+absl::Status write_file_atomically(FileSystem& fs, const std::string& path, absl::string_view data);
 
 // Returns the folder part of `path` ("." when it has none).
 std::string dir_of(const std::string& path);

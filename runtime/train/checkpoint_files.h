@@ -37,8 +37,8 @@ absl::Status write_checkpoint(FileSystem& fs, const std::string& prefix,
                               const std::vector<NamedTensor>& tensors);
 
 // Reads and checks checkpoint `prefix` whole; its tensors are made on the default device.
-absl::StatusOr<absl::flat_hash_map<std::string, Tensor>> read_checkpoint(
-    FileSystem& fs, const std::string& prefix);
+absl::StatusOr<absl::flat_hash_map<std::string, Tensor>> read_checkpoint(FileSystem& fs,
+                                                                         const std::string& prefix);
 
 // Removes checkpoint `prefix`: the manifest first, so that a crash leaves it absent.
 absl::Status remove_checkpoint(FileSystem& fs, const std::string& prefix);

@@ -21,8 +21,8 @@ std::optional<int64_t> number_of(const std::string& path, const std::string& nam
 
 }  // namespace
 
-CheckpointManager::CheckpointManager(Checkpoint& checkpoint, std::string directory,
-                                     int max_to_keep, std::string checkpoint_name)
+CheckpointManager::CheckpointManager(Checkpoint& checkpoint, std::string directory, int max_to_keep,
+                                     std::string checkpoint_name)
     : checkpoint_(&checkpoint),
       directory_(std::move(directory)),
       name_(std::move(checkpoint_name)),

@@ -68,8 +68,8 @@ absl::StatusOr<Manifest> parse_manifest(absl::string_view text, absl::string_vie
   }
   uint32_t computed = crc32c(text.data(), tail);
   if (computed != stored) {
-    return loss(file, absl::StrCat("the manifest's checksum does not match (stored ",
-                                   "0x", hex32(stored), ", computed 0x", hex32(computed), ")"));
+    return loss(file, absl::StrCat("the manifest's checksum does not match (stored ", "0x",
+                                   hex32(stored), ", computed 0x", hex32(computed), ")"));
   }
   absl::StatusOr<JsonValue> json = parse_json(text.substr(0, tail));
   if (!json.ok()) return loss(file, json.status().message());

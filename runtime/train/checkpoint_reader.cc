@@ -36,8 +36,8 @@ class Buffer {
 };
 
 // Reads a tensor's bytes in 8 MiB pieces, each checksummed while it is in the cache.
-absl::StatusOr<uint32_t> read_and_checksum(const ReadableFile& data, uint64_t offset,
-                                           uint64_t size, char* dst) {
+absl::StatusOr<uint32_t> read_and_checksum(const ReadableFile& data, uint64_t offset, uint64_t size,
+                                           char* dst) {
   constexpr uint64_t kPiece = 8 << 20;
   uint32_t crc = 0;
   for (uint64_t done = 0; done < size; done += kPiece) {
@@ -61,41 +61,39 @@ absl::StatusOr<Tensor> read_tensor(const ReadableFile& data, absl::string_view f
   }
   if (t.dtype == DType::kBool) {
     for (const char* c = bytes; c != bytes + t.bytes(); ++c) {
-      if (*c != 0 && *c != 1) return loss(file, absl::StrCat("tensor '", t.name, "': a bool not 0/1"));
+      if (*c != 0 && *c != 1)
+        return loss(file, absl::StrCat("tensor '", t.name, "': a bool not 0/1"));
     }
   }
   size_t count = t.bytes() / dtype_size(t.dtype);
   try {
     return make_constant(t.dtype, bytes, count, t.shape);
   } catch (const Error& e) {
-    return absl::Status(e.code(), absl::StrCat("[checkpoint] ", file, ": tensor '", t.name,
-                                               "': ", e.what()));
+    return absl::Status(e.code(),
+                        absl::StrCat("[checkpoint] ", file, ": tensor '", t.name, "': ", e.what()));
   }
 }
 
 }  // namespace
 
-absl::StatusOr<absl::flat_hash_map<std::string, Tensor>> read_checkpoint(
-    FileSystem& fs, const std::string& prefix) {
-  const std::string manifest_path = prefix + kManifestSuffix;
-  absl::StatusOr<std::string> text = read_whole_file(fs, manifest_path);
+namespace {
+
+absl::StatusOr<Manifest> read_manifest(FileSystem& fs, const std::string& prefix) {
+  const std::string path = prefix + kManifestSuffix;
+  absl::StatusOr<std::string> text = read_whole_file(fs, path);
   if (!text.ok() && absl::IsNotFound(text.status())) {
-    return absl::NotFoundError(absl::StrCat("[checkpoint] no checkpoint at ", prefix, " (",
-                                            manifest_path, " does not exist)"));
+    return absl::NotFoundError(
+        absl::StrCat("[checkpoint] no checkpoint at ", prefix, " (", path, " does not exist)"));
   }
   if (!text.ok()) return text.status();
-  absl::StatusOr<Manifest> manifest = parse_manifest(*text, manifest_path);
-  if (!manifest.ok()) return manifest.status();
-  const std::string path = dir_of(prefix) + "/" + manifest->data_file;
-  absl::StatusOr<std::unique_ptr<ReadableFile>> data = fs.open_for_read(path);
-  if (!data.ok()) {
-    return loss(manifest_path, absl::StrCat("its data file ", path, " cannot be opened: ",
-                                            data.status().message()));
-  }
-  const ReadableFile& file = **data;
-  if (file.size() != manifest->data_bytes) {
-    return loss(path, absl::StrCat(file.size(), " bytes, the manifest says ",
-                                   manifest->data_bytes));
+  return parse_manifest(*text, path);
+}
+
+// Checks the data file's size and header against the manifest, and parses the header.
+absl::StatusOr<SafetensorsLayout> read_layout(const ReadableFile& file, const std::string& path,
+                                              const Manifest& manifest) {
+  if (file.size() != manifest.data_bytes) {
+    return loss(path, absl::StrCat(file.size(), " bytes, the manifest says ", manifest.data_bytes));
   }
   std::string head(std::min<uint64_t>(8, file.size()), '\0');
   if (absl::Status s = file.read_at(0, head.size(), head.data()); !s.ok()) return s;
@@ -103,11 +101,27 @@ absl::StatusOr<absl::flat_hash_map<std::string, Tensor>> read_checkpoint(
   if (!data_start.ok()) return data_start.status();
   head.resize(*data_start);
   if (absl::Status s = file.read_at(8, *data_start - 8, head.data() + 8); !s.ok()) return s;
-  if (uint32_t crc = crc32c(head.data(), head.size()); crc != manifest->header_crc32c) {
+  if (uint32_t crc = crc32c(head.data(), head.size()); crc != manifest.header_crc32c) {
     return loss(path, absl::StrCat("the header's checksum does not match (manifest ",
-                                   hex32(manifest->header_crc32c), ", data ", hex32(crc), ")"));
+                                   hex32(manifest.header_crc32c), ", data ", hex32(crc), ")"));
   }
-  absl::StatusOr<SafetensorsLayout> layout = parse_safetensors(head, file.size(), path);
+  return parse_safetensors(head, file.size(), path);
+}
+
+}  // namespace
+
+absl::StatusOr<absl::flat_hash_map<std::string, Tensor>> read_checkpoint(
+    FileSystem& fs, const std::string& prefix) {
+  absl::StatusOr<Manifest> manifest = read_manifest(fs, prefix);
+  if (!manifest.ok()) return manifest.status();
+  const std::string path = dir_of(prefix) + "/" + manifest->data_file;
+  absl::StatusOr<std::unique_ptr<ReadableFile>> data = fs.open_for_read(path);
+  if (!data.ok()) {
+    return loss(
+        prefix + kManifestSuffix,
+        absl::StrCat("its data file ", path, " cannot be opened: ", data.status().message()));
+  }
+  absl::StatusOr<SafetensorsLayout> layout = read_layout(**data, path, *manifest);
   if (!layout.ok()) return layout.status();
   absl::flat_hash_map<std::string, const SafetensorsTensor*> by_name;
   for (const SafetensorsTensor& t : layout->tensors) by_name[t.name] = &t;
@@ -123,7 +137,7 @@ absl::StatusOr<absl::flat_hash_map<std::string, Tensor>> read_checkpoint(
       return loss(path, absl::StrCat("tensor '", entry.name, "' of the manifest is missing"));
     }
     absl::StatusOr<Tensor> t =
-        read_tensor(file, path, *data_start, *found->second, entry.crc32c, buffer);
+        read_tensor(**data, path, layout->data_start, *found->second, entry.crc32c, buffer);
     if (!t.ok()) return t.status();
     out[entry.name] = *std::move(t);
   }

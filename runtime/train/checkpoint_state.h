@@ -16,8 +16,8 @@
 namespace mt::internal {
 
 struct CheckpointState {
-  std::string latest;               // model_checkpoint_path
-  std::vector<std::string> all;     // all_model_checkpoint_paths, oldest first
+  std::string latest;            // model_checkpoint_path
+  std::vector<std::string> all;  // all_model_checkpoint_paths, oldest first
 };
 
 inline constexpr char kStateFileName[] = "checkpoint";

@@ -125,7 +125,7 @@ class Parser {
     code = 0;
     for (int i = 0; i < 4; ++i) {
       char h = text_[pos_++];
-      int digit = absl::ascii_isdigit(h) ? h - '0'
+      int digit = absl::ascii_isdigit(h)   ? h - '0'
                   : (h >= 'a' && h <= 'f') ? h - 'a' + 10
                   : (h >= 'A' && h <= 'F') ? h - 'A' + 10
                                            : -1;
@@ -157,14 +157,30 @@ class Parser {
     if (pos_ >= text_.size()) return fail("unterminated string");
     char e = text_[pos_++];
     switch (e) {
-      case '"': case '\\': case '/': out += e; return absl::OkStatus();
-      case 'b': out += '\b'; return absl::OkStatus();
-      case 'f': out += '\f'; return absl::OkStatus();
-      case 'n': out += '\n'; return absl::OkStatus();
-      case 'r': out += '\r'; return absl::OkStatus();
-      case 't': out += '\t'; return absl::OkStatus();
-      case 'u': break;
-      default: return fail("a bad escape");
+      case '"':
+      case '\\':
+      case '/':
+        out += e;
+        return absl::OkStatus();
+      case 'b':
+        out += '\b';
+        return absl::OkStatus();
+      case 'f':
+        out += '\f';
+        return absl::OkStatus();
+      case 'n':
+        out += '\n';
+        return absl::OkStatus();
+      case 'r':
+        out += '\r';
+        return absl::OkStatus();
+      case 't':
+        out += '\t';
+        return absl::OkStatus();
+      case 'u':
+        break;
+      default:
+        return fail("a bad escape");
     }
     uint32_t code = 0;
     if (absl::Status s = parse_hex4(code); !s.ok()) return s;

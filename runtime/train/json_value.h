@@ -23,9 +23,9 @@ struct JsonValue {
   enum class Kind { kNull, kBool, kNumber, kString, kArray, kObject };
   Kind kind = Kind::kNull;
   bool boolean = false;
-  std::string text;  // a string's value, or a number as written
-  std::vector<JsonValue> items;     // an array's items, or an object's member values
-  std::vector<std::string> names;   // an object's member names, one per item
+  std::string text;                // a string's value, or a number as written
+  std::vector<JsonValue> items;    // an array's items, or an object's member values
+  std::vector<std::string> names;  // an object's member names, one per item
 
   // Returns the first member named `key` of an object, or nullptr.
   const JsonValue* find(absl::string_view key) const;

@@ -22,10 +22,9 @@ constexpr DTypeName kDTypeNames[] = {
     {DType::kFloat16, "F16"},
 };
 // safetensors' names of dtypes minitensor does not hold (Unimplemented, not DataLoss).
-constexpr const char* kOtherDTypeNames[] = {"I8",      "I16",     "U8",      "U16",
-                                            "U32",     "U64",     "F8_E4M3", "F8_E5M2",
-                                            "F8_E8M0", "F6_E2M3", "F6_E3M2", "F4",
-                                            "C64"};
+constexpr const char* kOtherDTypeNames[] = {"I8",      "I16",     "U8",      "U16",     "U32",
+                                            "U64",     "F8_E4M3", "F8_E5M2", "F8_E8M0", "F6_E2M3",
+                                            "F6_E3M2", "F4",      "C64"};
 
 absl::Status data_loss(absl::string_view file, absl::string_view what) {
   return absl::DataLossError(absl::StrCat("[safetensors] ", file, ": ", what));
@@ -140,8 +139,8 @@ absl::Status check_tiling(std::vector<SafetensorsTensor>& tensors, uint64_t data
     at = t.end;
   }
   if (at != data_size) {
-    return data_loss(file, absl::StrCat("the tensors hold ", at, " bytes, the data section ",
-                                        data_size));
+    return data_loss(file,
+                     absl::StrCat("the tensors hold ", at, " bytes, the data section ", data_size));
   }
   return absl::OkStatus();
 }
@@ -196,7 +195,8 @@ absl::StatusOr<uint64_t> safetensors_data_start(absl::string_view first_bytes, u
                                         " bytes are shorter than the 8-byte header length"));
   }
   uint64_t length = 0;
-  for (int i = 0; i < 8; ++i) length |= uint64_t{static_cast<unsigned char>(first_bytes[i])} << (8 * i);
+  for (int i = 0; i < 8; ++i)
+    length |= uint64_t{static_cast<unsigned char>(first_bytes[i])} << (8 * i);
   if (length > kMaxSafetensorsHeader) {
     return data_loss(file, absl::StrCat("a header length of ", length, " bytes (at most ",
                                         kMaxSafetensorsHeader, ")"));

@@ -41,7 +41,8 @@ class CheckpointCrashWriter : public RuntimeTest {};  // no folder of its own: i
 // The child: resumes from the latest checkpoint, then saves steps until killed.
 TEST_F(CheckpointCrashWriter, WriterLoop) {
   const char* dir = std::getenv("MT_CKPT_CRASH_WRITER");
-  if (dir == nullptr) GTEST_SKIP() << "runs only as the writer of CrashedWritersLeaveWholeCheckpoints";
+  if (dir == nullptr)
+    GTEST_SKIP() << "runs only as the writer of CrashedWritersLeaveWholeCheckpoints";
   State s;
   train::CheckpointManager manager(s.ckpt, dir, /*max_to_keep=*/2);
   if (auto latest = manager.latest_checkpoint()) s.ckpt.restore(*latest);

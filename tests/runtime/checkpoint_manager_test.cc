@@ -50,7 +50,8 @@ TEST_F(CheckpointManagerTest, FailsOnAFolderItCannotMake) {
   write(dir_ + "/file", "x");
   train::Checkpoint ckpt;
   expect_error([&] { train::CheckpointManager m(ckpt, dir_ + "/file/sub"); },
-               absl::StatusCode::kInternal, "[checkpoint] cannot make folder " + dir_ + "/file/sub");
+               absl::StatusCode::kInternal,
+               "[checkpoint] cannot make folder " + dir_ + "/file/sub");
 }
 
 }  // namespace

@@ -86,8 +86,7 @@ TEST_F(CheckpointTest, MismatchedOrMissingTensorChangesNothing) {
   train::Checkpoint c2;
   c2.track("model/w", other.w);
   c2.track("model/extra", bigger);
-  expect_error([&] { c2.restore(prefix()); }, StatusCode::kNotFound,
-               "has no tensor 'model/extra'");
+  expect_error([&] { c2.restore(prefix()); }, StatusCode::kNotFound, "has no tensor 'model/extra'");
   EXPECT_EQ(floats(other.w), std::vector<float>(4, 9.f));  // nothing half-assigned
 }
 
@@ -108,53 +107,65 @@ class DamagedCheckpointTest : public CheckpointTest {
 };
 
 TEST_F(DamagedCheckpointTest, TruncatedDataIsDataLoss) {
-  expect_damage([](const std::string& data, const std::string&) {
-    std::string bytes = read(data);
-    write(data, bytes.substr(0, bytes.size() - 3));
-  }, StatusCode::kDataLoss, "bytes, the manifest says");
+  expect_damage(
+      [](const std::string& data, const std::string&) {
+        std::string bytes = read(data);
+        write(data, bytes.substr(0, bytes.size() - 3));
+      },
+      StatusCode::kDataLoss, "bytes, the manifest says");
 }
 
 TEST_F(DamagedCheckpointTest, BitFlipInWNamesW) {
-  expect_damage([](const std::string& data, const std::string&) {
-    std::string bytes = read(data);
-    size_t header = static_cast<unsigned char>(bytes[0]) | static_cast<unsigned char>(bytes[1]) << 8;
-    bytes[8 + header + 5] ^= 0x01;  // model/w is the first tensor
-    write(data, bytes);
-  }, StatusCode::kDataLoss, ".safetensors: tensor 'model/w': checksum mismatch (manifest 0x");
+  expect_damage(
+      [](const std::string& data, const std::string&) {
+        std::string bytes = read(data);
+        size_t header = static_cast<unsigned char>(bytes[0]) | static_cast<unsigned char>(bytes[1])
+                                                                   << 8;
+        bytes[8 + header + 5] ^= 0x01;  // model/w is the first tensor
+        write(data, bytes);
+      },
+      StatusCode::kDataLoss, ".safetensors: tensor 'model/w': checksum mismatch (manifest 0x");
 }
 
 TEST_F(DamagedCheckpointTest, BitFlipInTheHeaderIsDataLoss) {
-  expect_damage([](const std::string& data, const std::string&) {
-    std::string bytes = read(data);
-    bytes[20] ^= 0x01;
-    write(data, bytes);
-  }, StatusCode::kDataLoss, "the header's checksum does not match");
+  expect_damage(
+      [](const std::string& data, const std::string&) {
+        std::string bytes = read(data);
+        bytes[20] ^= 0x01;
+        write(data, bytes);
+      },
+      StatusCode::kDataLoss, "the header's checksum does not match");
 }
 
 TEST_F(DamagedCheckpointTest, WrongHeaderLengthIsDataLoss) {
-  expect_damage([](const std::string& data, const std::string&) {
-    std::string bytes = read(data);
-    bytes[6] = 1;
-    write(data, bytes);
-  }, StatusCode::kDataLoss, "(at most 100000000)");
+  expect_damage(
+      [](const std::string& data, const std::string&) {
+        std::string bytes = read(data);
+        bytes[6] = 1;
+        write(data, bytes);
+      },
+      StatusCode::kDataLoss, "(at most 100000000)");
 }
 
 TEST_F(DamagedCheckpointTest, ManifestNamingAMissingFileIsDataLoss) {
-  expect_damage([](const std::string& data, const std::string&) {
-    std::filesystem::remove(data);
-  }, StatusCode::kDataLoss, "ckpt-1.manifest: its data file");
+  expect_damage([](const std::string& data, const std::string&) { std::filesystem::remove(data); },
+                StatusCode::kDataLoss, "ckpt-1.manifest: its data file");
 }
 
 TEST_F(DamagedCheckpointTest, BitFlipOrTruncationOfTheManifestIsDataLoss) {
-  expect_damage([](const std::string&, const std::string& manifest) {
-    std::string bytes = read(manifest);
-    bytes[30] ^= 0x04;
-    write(manifest, bytes);
-  }, StatusCode::kDataLoss, "the manifest's checksum does not match");
-  expect_damage([](const std::string&, const std::string& manifest) {
-    std::string bytes = read(manifest);
-    write(manifest, bytes.substr(0, bytes.size() / 2));
-  }, StatusCode::kDataLoss, "the manifest is cut short (no checksum line)");
+  expect_damage(
+      [](const std::string&, const std::string& manifest) {
+        std::string bytes = read(manifest);
+        bytes[30] ^= 0x04;
+        write(manifest, bytes);
+      },
+      StatusCode::kDataLoss, "the manifest's checksum does not match");
+  expect_damage(
+      [](const std::string&, const std::string& manifest) {
+        std::string bytes = read(manifest);
+        write(manifest, bytes.substr(0, bytes.size() / 2));
+      },
+      StatusCode::kDataLoss, "the manifest is cut short (no checksum line)");
 }
 
 TEST_F(CheckpointTest, TensorsOpenAsPlainSafetensors) {

@@ -86,8 +86,9 @@ TEST(SafetensorsTest, RejectsUnknownAndUnheldDTypes) {
 }
 
 TEST(SafetensorsTest, RejectsHugeAndNegativeShapes) {
-  expect_loss(R"({"a": {"dtype": "F32", "shape": [4294967296, 4294967296], "data_offsets": [0, 4]}})",
-              4, "tensor 'a': its shape holds more bytes than the file's data");
+  expect_loss(
+      R"({"a": {"dtype": "F32", "shape": [4294967296, 4294967296], "data_offsets": [0, 4]}})", 4,
+      "tensor 'a': its shape holds more bytes than the file's data");
   expect_loss(R"({"a": {"dtype": "F32", "shape": [1000], "data_offsets": [0, 4]}})", 4,
               "its shape holds more bytes");
   expect_loss(R"({"a": {"dtype": "F32", "shape": [-1], "data_offsets": [0, 4]}})", 4,
@@ -101,8 +102,7 @@ TEST(SafetensorsTest, RejectsHugeAndNegativeShapes) {
 TEST(SafetensorsTest, RejectsBadOffsets) {
   expect_loss(R"({"a": {"dtype": "F32", "shape": [1], "data_offsets": [4, 8]}})", 4,
               "tensor 'a': data_offsets [4, 8] lie outside the data's 4 bytes");
-  expect_loss(R"({"a": {"dtype": "F32", "shape": [1], "data_offsets": [4, 0]}})", 4,
-              "lie outside");
+  expect_loss(R"({"a": {"dtype": "F32", "shape": [1], "data_offsets": [4, 0]}})", 4, "lie outside");
   expect_loss(R"({"a": {"dtype": "F32", "shape": [3], "data_offsets": [0, 8]}})", 12,
               "data_offsets [0, 8] hold 8 bytes, its dtype and shape 12");
   expect_loss(R"({"a": {"dtype": "F32", "shape": [1], "data_offsets": [0]}})", 4,
