@@ -179,3 +179,20 @@ def test_async_saves_take_the_values_of_their_call(tmp_path):
     with pytest.raises(OSError, match="callback failed after c"):
         ckpt.sync()
     ckpt.sync()  # reported once
+
+
+def test_manager_interval_and_init_fn(tmp_path):
+    step = mt.Variable(0, dtype=mt.int64)
+    ckpt = mt.train.Checkpoint(step=step)
+    with pytest.raises(ValueError, match="`step_counter` should be passed"):
+        mt.train.CheckpointManager(ckpt, str(tmp_path), 3, checkpoint_interval=2)
+    called = []
+    manager = mt.train.CheckpointManager(ckpt, str(tmp_path), 3, step_counter=step,
+                                         checkpoint_interval=2,
+                                         init_fn=lambda: called.append(1))
+    assert manager.restore_or_initialize() is None and called == [1]
+    saved = []
+    for i in range(5):
+        step.assign(i)
+        saved.append(manager.save() is not None)
+    assert saved == [True, False, True, False, True]

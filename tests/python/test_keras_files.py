@@ -171,3 +171,63 @@ def test_files_written_here_load_in_tensorflow(tmp_path):
     for key, model in (("s", seq), ("w", seq), ("f", fun)):
         np.testing.assert_allclose(np.load(str(files[key]) + ".npy"), model.predict(X, verbose=0),
                                    rtol=1e-5, atol=1e-6)
+
+
+def test_other_error_paths_name_what_is_wrong(tmp_path):
+    three = mt.keras.Sequential([mt.keras.layers.Input(shape=(3,)), mt.keras.layers.Dense(4),
+                                 mt.keras.layers.Dense(2, use_bias=False)])
+    with pytest.raises(ValueError, match=r"Layer 'dense_\d+' expected 1 variables, but received "
+                                         r"2 variables during loading. Expected: \['kernel'\]"):
+        three.load_weights(os.path.join(FIXTURES, "tf_sequential.weights.h5"))
+    three.load_weights(os.path.join(FIXTURES, "tf_sequential.weights.h5"), skip_mismatch=True)
+    np.testing.assert_array_equal(three.layers[0].kernel.numpy(),
+                                  mt.keras.models.load_model(
+                                      os.path.join(FIXTURES, "tf_sequential.keras")
+                                  ).layers[0].kernel.numpy())
+    with pytest.raises(ValueError, match="File format not supported"):
+        three.load_weights(str(tmp_path / "x.h5"))
+
+    class Sub(mt.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.dense = mt.keras.layers.Dense(1)
+
+        def call(self, x):
+            return self.dense(x)
+    sub = Sub()
+    sub(X)
+    with pytest.raises(NotImplementedError, match="subclassed model to a .keras file"):
+        sub.save(str(tmp_path / "sub.keras"))
+    sub.save_weights(str(tmp_path / "sub.weights.h5"))  # weights files work
+    other = Sub()
+    other(X)
+    other.load_weights(str(tmp_path / "sub.weights.h5"))
+    np.testing.assert_array_equal(other.predict(X, verbose=0), sub.predict(X, verbose=0))
+    from minitensor.keras.keras_archive import model_from_config
+    with pytest.raises(ValueError, match="Unknown layer: 'Conv2D'"):
+        model_from_config({"class_name": "Sequential", "config": {"name": "s", "layers": [
+            {"class_name": "Conv2D", "config": {"name": "c"}}]}})
+    with pytest.raises(ValueError, match="Unknown model class: 'Graph'"):
+        model_from_config({"class_name": "Graph", "config": {}})
+
+
+def test_callback_arguments_are_checked():
+    with pytest.raises(ValueError, match="must end in `.weights.h5`"):
+        mt.keras.callbacks.ModelCheckpoint("x.keras", save_weights_only=True)
+    with pytest.raises(ValueError, match="saves at epoch ends only"):
+        mt.keras.callbacks.ModelCheckpoint("x.keras", save_freq=10)
+    with pytest.raises(ValueError, match="ModelCheckpoint mode 'up' is unknown"):
+        mt.keras.callbacks.ModelCheckpoint("x.keras", mode="up")
+    with pytest.raises(ValueError, match="Empty `backup_dir` argument passed"):
+        mt.keras.callbacks.BackupAndRestore("")
+    with pytest.raises(ValueError, match="backs up at epoch ends only"):
+        mt.keras.callbacks.BackupAndRestore("b", save_freq=3)
+
+
+def test_model_checkpoint_save_best_only_keeps_improvements(tmp_path):
+    model = _sequential()
+    model.compile(optimizer=mt.keras.optimizers.SGD(0.0), loss="mse")  # the loss stays
+    cb = mt.keras.callbacks.ModelCheckpoint(str(tmp_path / "m{epoch}.keras"), monitor="loss",
+                                            save_best_only=True)
+    model.fit(X, X[:, :2], epochs=3, verbose=0, callbacks=[cb])
+    assert os.listdir(tmp_path) == ["m1.keras"]  # later epochs did not improve
