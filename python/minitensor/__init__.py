@@ -38,6 +38,7 @@ from ._tape import GradientTape, UnconnectedGradients, stop_gradient
 from ._variables import Variable
 from ._function import function
 from ._control_flow import cond, while_loop
+from ._clip_ops import clip_by_global_norm, clip_by_norm, clip_by_value
 # Shape and data movement (TensorFlow's names; `slice` shadows the builtin here as in tf).
 from ._minitensor import (  # noqa: A004
     broadcast_to, concat, expand_dims, gather, reshape, slice, split, squeeze, stack,
@@ -162,7 +163,14 @@ def convert_to_tensor(value: _Any, dtype: _Optional[DTypeLike] = None,
 
 
 def fill(dims: _Sequence[int], value: _Any, name: _Optional[str] = None) -> Tensor:
-    """Creates a tensor of shape ``dims`` with every element ``value`` (Fill)."""
+    """Creates a tensor of shape ``dims`` with every element ``value`` (Fill); a tensor
+    ``value`` keeps its dtype and is broadcast by an op (a function records it)."""
+    if isinstance(value, (Tensor, _mt._Variable)):
+        value = convert_to_tensor(value)
+        if value.ndim != 0:
+            raise errors.InvalidArgumentError(
+                None, None, f"[Fill] value must represent a scalar, got shape {list(value.shape)}")
+        return broadcast_to(value, list(dims))
     array = _to_array(value, None)
     return _mt.fill(list(dims), float(array), as_dtype(array.dtype))
 

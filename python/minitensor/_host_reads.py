@@ -1,7 +1,7 @@
 """Reading a tensor's value on the host while mt.function traces is an error.
 
 A trace records kernels; a Python value read from a tensor during it (``bool(t)`` in an
-``if``, ``float(t)``, ``t.numpy()``) would be fixed at its trace-time value and every replay
+``if``, ``float(t)``, ``t.numpy()``, ``np.asarray(t)``, ``memoryview(t)``) would be fixed at its trace-time value and every replay
 would reuse it, silently. So while a function traces a new signature, these reads raise
 ``mt.errors.OperatorNotAllowedInGraphError`` (a TypeError, as TensorFlow's for
 ``bool(symbolic_tensor)``), naming the user's file and line:
@@ -21,6 +21,7 @@ import os
 import sys
 import threading
 
+from . import _minitensor as _mt
 from .errors import OperatorNotAllowedInGraphError
 
 __all__ = ["check", "reading", "tracing", "traced_function"]
@@ -35,9 +36,11 @@ def tracing(name):
     functions, which the outer recording takes in, run inside it)."""
     stack = _local.__dict__.setdefault("functions", [])
     stack.append(name)
+    _mt._add_tracing_depth(1)  # the buffer protocol (np.asarray, memoryview) checks too
     try:
         yield
     finally:
+        _mt._add_tracing_depth(-1)
         stack.pop()
 
 

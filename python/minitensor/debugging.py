@@ -1,4 +1,5 @@
-"""Placement logging (tf.debugging.set_log_device_placement).
+"""Placement logging (tf.debugging.set_log_device_placement) and why each op goes where it
+goes (docs/placement.md, "Seeing why").
 
     mt.debugging.set_log_device_placement(True)
     mt.matmul(a, b)
@@ -6,9 +7,14 @@
 
 ``set_log_sink(print)`` sends the lines to a Python callable instead (the examples send
 them to stdout, so that log lines and printed results come in one order).
+``set_log_placement_reasons(True)`` appends each decision's reason to its line, and
+``explain_placement(op, inputs)`` returns the decision without running the op.
 """
 
 from . import _minitensor as _mt
+
+__all__ = ["explain_placement", "get_log_device_placement", "get_log_placement_reasons",
+           "set_log_device_placement", "set_log_placement_reasons", "set_log_sink"]
 
 
 def set_log_device_placement(enabled):
@@ -23,3 +29,27 @@ def get_log_device_placement():
 def set_log_sink(sink):
     """Calls ``sink(line)`` for each log line (without its newline); None restores stderr."""
     _mt.set_log_sink(sink)
+
+
+def set_log_placement_reasons(enabled):
+    """Appends why to each placement log line ("(no GPU kernel for Cast on float32; asked
+    for /device:GPU:0)") and the inputs copied; off by default, when the lines are
+    TensorFlow's. Takes effect while set_log_device_placement is on."""
+    _mt.set_log_placement_reasons(bool(enabled))
+
+
+def get_log_placement_reasons():
+    return _mt.get_log_placement_reasons()
+
+
+def explain_placement(op, inputs, dtype="float32"):
+    """Returns where ``op`` (TensorFlow's name: "MatMul", "AddV2", "_EagerConst") would run
+    on ``inputs`` under this thread's device scopes, and why, without running it: a
+    PlacementExplanation with ``op``, ``device``, ``requested``, ``reason`` ("default",
+    "scope", "no_kernel_fallback", "soft_fallback", "small_op_on_host",
+    "resource_device", "cost"), ``detail`` and ``copies`` (``input``, ``source``,
+    ``bytes``). ``dtype`` is the op's when it has no input. Raises InvalidArgumentError for
+    an unknown op or a dtype no device has a kernel for, NotFoundError for a scope naming
+    no device while soft placement is off."""
+    from . import as_dtype, convert_to_tensor
+    return _mt.explain_placement(op, [convert_to_tensor(t) for t in inputs], as_dtype(dtype))

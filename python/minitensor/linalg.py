@@ -1,5 +1,6 @@
 """Linear algebra (tf.linalg)."""
 
+from ._clip_ops import global_norm
 from ._converted_ops import matmul
 
-__all__ = ["matmul"]
+__all__ = ["global_norm", "matmul"]

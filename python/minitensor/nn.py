@@ -8,28 +8,35 @@ __all__ = ["bias_add", "log_softmax", "relu", "softmax",
            "sparse_softmax_cross_entropy_with_logits"]
 
 
-def _last_axis(op, logits, axis):
-    """Converts ``logits`` and checks that ``axis`` names its last dimension."""
+def _over_axis(kernel, logits, axis):
+    """Runs ``kernel`` (over the last axis) over ``axis`` of ``logits``: as TensorFlow does,
+    another axis is swapped with the last one before and after."""
     if not isinstance(logits, _mt.Tensor):
         from . import convert_to_tensor
         logits = convert_to_tensor(logits)
-    if axis is None or axis == -1 or axis == len(logits.shape) - 1:
-        return logits
-    raise _errors.UnimplementedError(
-        None, None,
-        f"[{op}] only the last axis is supported, got axis={axis} for rank {len(logits.shape)}")
+    rank = len(logits.shape)
+    if axis is None or axis == -1 or (rank > 0 and axis == rank - 1):
+        return kernel(logits)
+    if not -rank <= axis < rank:
+        raise _errors.InvalidArgumentError(
+            None, None,
+            f"`dim` must be in the range [{-rank}, {rank}) where {rank} is the number of "
+            f"dimensions in the input. Received: dim={axis}")
+    perm = list(range(rank))
+    perm[axis], perm[-1] = perm[-1], perm[axis]
+    return _mt.transpose(kernel(_mt.transpose(logits, perm)), perm)
 
 
 def softmax(logits, axis=None, name=None):
-    """Computes softmax over the last axis (tf.nn.softmax); ``axis`` must name it."""
+    """Computes softmax over ``axis`` (the last by default; tf.nn.softmax)."""
     del name
-    return _mt.softmax(_last_axis("Softmax", logits, axis))
+    return _over_axis(_mt.softmax, logits, axis)
 
 
 def log_softmax(logits, axis=None, name=None):
-    """Computes log(softmax) over the last axis (tf.nn.log_softmax); ``axis`` must name it."""
+    """Computes log(softmax) over ``axis`` (the last by default; tf.nn.log_softmax)."""
     del name
-    return _mt.log_softmax(_last_axis("LogSoftmax", logits, axis))
+    return _over_axis(_mt.log_softmax, logits, axis)
 
 
 def _tensor(value, like=None):

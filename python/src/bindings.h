@@ -7,6 +7,7 @@
 #include <nanobind/ndarray.h>
 
 #include "core/dtype.h"
+#include "runtime/config.h"
 #include "runtime/eager/tensor.h"
 
 namespace mt::python {
@@ -21,6 +22,15 @@ void bind_array_ops(nb::module_& m);
 Tensor tensor_getitem(const Tensor& t, nb::handle key);
 // mt.config and mt.debugging (config.cc).
 void bind_config(nb::module_& m);
+// mt.debugging's placement reasons: explain_placement, set_log_placement_reasons
+// (debugging.cc).
+void bind_debugging(nb::module_& m);
+// mt.config.experimental's memory_snapshot and last_oom_snapshot (memory_snapshot.cc).
+void bind_memory_snapshot(nb::module_& m);
+// mt.config.threading: intra- and inter-op threads, the CPU's ISA level (threading.cc).
+void bind_threading(nb::module_& m);
+// Returns get_memory_info's dict of `info`: current, peak, reserved, ... (config.cc).
+nb::dict memory_info_dict(const MemoryInfo& info);
 // mt.trace: recordings and their JSON and HTML report (trace.cc).
 void bind_trace(nb::module_& m);
 // The random ops, as random_* functions for minitensor.random (random_ops.cc).

@@ -21,16 +21,7 @@ std::string device_repr(const char* cls, const Device& d) {
 }
 
 nb::dict memory_info(std::string_view device) {
-  MemoryInfo info = config::get_memory_info(device);
-  nb::dict d;
-  d["current"] = info.current;
-  d["peak"] = info.peak;
-  d["reserved"] = info.reserved;
-  d["limit"] = info.limit;
-  d["num_allocs"] = info.num_allocs;
-  d["largest_free_block"] = info.largest_free_block;
-  d["fragmentation"] = info.fragmentation;
-  return d;
+  return memory_info_dict(config::get_memory_info(device));
 }
 
 void bind_devices(nb::module_& m) {
@@ -117,6 +108,18 @@ void set_log_sink(nb::object sink) {
 }
 
 }  // namespace
+
+nb::dict memory_info_dict(const MemoryInfo& info) {
+  nb::dict d;
+  d["current"] = info.current;
+  d["peak"] = info.peak;
+  d["reserved"] = info.reserved;
+  d["limit"] = info.limit;
+  d["num_allocs"] = info.num_allocs;
+  d["largest_free_block"] = info.largest_free_block;
+  d["fragmentation"] = info.fragmentation;
+  return d;
+}
 
 void bind_config(nb::module_& m) {
   bind_devices(m);

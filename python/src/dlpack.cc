@@ -120,11 +120,31 @@ const char* buffer_format(DType dtype) {
   });
 }
 
+// How many mt.function traces this thread is inside (minitensor._host_reads.tracing sets
+// it), so that a buffer read outside any trace costs one thread-local load.
+thread_local int tracing_depth = 0;
+
+// Raises the tracing error of minitensor._host_reads.check into Python when this thread
+// traces a function (outside library code that reads deliberately); returns whether it did.
+bool refuse_read_while_tracing() {
+  if (tracing_depth == 0) return false;
+  try {
+    nb::module_::import_("minitensor._host_reads")
+        .attr("check")("a buffer (`np.asarray`, `memoryview`)");
+  } catch (nb::python_error& e) {
+    e.restore();
+    return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 // The buffer protocol for CPU tensors: a read-only view, with `view->obj` keeping the
-// Python tensor, and so its buffer, alive.
+// Python tensor, and so its buffer, alive. While mt.function traces, a read is the same
+// error as `.numpy()` (docs/function.md, "Reading values while tracing").
 int get_buffer(PyObject* self, Py_buffer* view, int flags) {
+  if (refuse_read_while_tracing()) return -1;
   const Tensor& t = nb::cast<const Tensor&>(nb::handle(self));
   const internal::TensorImpl& impl = *t.impl();
   if (impl.device->type() != DeviceType::kCPU) {
@@ -174,6 +194,8 @@ void bind_dlpack(nb::module_& m) {
   nb::setattr(cls, "__dlpack_device__", nb::cpp_function(&dlpack_device, nb::is_method()));
   m.def("from_dlpack", &from_dlpack, nb::arg("array").noconvert());  // never a copy
   m.def("dlpack_stream", &dlpack_stream, nb::arg("device_id"));
+  m.def(
+      "_add_tracing_depth", [](int delta) { tracing_depth += delta; }, nb::arg("delta"));
 }
 
 }  // namespace mt::python

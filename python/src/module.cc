@@ -70,6 +70,9 @@ NB_MODULE(_minitensor, m) {
   bind_array_ops(m);
   bind_nn_ops(m);
   bind_config(m);
+  bind_debugging(m);
+  bind_memory_snapshot(m);
+  bind_threading(m);
   bind_dlpack(m);
   bind_trace(m);
   bind_random(m);

@@ -172,3 +172,65 @@ def test_while_loop_in_a_function_loops_at_every_call():
 
     assert [int(f(mt.constant(n))) for n in (3, 5, 0, 4)] == [3, 10, 0, 6]
     assert f.experimental_get_tracing_count() == 1
+
+
+@pytest.mark.parametrize("read", [np.asarray, np.array, memoryview,
+                                  lambda t: np.frombuffer(t, np.float32)])
+def test_a_buffer_read_raises_while_tracing(read):
+    @mt.function
+    def f(x):
+        read(x)
+        return x
+
+    with pytest.raises(mt.errors.OperatorNotAllowedInGraphError,
+                       match="is not allowed while mt.function traces 'f'") as info:
+        f(mt.constant([2.0]))
+    assert f'File "{__file__}", line ' in str(info.value)  # the read's line (or the lambda's)
+    np.testing.assert_array_equal(read(mt.constant([2.0])), [2.0])  # after the trace, fine
+
+
+def test_memoryview_names_the_buffer_protocol():
+    @mt.function
+    def f(x):
+        memoryview(x)
+        return x
+
+    with pytest.raises(mt.errors.OperatorNotAllowedInGraphError,
+                       match=r"Using a tensor as a buffer \(`np.asarray`, `memoryview`\) is "
+                             "not allowed while mt.function traces 'f'") as info:
+        f(mt.constant([2.0]))
+    assert f"line {_line_of('memoryview(x)', f.python_function)}" in str(info.value)
+
+
+def test_a_buffer_read_of_a_variable_raises_while_tracing():
+    v = mt.Variable([1.0, 2.0])
+
+    @mt.function
+    def f():
+        return np.asarray(v.read_value()).sum()
+
+    with pytest.raises(mt.errors.OperatorNotAllowedInGraphError):
+        f()
+
+
+def test_another_thread_reads_buffers_while_one_traces():
+    import threading
+    inside, read = threading.Event(), threading.Event()
+    seen = []
+
+    @mt.function
+    def f(x):
+        inside.set()
+        read.wait(10)
+        return x * 2.0
+
+    def reader():
+        inside.wait(10)
+        seen.append(np.asarray(memoryview(mt.constant([3.0]))).tolist())
+        read.set()
+
+    thread = threading.Thread(target=reader)
+    thread.start()
+    np.testing.assert_array_equal(f(mt.constant([1.0])).numpy(), [2.0])
+    thread.join()
+    assert seen == [[3.0]]

@@ -75,10 +75,28 @@ def test_softmax_rejects_scalars_integers_and_other_axes():
         mt.nn.log_softmax(mt.constant([1, 2]))
 
 
-def test_softmax_rejects_other_axes():
-    with pytest.raises(mt.errors.UnimplementedError,
-                       match=r"^\[Softmax\] only the last axis is supported, got axis=0 for rank 2$"):
-        mt.nn.softmax(mt.constant([[1.0, 2.0]]), axis=0)
+def test_softmax_over_another_axis_gives_tensorflows_values():
+    x = mt.constant([[1.0, 2.0, 3.0], [4.0, 6.0, 5.0]])
+    np.testing.assert_allclose(  # tf.nn.softmax(x, axis=0), TensorFlow 2.21
+        mt.nn.softmax(x, axis=0).numpy(),
+        [[0.04742587, 0.01798621, 0.11920291], [0.95257413, 0.98201376, 0.88079703]],
+        rtol=1e-6)
+    np.testing.assert_allclose(
+        mt.nn.log_softmax(x, axis=-2).numpy(),
+        [[-3.04858732, -4.01814985, -2.12692809], [-0.04858733, -0.01814996, -0.12692805]],
+        rtol=1e-6)
+    y = mt.random.normal([2, 3, 4])
+    np.testing.assert_allclose(mt.nn.softmax(y, axis=1).numpy(),
+                               np.swapaxes(mt.nn.softmax(mt.transpose(y, [0, 2, 1])).numpy(),
+                                           1, 2), rtol=1e-6)
+
+
+@pytest.mark.parametrize("axis", [2, -3])
+def test_softmax_refuses_an_axis_out_of_range(axis):
+    with pytest.raises(mt.errors.InvalidArgumentError, match=(
+            r"^`dim` must be in the range \[-2, 2\) where 2 is the number of dimensions in the "
+            rf"input. Received: dim={axis}$")):
+        mt.nn.softmax(mt.constant([[1.0, 2.0]]), axis=axis)
 
 
 @pytest.mark.parametrize("device", _devices())

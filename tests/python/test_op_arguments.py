@@ -61,3 +61,12 @@ def test_argument_errors(call, error, message):
     with pytest.raises(error) as info:
         call()
     assert str(info.value) == message
+
+
+def test_fill_keeps_a_tensor_values_dtype_as_tensorflow():
+    filled = mt.fill([2], mt.constant(3, mt.int64))
+    assert filled.dtype == mt.int64 and filled.numpy().tolist() == [3, 3]
+    assert mt.fill([2], mt.Variable(1.5)).numpy().tolist() == [1.5, 1.5]
+    with pytest.raises(mt.errors.InvalidArgumentError,
+                       match=r"^\[Fill\] value must represent a scalar, got shape \[2\]$"):
+        mt.fill([2], mt.constant([3, 4]))

@@ -28,7 +28,7 @@ from ..train import ClusterSpec as _ClusterSpec
 from .._minitensor import LogicalDevice, LogicalDeviceConfiguration, PhysicalDevice
 
 __all__ = [
-    "LogicalDevice", "LogicalDeviceConfiguration", "PhysicalDevice", "experimental",
+    "LogicalDevice", "LogicalDeviceConfiguration", "PhysicalDevice", "experimental", "threading",
     "list_physical_devices", "list_logical_devices", "set_visible_devices",
     "get_visible_devices", "set_logical_device_configuration",
     "get_logical_device_configuration", "set_soft_device_placement",
@@ -202,4 +202,4 @@ def experimental_connect_to_host(remote_host=None, job_name="worker", **options)
     experimental_connect_to_cluster(_ClusterSpec({job_name: hosts}), **options)
 
 
-from . import experimental  # noqa: E402  (last: it uses the names above)
+from . import experimental, threading  # noqa: E402  (last: they use the names above)

@@ -3,6 +3,7 @@ minitensor's placement policies.
 
     mt.config.experimental.set_memory_growth(gpu, True)
     mt.config.experimental.get_memory_info("GPU:0")   # {"current": ..., "peak": ..., ...}
+    mt.config.experimental.memory_snapshot("GPU:0")   # the pool's regions and chunks
     mt.config.experimental.set_placement_policy("cost")  # docs/placement.md
 """
 
@@ -18,7 +19,8 @@ get_virtual_device_configuration = get_logical_device_configuration
 
 __all__ = [
     "VirtualDeviceConfiguration", "get_bus_calibration_path", "get_memory_growth",
-    "get_memory_info", "get_placement_policy", "load_placement_history",
+    "get_memory_info", "get_placement_policy", "last_oom_snapshot", "load_placement_history",
+    "memory_snapshot",
     "save_placement_history", "set_placement_policy",
     "get_virtual_device_configuration", "get_visible_devices", "list_logical_devices",
     "list_physical_devices", "release_unused_memory", "reset_memory_stats", "set_gpu_options",
@@ -45,6 +47,24 @@ def set_gpu_options(per_process_gpu_memory_fraction=None):
 def get_memory_info(device):
     """Returns the pool's accounting in bytes: current, peak, reserved, limit, and more."""
     return _mt.get_memory_info(device)
+
+
+def memory_snapshot(device):
+    """Returns every region of ``device``'s pool and every chunk in it: a MemorySnapshot
+    with ``device``, ``allocator``, ``totals`` (get_memory_info's dict), ``regions``
+    (``address``, ``size``, ``chunks``: ``offset``, ``size``, ``state`` "free", "in_use"
+    or "cached", and ``op``, ``dtype``, ``shape``, ``time_us`` where a trace recorded the
+    allocation) and ``to_json()``. Raises NotFoundError for an unknown device."""
+    return _mt.memory_snapshot(_device_name(device))
+
+
+def last_oom_snapshot(device):
+    """Returns the snapshot taken when ``device``'s pool last ran out of memory, or None."""
+    return _mt.last_oom_snapshot(_device_name(device))
+
+
+def _device_name(device):
+    return getattr(device, "name", device)
 
 
 def reset_memory_stats(device):

@@ -7,9 +7,12 @@
 
 A dataset holds its elements as NumPy arrays; iterating builds each element (a batch,
 after ``batch``) with NumPy and returns it as mt tensors made by ``mt.constant``, on the
-device the current ``mt.device`` scope asks for. ``map`` runs its function eagerly on mt
-tensors. Subclasses (sources.py, transformations.py) give ``_elements()``, a generator of
-NumPy structures, and ``_cardinality()``.
+device the current ``mt.device`` scope asks for. ``map``, ``filter`` and ``interleave`` run
+their functions eagerly on mt tensors; the tensors ``map`` returns stay tensors (no copy
+back to NumPy). Subclasses (sources.py, generator.py, batching.py, transformations.py,
+combinations.py) give ``_elements()``, a generator of structures of arrays or tensors,
+``_cardinality()`` and ``_element_spec()``; a source over arrays may also give
+``_batches()`` (Note [Batches slice] in batching.py).
 """
 
 from . import structure as _structure
@@ -18,6 +21,12 @@ __all__ = ["Dataset", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY"]
 
 INFINITE_CARDINALITY = -1
 UNKNOWN_CARDINALITY = -2
+
+
+def _numpy_value(component):
+    from .sources import to_numpy
+    array = to_numpy(component)
+    return array[()] if array.ndim == 0 else array
 
 
 class Dataset:
@@ -33,6 +42,39 @@ class Dataset:
         return TensorSliceDataset(tensors)
 
     @staticmethod
+    def from_tensors(tensors, name=None):
+        """Returns a dataset of one element: ``tensors`` (an array-like or a tuple or dict of
+        them) as a whole."""
+        from .sources import TensorDataset
+        return TensorDataset(tensors)
+
+    @staticmethod
+    def from_generator(generator, output_types=None, output_shapes=None, args=None,
+                       output_signature=None, name=None):
+        """Returns the elements ``generator(*args)`` yields (called again at each
+        iteration), converted to the dtypes of ``output_signature`` (a structure of
+        TensorSpecs; or ``output_types`` with ``output_shapes``) as NumPy converts, and
+        checked against its shapes. Raises TypeError for a generator that is not callable
+        or a missing or doubled signature; a yielded element that does not fit raises
+        InvalidArgumentError when it is reached, as in TensorFlow."""
+        from .generator import GeneratorDataset
+        return GeneratorDataset(generator, output_types, output_shapes, args, output_signature)
+
+    @staticmethod
+    def zip(*args, datasets=None, name=None):
+        """Returns the datasets side by side: element i is the structure of datasets (one
+        tuple or dict, or several arguments) with each one's element i; it ends with the
+        shortest. Raises TypeError for no dataset or a list of them (use a tuple)."""
+        from .combinations import ZipDataset
+        if datasets is not None and args:
+            raise TypeError("Both `*args` and `datasets` cannot be set.")
+        if datasets is None:
+            if not args:
+                raise TypeError("Must pass at least one dataset to `zip`.")
+            datasets = args[0] if len(args) == 1 else args
+        return ZipDataset(datasets)
+
+    @staticmethod
     def range(*args):
         """Returns the int64 elements of ``range(*args)`` (tf.data.Dataset.range)."""
         from .sources import RangeDataset
@@ -41,8 +83,25 @@ class Dataset:
     def batch(self, batch_size, drop_remainder=False, name=None):
         """Stacks ``batch_size`` consecutive elements into one; the last batch is smaller
         unless ``drop_remainder``. Raises ValueError for a batch_size below 1."""
-        from .transformations import BatchDataset
+        from .batching import BatchDataset
         return BatchDataset(self, batch_size, drop_remainder)
+
+    def padded_batch(self, batch_size, padded_shapes=None, padding_values=None,
+                     drop_remainder=False, name=None):
+        """Batches as ``batch``, each component padded first to ``padded_shapes`` (a shape
+        per component; None or -1 for a dimension, or None for the whole shape, pads to the
+        longest in the batch) with ``padding_values`` (a scalar, or one per component; 0 by
+        default). Raises ValueError for a padded shape that does not fit the component's;
+        DataLossError, when reached, for an element longer than its padded shape."""
+        from .batching import PaddedBatchDataset
+        return PaddedBatchDataset(self, batch_size, padded_shapes, padding_values,
+                                  drop_remainder)
+
+    def unbatch(self, name=None):
+        """Splits each element along its first dimension into elements. Raises ValueError
+        for a scalar component or components whose first dimensions differ."""
+        from .batching import UnbatchDataset
+        return UnbatchDataset(self)
 
     def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=True, name=None):
         """Shuffles through a buffer of ``buffer_size`` elements, as tf.data does: each step
@@ -69,6 +128,29 @@ class Dataset:
         from .transformations import MapDataset
         return MapDataset(self, map_func)
 
+    def filter(self, predicate, name=None):
+        """Keeps the elements for which ``predicate`` (on mt tensors, a tuple element as
+        separate arguments) returns true: a scalar bool tensor or a Python bool. Raises
+        ValueError for another result, when reached."""
+        from .transformations import FilterDataset
+        return FilterDataset(self, predicate)
+
+    def interleave(self, map_func, cycle_length=None, block_length=None,
+                   num_parallel_calls=None, deterministic=None, name=None):
+        """Reads the datasets ``map_func`` makes of the elements in turn: ``block_length``
+        (1) elements from each of ``cycle_length`` (AUTOTUNE or None: the CPUs this process
+        may use, as TensorFlow) open ones, a finished one replaced by the next element's.
+        Raises TypeError when ``map_func`` returns something else than a dataset."""
+        from .combinations import InterleaveDataset
+        return InterleaveDataset(self, map_func, cycle_length, block_length)
+
+    def cache(self, filename="", name=None):
+        """Keeps the elements of the first complete pass in memory (or, with a
+        ``filename``, in that file, which later passes and processes read) and gives them
+        at later passes without running the pipeline before it."""
+        from .transformations import CacheDataset
+        return CacheDataset(self, filename)
+
     def prefetch(self, buffer_size, name=None):
         """Returns this dataset: elements are made when asked for, so there is nothing to
         prefetch (kept so that pipelines written for tf.data run)."""
@@ -76,13 +158,15 @@ class Dataset:
 
     def __iter__(self):
         """Yields each element as mt tensors, in the element's structure."""
-        from .. import constant  # the package has finished importing by now
+        from .. import Tensor, constant  # the package has finished importing by now
         for element in self._elements():
-            yield _structure.map_structure(constant, element)
+            yield _structure.map_structure(
+                lambda c: c if isinstance(c, Tensor) else constant(c), element)
 
     def as_numpy_iterator(self):
-        """Yields each element as NumPy arrays."""
-        return self._elements()
+        """Yields each element as NumPy arrays (a scalar as a NumPy scalar)."""
+        for element in self._elements():
+            yield _structure.map_structure(_numpy_value, element)
 
     def cardinality(self):
         """Returns the number of elements as an int64 scalar tensor: INFINITE_CARDINALITY
@@ -113,6 +197,10 @@ class Dataset:
 
     def _elements(self):
         raise NotImplementedError
+
+    def _batches(self, batch_size, drop_remainder):
+        """Returns an iterator of this dataset's batches made without stacking, or None."""
+        return None
 
     def _cardinality(self):
         raise NotImplementedError

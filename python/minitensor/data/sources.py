@@ -1,5 +1,6 @@
-"""The datasets that start a pipeline: slices of arrays (Dataset.from_tensor_slices) and a
-range of integers (Dataset.range)."""
+"""The datasets that start a pipeline: slices of arrays (Dataset.from_tensor_slices), one
+element (Dataset.from_tensors) and a range of integers (Dataset.range). Python generators
+(Dataset.from_generator) are in generator.py."""
 
 import numpy as _np
 
@@ -8,7 +9,7 @@ from . import structure as _structure
 from .dataset import Dataset
 from .tensor_spec import TensorSpec
 
-__all__ = ["RangeDataset", "TensorSliceDataset", "to_numpy"]
+__all__ = ["RangeDataset", "TensorDataset", "TensorSliceDataset", "spec_of", "to_numpy"]
 
 
 def to_numpy(value):
@@ -27,6 +28,12 @@ def to_numpy(value):
             raise ValueError("Can't convert non-rectangular Python sequence to Tensor.") \
                 from None
         raise
+
+
+def spec_of(component):
+    """Returns the TensorSpec of a component (a NumPy array or scalar, or an mt tensor)."""
+    from .. import as_dtype
+    return TensorSpec(_np.shape(component), as_dtype(component.dtype))
 
 
 class TensorSliceDataset(Dataset):
@@ -48,10 +55,29 @@ class TensorSliceDataset(Dataset):
                     "of from_tensor_slices must have the same size in dimension 0, got "
                     f"{sizes}")
         self._size = sizes[0]
+        self._flat = flat
 
     def _elements(self):
+        flat, structure = self._flat, self._tensors
+        if not _structure.is_structure(structure):
+            yield from flat[0]
+            return
+        if type(structure) is tuple and len(flat) == len(structure):  # a flat tuple
+            yield from zip(*flat)
+            return
         for i in range(self._size):
-            yield _structure.map_structure(lambda array: array[i], self._tensors)
+            yield _structure.pack_like(structure, [array[i] for array in flat])
+
+    def _batches(self, batch_size, drop_remainder):
+        """Yields each batch as read-only slices of the arrays (Note [Batches slice])."""
+        stop = self._size - self._size % batch_size if drop_remainder else self._size
+        for start in range(0, stop, batch_size):
+            parts = []
+            for array in self._flat:
+                part = array[start:start + batch_size]
+                part.flags.writeable = False
+                parts.append(part)
+            yield _structure.pack_like(self._tensors, parts)
 
     def _cardinality(self):
         return self._size
@@ -81,3 +107,21 @@ class RangeDataset(Dataset):
         from .. import int64
         return TensorSpec((), int64)
 
+
+
+class TensorDataset(Dataset):
+    """One element: the whole of ``tensors`` (Dataset.from_tensors)."""
+
+    def __init__(self, tensors):
+        if _structure.is_structure(tensors) and not _structure.flatten(tensors):
+            raise ValueError("Invalid `element`. `element` should not be empty.")
+        self._tensors = _structure.map_structure(to_numpy, tensors)
+
+    def _elements(self):
+        yield self._tensors
+
+    def _cardinality(self):
+        return 1
+
+    def _element_spec(self):
+        return _structure.map_structure(spec_of, self._tensors)

@@ -6,7 +6,7 @@ a list included, is one component. Dict keys are visited in sorted order.
     pack_like(({"a": 0, "b": 0}, 0), [4, 5, 6])  # ({"a": 4, "b": 5}, 6)
 """
 
-__all__ = ["flatten", "is_structure", "map_structure", "pack_like"]
+__all__ = ["flatten", "flatten_up_to", "is_structure", "map_structure", "pack_like"]
 
 
 def is_structure(value):
@@ -21,6 +21,21 @@ def flatten(structure):
     if isinstance(structure, tuple):
         return [c for item in structure for c in flatten(item)]
     return [structure]
+
+
+def flatten_up_to(structure, value):
+    """Returns the parts of ``value`` where ``structure`` has its components (a part may
+    itself be a list or tuple: a shape); ValueError when ``value`` lacks a part."""
+    if isinstance(structure, dict):
+        if not isinstance(value, dict) or sorted(value) != sorted(structure):
+            raise ValueError(f"{value!r} does not match the structure {structure!r}")
+        return [c for key in sorted(structure) for c in flatten_up_to(structure[key],
+                                                                      value[key])]
+    if isinstance(structure, tuple):
+        if not isinstance(value, (tuple, list)) or len(value) != len(structure):
+            raise ValueError(f"{value!r} does not match the structure {structure!r}")
+        return [c for s, v in zip(structure, value) for c in flatten_up_to(s, v)]
+    return [value]
 
 
 def pack_like(structure, flat):

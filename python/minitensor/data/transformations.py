@@ -1,68 +1,36 @@
-"""The datasets that transform another: batch, shuffle, repeat, take and map. Each reads
-its input's elements lazily, so a pipeline holds only what a step needs (a shuffle
-buffer, a batch being built)."""
+"""The datasets that transform another element by element: shuffle, repeat, take, map,
+filter and cache (batching is in batching.py). Each reads its input's elements lazily, so a
+pipeline holds only what a step needs (a shuffle buffer, a batch being built)."""
+
+import os
+import pickle
 
 import numpy as _np
 
+from .. import _minitensor
 from . import structure as _structure
+from .batching import positive as _positive
 from .dataset import Dataset, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY
-from .sources import to_numpy
-from .tensor_spec import TensorSpec
+from .sources import spec_of, to_numpy
 
-__all__ = ["BatchDataset", "MapDataset", "RepeatDataset", "ShuffleDataset", "TakeDataset"]
-
-
-def _positive(value, name):
-    value = int(value)
-    if value < 1:
-        raise ValueError(f"{name} must be greater than zero, got {value}")
-    return value
+__all__ = ["CacheDataset", "FilterDataset", "MapDataset", "RepeatDataset", "ShuffleDataset",
+           "TakeDataset", "call_with"]
 
 
-class BatchDataset(Dataset):
-    """Consecutive elements stacked along a new first dimension."""
-
-    def __init__(self, input_dataset, batch_size, drop_remainder):
-        self._input = input_dataset
-        self._batch_size = _positive(batch_size, "Batch size")
-        self._drop_remainder = bool(drop_remainder)
-
-    def _elements(self):
-        pending = []
-        for element in self._input._elements():
-            pending.append(element)
-            if len(pending) == self._batch_size:
-                yield _stack(pending)
-                pending = []
-        if pending and not self._drop_remainder:
-            yield _stack(pending)
-
-    def _cardinality(self):
-        n = self._input._cardinality()
-        if n < 0:
-            return n
-        return n // self._batch_size if self._drop_remainder else -(-n // self._batch_size)
-
-    def _element_spec(self):
-        size = self._batch_size if self._drop_remainder else None
-        return _structure.map_structure(lambda s: TensorSpec((size,) + s.shape, s.dtype),
-                                        self._input.element_spec)
+def call_with(fn, element):
+    """Calls ``fn`` on ``element`` as mt tensors: a tuple as separate arguments."""
+    from .. import constant
+    tensors = _structure.map_structure(
+        lambda c: c if isinstance(c, _minitensor.Tensor) else constant(c), element)
+    if isinstance(tensors, tuple) and not hasattr(tensors, "_fields"):
+        return fn(*tensors)
+    return fn(tensors)
 
 
-def _stack(elements):
-    """Stacks each component of ``elements``; ValueError when their shapes differ."""
-    columns = zip(*(_structure.flatten(e) for e in elements))
-    stacked = []
-    for index, column in enumerate(columns):
-        shapes = [_np.shape(c) for c in column]
-        for i, shape in enumerate(shapes):
-            if shape != shapes[0]:
-                raise ValueError(
-                    f"Cannot batch tensors with different shapes in component {index}. First "
-                    f"element had shape {list(shapes[0])} and element {i} had shape "
-                    f"{list(shape)}.")
-        stacked.append(_np.stack(column))
-    return _structure.pack_like(elements[0], stacked)
+def _keep(component):
+    """A map result as an element component: a tensor stays one (the next step or the
+    caller takes it as it is), any other value becomes an array."""
+    return component if isinstance(component, _minitensor.Tensor) else to_numpy(component)
 
 
 class ShuffleDataset(Dataset):
@@ -78,14 +46,14 @@ class ShuffleDataset(Dataset):
     def _elements(self):
         seed = [self._seed, self._iterations] if self._reshuffle else [self._seed]
         self._iterations += 1
-        rng = _np.random.default_rng(seed)
+        draws = _Draws(_np.random.default_rng(seed))
         buffer = []
         for element in self._input._elements():
             buffer.append(element)
             if len(buffer) == self._buffer_size:
-                yield _take_random(buffer, rng)
+                yield _take_random(buffer, draws)
         while buffer:
-            yield _take_random(buffer, rng)
+            yield _take_random(buffer, draws)
 
     def _cardinality(self):
         return self._input._cardinality()
@@ -94,9 +62,23 @@ class ShuffleDataset(Dataset):
         return self._input.element_spec
 
 
-def _take_random(buffer, rng):
+class _Draws:
+    """Uniform draws in [0, 1) from ``rng``, made 1024 at a time (one NumPy call per draw
+    cost more than the rest of a shuffle step)."""
+
+    def __init__(self, rng):
+        self._rng = rng
+        self._block = []
+
+    def next(self):
+        if not self._block:
+            self._block = self._rng.random(1024).tolist()
+        return self._block.pop()
+
+
+def _take_random(buffer, draws):
     """Removes and returns a random element of ``buffer`` (the last takes its place)."""
-    i = int(rng.integers(len(buffer)))
+    i = int(draws.next() * len(buffer))
     buffer[i], buffer[-1] = buffer[-1], buffer[i]
     return buffer.pop()
 
@@ -170,13 +152,7 @@ class MapDataset(Dataset):
             yield self._apply(element)
 
     def _apply(self, element):
-        from .. import constant
-        tensors = _structure.map_structure(constant, element)
-        if isinstance(tensors, tuple) and not hasattr(tensors, "_fields"):
-            result = self._map_func(*tensors)
-        else:
-            result = self._map_func(tensors)
-        return _structure.map_structure(to_numpy, result)
+        return _structure.map_structure(_keep, call_with(self._map_func, element))
 
     def _cardinality(self):
         return self._input._cardinality()
@@ -187,6 +163,69 @@ class MapDataset(Dataset):
         first = next(iter(self._input._elements()), None)
         if first is None:
             return None
-        from .. import as_dtype
-        return _structure.map_structure(lambda a: TensorSpec(a.shape, as_dtype(a.dtype)),
-                                        self._apply(first))
+        return _structure.map_structure(spec_of, self._apply(first))
+
+
+class FilterDataset(Dataset):
+    """The input's elements for which ``predicate`` (on mt tensors) is true."""
+
+    def __init__(self, input_dataset, predicate):
+        if not callable(predicate):
+            raise TypeError(f"predicate must be callable, got {type(predicate).__name__}")
+        self._input = input_dataset
+        self._predicate = predicate
+
+    def _elements(self):
+        from .. import bool as mt_bool
+        for element in self._input._elements():
+            keep = call_with(self._predicate, element)
+            if isinstance(keep, (bool, _np.bool_)):
+                if keep:
+                    yield element
+                continue
+            spec = spec_of(keep) if hasattr(keep, "dtype") else None
+            if spec is None or spec.dtype != mt_bool or spec.shape != ():
+                raise ValueError(
+                    "Invalid `predicate`. `predicate` must return a `tf.bool` scalar tensor, "
+                    f"but its return type is {spec if spec is not None else type(keep)}.")
+            if bool(keep):
+                yield element
+
+    def _cardinality(self):
+        return UNKNOWN_CARDINALITY
+
+    def _element_spec(self):
+        return self._input.element_spec
+
+
+class CacheDataset(Dataset):
+    """The input's elements, kept after the first complete pass (in memory, or with a
+    ``filename`` in that file, which later passes and processes read instead of the
+    input). A pass that stops early keeps nothing, as tf.data's cache."""
+
+    def __init__(self, input_dataset, filename):
+        self._input = input_dataset
+        self._filename = os.fspath(filename)
+        self._cached = None
+
+    def _elements(self):
+        if self._cached is None and self._filename and os.path.exists(self._filename):
+            with open(self._filename, "rb") as f:
+                self._cached = pickle.load(f)
+        if self._cached is not None:
+            yield from self._cached
+            return
+        seen = []
+        for element in self._input._elements():
+            seen.append(element)
+            yield element
+        self._cached = seen
+        if self._filename:
+            with open(self._filename, "wb") as f:
+                pickle.dump([_structure.map_structure(to_numpy, e) for e in seen], f)
+
+    def _cardinality(self):
+        return self._input._cardinality()
+
+    def _element_spec(self):
+        return self._input.element_spec

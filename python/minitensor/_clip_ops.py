@@ -1,0 +1,70 @@
+"""tf.clip_by_value, tf.clip_by_norm, tf.clip_by_global_norm and tf.linalg.global_norm,
+composed of ops (so a function records them) with TensorFlow's formulas: a zero norm
+leaves values alone, and an infinite or NaN global norm makes every value NaN.
+
+    clipped, norm = mt.clip_by_global_norm(grads, 5.0)
+"""
+
+from collections.abc import Sequence
+
+from ._minitensor import maximum, minimum, reduce_sum, sqrt
+from ._converted_ops import identity, ones_like
+
+__all__ = ["clip_by_global_norm", "clip_by_norm", "clip_by_value", "global_norm"]
+
+
+def _tensor(value, dtype=None):
+    from . import convert_to_tensor
+    return convert_to_tensor(value, dtype)
+
+
+def clip_by_value(t, clip_value_min, clip_value_max, name=None):
+    """Returns ``t`` with each element limited to [clip_value_min, clip_value_max] (the
+    bounds are converted to ``t``'s dtype and broadcast)."""
+    t = _tensor(t)
+    low, high = _tensor(clip_value_min, t.dtype), _tensor(clip_value_max, t.dtype)
+    return maximum(minimum(t, high), low)
+
+
+def clip_by_norm(t, clip_norm, axes=None, name=None):
+    """Returns ``t * clip_norm / max(l2norm(t), clip_norm)``, the L2 norm taken over
+    ``axes`` (every axis by default); a zero norm leaves ``t`` as it is."""
+    from ._index_ops import where
+    t = _tensor(t)
+    l2sum = reduce_sum(t * t, axes, keepdims=True)
+    positive = l2sum > 0
+    l2norm = where(positive, sqrt(where(positive, l2sum, ones_like(l2sum))), l2sum)
+    clip_norm = _tensor(clip_norm, t.dtype)
+    return identity(t * clip_norm / maximum(l2norm, clip_norm))
+
+
+def _check_list(t_list):
+    if not isinstance(t_list, Sequence) or isinstance(t_list, str):
+        raise TypeError(f"`t_list` should be a sequence of tensors. Received {type(t_list)}.")
+
+
+def global_norm(t_list, name=None):
+    """Returns ``sqrt(sum(l2norm(t) ** 2 for t in t_list))``, skipping None entries."""
+    _check_list(t_list)
+    tensors = [_tensor(t) for t in t_list if t is not None]
+    total = reduce_sum(tensors[0] * tensors[0])
+    for t in tensors[1:]:
+        total = total + reduce_sum(t * t)
+    return sqrt(total)
+
+
+def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
+    """Returns ``([t * clip_norm / max(global_norm, clip_norm) for t in t_list],
+    global_norm)``; None entries stay None."""
+    _check_list(t_list)
+    if use_norm is None:
+        use_norm = global_norm(t_list)
+    use_norm = _tensor(use_norm)
+    one = ones_like(use_norm)
+    scale = _tensor(clip_norm, use_norm.dtype) * minimum(one / use_norm,
+                                                         one / _tensor(clip_norm, use_norm.dtype))
+    scale = scale + (use_norm - use_norm)  # NaN where the norm is not finite
+    from ._converted_ops import cast
+    clipped = [None if t is None else identity(_tensor(t) * cast(scale, _tensor(t).dtype))
+               for t in t_list]
+    return clipped, use_norm

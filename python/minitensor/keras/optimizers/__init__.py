@@ -1,0 +1,136 @@
+"""tf.keras.optimizers: SGD, Adam, AdamW and RMSprop with Keras 3's formulas and defaults,
+run by the C++ runtime (runtime/train/optimizers.h): each update is in place on the variable's
+device, with its slot variables beside it.
+
+    opt = mt.keras.optimizers.Adam(learning_rate=1e-3, global_clipnorm=1.0)
+    opt.apply_gradients(zip(grads, model_variables))
+
+A learning rate is a number, a schedule (``schedules``) or a callable of the step; either
+is computed again at every step, also at each replay of an mt.function. ``clipnorm``,
+``clipvalue`` and ``global_clipnorm`` clip the gradients first, as Keras 3 does, with ops a
+function records.
+"""
+
+import numbers
+import weakref
+
+from ... import _minitensor as _mt
+from ... import _clip_ops
+from . import schedules
+
+__all__ = ["Adam", "AdamW", "Optimizer", "RMSprop", "SGD", "schedules"]
+
+
+class _WeakRate:
+    """A callable learning rate as the C++ optimizer holds it: weakly, while the Python
+    optimizer holds it strongly. Python's collector cannot see references held in C++, so
+    a strong one there closed a cycle it could never free (the callable's globals hold the
+    optimizer, which holds the C++ object), and nanobind reported the leak at exit. A
+    schedule is asked for its host value, which runs no op."""
+
+    __slots__ = ("_ref", "_method")
+
+    def __init__(self, fn, method="__call__"):
+        self._ref = weakref.ref(fn)
+        self._method = method
+
+    def __call__(self, step):
+        return getattr(self._ref(), self._method)(step)
+
+
+class Optimizer:
+    """The methods every optimizer shares: the learning rate and the gradients' clipping."""
+
+    def __init__(self, name, clipnorm=None, clipvalue=None, global_clipnorm=None):
+        if sum(x is not None for x in (clipnorm, clipvalue, global_clipnorm)) > 1:
+            raise ValueError(
+                "Only one of `clipnorm`, `clipvalue` and `global_clipnorm` can be set. "
+                f"Received: clipnorm={clipnorm}, clipvalue={clipvalue}, "
+                f"global_clipnorm={global_clipnorm}")
+        self.name = name
+        self.clipnorm = clipnorm
+        self.clipvalue = clipvalue
+        self.global_clipnorm = global_clipnorm
+
+    def _rate(self, learning_rate):
+        """What the C++ optimizer takes for ``learning_rate``: a number, or a callable of
+        the step (a schedule) that this object keeps alive."""
+        if isinstance(learning_rate, numbers.Real):
+            return learning_rate
+        if not callable(learning_rate) and hasattr(learning_rate, "__float__"):
+            return float(learning_rate)  # a scalar tensor or variable: its value now
+        if not callable(learning_rate):
+            raise ValueError(
+                "Argument `learning_rate` should be float, or an instance of "
+                "LearningRateSchedule, or a callable (that takes in the current iteration "
+                "value and returns the corresponding learning rate value). Received instead: "
+                f"learning_rate={learning_rate}")
+        self._learning_rate_fn = learning_rate
+        if isinstance(learning_rate, schedules.LearningRateSchedule):
+            return _WeakRate(learning_rate, "_host_value")
+        try:
+            return _WeakRate(learning_rate)
+        except TypeError:  # no weak references to it: it holds no globals either
+            return learning_rate
+
+    def _clip(self, grads):
+        """Keras 3's clipping of the step's gradients (None stays None)."""
+        if self.clipnorm and self.clipnorm > 0:
+            return [g if g is None else _clip_ops.clip_by_norm(g, self.clipnorm) for g in grads]
+        if self.global_clipnorm and self.global_clipnorm > 0:
+            if all(g is None for g in grads):
+                return grads
+            return _clip_ops.clip_by_global_norm(grads, self.global_clipnorm)[0]
+        if self.clipvalue and self.clipvalue > 0:
+            return [g if g is None else _clip_ops.clip_by_value(g, -self.clipvalue,
+                                                                 self.clipvalue) for g in grads]
+        return grads
+
+    def apply_gradients(self, grads_and_vars):
+        """Applies one step; a None gradient leaves its variable alone."""
+        grads, variables = [], []
+        for grad, var in grads_and_vars:
+            if grad is not None and not isinstance(grad, _mt.Tensor):
+                from ... import convert_to_tensor
+                grad = convert_to_tensor(grad, var.dtype)
+            grads.append(grad)
+            variables.append(var)
+        self._impl._apply(list(zip(self._clip(grads), variables)))
+
+    @property
+    def iterations(self):
+        return self._impl.iterations
+
+    @property
+    def learning_rate(self):
+        return self._impl._learning_rate
+
+
+class SGD(Optimizer):
+    def __init__(self, learning_rate=0.01, momentum=0.0, nesterov=False, name="SGD",
+                 clipnorm=None, clipvalue=None, global_clipnorm=None):
+        super().__init__(name, clipnorm, clipvalue, global_clipnorm)
+        self._impl = _mt._SGD(self._rate(learning_rate), float(momentum), bool(nesterov))
+
+
+class Adam(Optimizer):
+    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7,
+                 name="adam", clipnorm=None, clipvalue=None, global_clipnorm=None):
+        super().__init__(name, clipnorm, clipvalue, global_clipnorm)
+        self._impl = _mt._Adam(self._rate(learning_rate), beta_1, beta_2, epsilon)
+
+
+class AdamW(Optimizer):
+    def __init__(self, learning_rate=0.001, weight_decay=0.004, beta_1=0.9, beta_2=0.999,
+                 epsilon=1e-7, name="adamw", clipnorm=None, clipvalue=None,
+                 global_clipnorm=None):
+        super().__init__(name, clipnorm, clipvalue, global_clipnorm)
+        self._impl = _mt._AdamW(self._rate(learning_rate), weight_decay, beta_1, beta_2, epsilon)
+
+
+class RMSprop(Optimizer):
+    def __init__(self, learning_rate=0.001, rho=0.9, momentum=0.0, epsilon=1e-7,
+                 centered=False, name="rmsprop", clipnorm=None, clipvalue=None,
+                 global_clipnorm=None):
+        super().__init__(name, clipnorm, clipvalue, global_clipnorm)
+        self._impl = _mt._RMSprop(self._rate(learning_rate), rho, momentum, epsilon, centered)
