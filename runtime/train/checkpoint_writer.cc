@@ -29,6 +29,19 @@ std::string file_name(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
+// Returns the tensor's bytes: its own buffer where that is this process's host memory (a
+// local CPU's, whose copy_to_host is a plain memcpy), else a copy made in `host`.
+absl::StatusOr<absl::string_view> host_bytes(const TensorImpl& impl, std::string& host) {
+  Device& device = *impl.device;
+  if (impl.bytes() == 0) return absl::string_view();
+  if (device.type() == DeviceType::kCPU && device.remote() == nullptr) {
+    return absl::string_view(static_cast<const char*>(impl.data), impl.bytes());
+  }
+  host.resize(impl.bytes());
+  if (absl::Status s = device.copy_to_host(host.data(), impl.data, host.size()); !s.ok()) return s;
+  return absl::string_view(host);
+}
+
 // Writes the data file at `temp`: the header, then each tensor copied to the host in turn.
 absl::Status write_data(WritableFile& file, const std::vector<NamedTensor>& tensors,
                         Manifest& manifest) {
@@ -43,15 +56,11 @@ absl::Status write_data(WritableFile& file, const std::vector<NamedTensor>& tens
   manifest.data_bytes = head.size();
   std::string host;
   for (const NamedTensor& t : tensors) {
-    const TensorImpl& impl = *t.value.impl();
-    host.resize(impl.bytes());
-    if (!host.empty()) {
-      if (absl::Status s = impl.device->copy_to_host(host.data(), impl.data, host.size()); !s.ok())
-        return s;
-    }
-    manifest.tensors.push_back({t.name, crc32c(host.data(), host.size())});
-    if (absl::Status s = file.append(host); !s.ok()) return s;
-    manifest.data_bytes += host.size();
+    absl::StatusOr<absl::string_view> bytes = host_bytes(*t.value.impl(), host);
+    if (!bytes.ok()) return bytes.status();
+    manifest.tensors.push_back({t.name, crc32c(bytes->data(), bytes->size())});
+    if (absl::Status s = file.append(*bytes); !s.ok()) return s;
+    manifest.data_bytes += bytes->size();
   }
   return absl::OkStatus();
 }
