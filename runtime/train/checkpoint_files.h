@@ -36,7 +36,7 @@ inline constexpr char kDataSuffix[] = ".safetensors";
 absl::Status write_checkpoint(FileSystem& fs, const std::string& prefix,
                               const std::vector<NamedTensor>& tensors);
 
-// Reads and checks checkpoint `prefix` whole; its tensors are made on the default device.
+// Reads and checks checkpoint `prefix` whole; its tensors are made on the CPU (CPU:0).
 absl::StatusOr<absl::flat_hash_map<std::string, Tensor>> read_checkpoint(FileSystem& fs,
                                                                          const std::string& prefix);
 

@@ -1,10 +1,10 @@
-// read_checkpoint and parse_manifest (checkpoint_files.h): every check before any tensor.
+// read_checkpoint (checkpoint_files.h): every check before any tensor is handed out.
 #include <algorithm>
 #include <memory>
 
 #include "absl/strings/str_cat.h"
-#include "runtime/eager/error.h"
-#include "runtime/ops/constant.h"
+#include "runtime/eager/context.h"
+#include "runtime/eager/tensor_impl.h"
 #include "runtime/train/checkpoint_files.h"
 #include "runtime/train/crc32c.h"
 #include "runtime/train/safetensors.h"
@@ -48,30 +48,42 @@ absl::StatusOr<uint32_t> read_and_checksum(const ReadableFile& data, uint64_t of
   return crc;
 }
 
+// Reads, checks and makes one tensor of the data file, straight into a new tensor on
+// `host` (this process's CPU): read in pieces, each checksummed while it is in the cache.
 absl::StatusOr<Tensor> read_tensor(const ReadableFile& data, absl::string_view file,
                                    uint64_t data_start, const SafetensorsTensor& t,
-                                   uint32_t expected_crc, Buffer& buffer) {
-  char* bytes = buffer.get(t.bytes());
-  absl::StatusOr<uint32_t> read = read_and_checksum(data, data_start + t.begin, t.bytes(), bytes);
-  if (!read.ok()) return read.status();
-  uint32_t crc = *read;
-  if (crc != expected_crc) {
+                                   uint32_t expected_crc, Device& host) {
+  absl::StatusOr<Shape> shape = Shape::make(t.shape);
+  if (!shape.ok()) {
+    return loss(file, absl::StrCat("tensor '", t.name, "': ", shape.status().message()));
+  }
+  absl::StatusOr<TensorImpl*> impl = allocate_tensor(host, t.dtype, *std::move(shape));
+  if (!impl.ok()) return impl.status();
+  Tensor out(*impl);  // owns the buffer from here on
+  char* bytes = static_cast<char*>((*impl)->data);
+  absl::StatusOr<uint32_t> crc = read_and_checksum(data, data_start + t.begin, t.bytes(), bytes);
+  if (!crc.ok()) return crc.status();
+  if (*crc != expected_crc) {
     return loss(file, absl::StrCat("tensor '", t.name, "': checksum mismatch (manifest ",
-                                   hex32(expected_crc), ", data ", hex32(crc), ")"));
+                                   hex32(expected_crc), ", data ", hex32(*crc), ")"));
   }
   if (t.dtype == DType::kBool) {
     for (const char* c = bytes; c != bytes + t.bytes(); ++c) {
-      if (*c != 0 && *c != 1)
-        return loss(file, absl::StrCat("tensor '", t.name, "': a bool not 0/1"));
+      if (*c != 0 && *c != 1) {
+        return loss(file, absl::StrCat("tensor '", t.name, "': a bool that is not 0 or 1"));
+      }
     }
   }
-  size_t count = t.bytes() / dtype_size(t.dtype);
-  try {
-    return make_constant(t.dtype, bytes, count, t.shape);
-  } catch (const Error& e) {
-    return absl::Status(e.code(),
-                        absl::StrCat("[checkpoint] ", file, ": tensor '", t.name, "': ", e.what()));
-  }
+  return out;
+}
+
+// Returns this process's CPU:0, where restored tensors are made before assignment.
+absl::StatusOr<Device*> host_device() {
+  absl::StatusOr<Runtime*> rt = Context::get().runtime();
+  if (!rt.ok()) return rt.status();
+  absl::StatusOr<int> index = (*rt)->find_device("/job:localhost/replica:0/task:0/device:CPU:0");
+  if (!index.ok()) return index.status();
+  return &(*rt)->device(*index);
 }
 
 }  // namespace
@@ -129,15 +141,16 @@ absl::StatusOr<absl::flat_hash_map<std::string, Tensor>> read_checkpoint(
     return loss(path, absl::StrCat(by_name.size(), " tensors, the manifest names ",
                                    manifest->tensors.size()));
   }
+  absl::StatusOr<Device*> host = host_device();
+  if (!host.ok()) return host.status();
   absl::flat_hash_map<std::string, Tensor> out;
-  Buffer buffer;
   for (const Manifest::Entry& entry : manifest->tensors) {
     auto found = by_name.find(entry.name);
     if (found == by_name.end()) {
       return loss(path, absl::StrCat("tensor '", entry.name, "' of the manifest is missing"));
     }
     absl::StatusOr<Tensor> t =
-        read_tensor(**data, path, layout->data_start, *found->second, entry.crc32c, buffer);
+        read_tensor(**data, path, layout->data_start, *found->second, entry.crc32c, **host);
     if (!t.ok()) return t.status();
     out[entry.name] = *std::move(t);
   }

@@ -86,5 +86,22 @@ TEST_F(CheckpointManifestFileTest, ManifestsThatDisagreeWithTheDataAreDataLoss) 
   expect_loss([](Manifest& m) { m.data_bytes += 1; }, "bytes, the manifest says");
 }
 
+TEST_F(CheckpointManifestFileTest, ABoolThatIsNotZeroOrOneIsDataLoss) {
+  Variable flag(constant({true}), false, "flag");
+  train::Checkpoint ckpt;
+  ckpt.track("flag", flag);
+  ckpt.write(dir_ + "/c");
+  std::string data = read(dir_ + "/c.safetensors");
+  data.back() = 2;  // checksummed afresh below: only the value check can tell
+  write(dir_ + "/c.safetensors", data);
+  std::string path = dir_ + "/c.manifest";
+  absl::StatusOr<Manifest> m = internal::parse_manifest(read(path), path);
+  ASSERT_TRUE(m.ok()) << m.status();
+  m->tensors[0].crc32c = internal::crc32c("\x02", 1);
+  write(path, internal::encode_manifest(*m));
+  expect_error([&] { ckpt.restore(dir_ + "/c"); }, absl::StatusCode::kDataLoss,
+               "c.safetensors: tensor 'flag': a bool that is not 0 or 1");
+}
+
 }  // namespace
 }  // namespace mt::testing
