@@ -231,3 +231,52 @@ def test_model_checkpoint_save_best_only_keeps_improvements(tmp_path):
                                             save_best_only=True)
     model.fit(X, X[:, :2], epochs=3, verbose=0, callbacks=[cb])
     assert os.listdir(tmp_path) == ["m1.keras"]  # later epochs did not improve
+
+
+_TF_STEP = r"""
+import sys, numpy as np, keras
+x = np.load(sys.argv[1])
+m = keras.Sequential([keras.Input(shape=(3,)), keras.layers.Dense(4, activation="relu"),
+                      keras.layers.Dense(2)])
+m.compile(optimizer=keras.optimizers.Adam(0.01), loss="mse")
+m.optimizer.build(m.trainable_variables)
+m.load_weights(sys.argv[2])
+assert int(m.optimizer.iterations) == 3, int(m.optimizer.iterations)
+m.fit(x, x[:, :2], epochs=1, verbose=0)
+np.save(sys.argv[3], m.predict(x, verbose=0))
+"""
+
+
+def test_optimizer_state_crosses_to_tensorflow(tmp_path):
+    """Adam's step count and moments written here continue in TensorFlow: one more step
+    there equals one more step here."""
+    python = _tensorflow_python()
+    if python is None:
+        pytest.skip("TensorFlow is not importable and MT_TF_PYTHON is not set")
+    model = _sequential(seed=4)
+    model.compile(optimizer=mt.keras.optimizers.Adam(0.01), loss="mse")
+    model.fit(X, X[:, :2], epochs=3, verbose=0)
+    model.save_weights(str(tmp_path / "t.weights.h5"))
+    np.save(tmp_path / "x.npy", X)
+    done = subprocess.run([python, "-c", _TF_STEP, str(tmp_path / "x.npy"),
+                           str(tmp_path / "t.weights.h5"), str(tmp_path / "tf.npy")],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    model.fit(X, X[:, :2], epochs=1, verbose=0)
+    np.testing.assert_allclose(np.load(tmp_path / "tf.npy"), model.predict(X, verbose=0),
+                               rtol=1e-5, atol=1e-6)
+
+
+def test_optimizer_state_of_a_tensorflow_file_loads():
+    model = _sequential(seed=6)
+    model.compile(optimizer=mt.keras.optimizers.Adam(0.01), loss="mse")
+    model.fit(X, X[:, :2], epochs=1, verbose=0)  # makes Adam's slots
+    model.load_weights(os.path.join(FIXTURES, "tf_sequential.weights.h5"))
+    assert int(model.optimizer.iterations) == 3  # TensorFlow's 3 epochs of one batch
+    import h5py
+    with h5py.File(os.path.join(FIXTURES, "tf_sequential.weights.h5")) as f:
+        momentum = f["optimizer/vars/2"][()]
+    np.testing.assert_array_equal(
+        mt._minitensor._optimizer_slots(model.optimizer._impl,
+                                        model.layers[0].kernel)[0].read_value().numpy(),
+        momentum)
