@@ -1,6 +1,8 @@
 // write_checkpoint and remove_checkpoint (checkpoint_files.h).
 #include <unistd.h>
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "runtime/eager/tensor_impl.h"
 #include "runtime/train/checkpoint_files.h"
@@ -29,20 +31,34 @@ std::string file_name(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-// Returns the tensor's bytes: its own buffer where that is this process's host memory (a
-// local CPU's, whose copy_to_host is a plain memcpy), else a copy made in `host`.
-absl::StatusOr<absl::string_view> host_bytes(const TensorImpl& impl, std::string& host) {
+// Appends the tensor's bytes to `file` and returns their CRC32C: a local CPU tensor's from
+// its own buffer (copy_to_host would be a plain memcpy), a local GPU tensor's through
+// `host` in 64 MiB pieces (no second full copy of a large tensor in host memory), a remote
+// tensor's (whose `data` is a handle, not an address) in one piece.
+absl::StatusOr<uint32_t> write_tensor(WritableFile& file, const TensorImpl& impl,
+                                      std::string& host) {
+  constexpr size_t kPiece = size_t{64} << 20;
   Device& device = *impl.device;
-  if (impl.bytes() == 0) return absl::string_view();
+  const size_t size = impl.bytes();
+  if (size == 0) return 0u;
   if (device.type() == DeviceType::kCPU && device.remote() == nullptr) {
-    return absl::string_view(static_cast<const char*>(impl.data), impl.bytes());
+    absl::string_view bytes(static_cast<const char*>(impl.data), size);
+    if (absl::Status s = file.append(bytes); !s.ok()) return s;
+    return crc32c(bytes.data(), bytes.size());
   }
-  host.resize(impl.bytes());
-  if (absl::Status s = device.copy_to_host(host.data(), impl.data, host.size()); !s.ok()) return s;
-  return absl::string_view(host);
+  const size_t piece = device.remote() == nullptr ? kPiece : size;
+  uint32_t crc = 0;
+  for (size_t at = 0; at < size; at += piece) {
+    host.resize(std::min(piece, size - at));
+    const char* src = static_cast<const char*>(impl.data) + at;
+    if (absl::Status s = device.copy_to_host(host.data(), src, host.size()); !s.ok()) return s;
+    crc = crc32c_extend(crc, host.data(), host.size());
+    if (absl::Status s = file.append(host); !s.ok()) return s;
+  }
+  return crc;
 }
 
-// Writes the data file at `temp`: the header, then each tensor copied to the host in turn.
+// Writes the data file at `temp`: the header, then each tensor in turn.
 absl::Status write_data(WritableFile& file, const std::vector<NamedTensor>& tensors,
                         Manifest& manifest) {
   std::vector<SafetensorsTensor> layout;
@@ -56,11 +72,10 @@ absl::Status write_data(WritableFile& file, const std::vector<NamedTensor>& tens
   manifest.data_bytes = head.size();
   std::string host;
   for (const NamedTensor& t : tensors) {
-    absl::StatusOr<absl::string_view> bytes = host_bytes(*t.value.impl(), host);
-    if (!bytes.ok()) return bytes.status();
-    manifest.tensors.push_back({t.name, crc32c(bytes->data(), bytes->size())});
-    if (absl::Status s = file.append(*bytes); !s.ok()) return s;
-    manifest.data_bytes += bytes->size();
+    absl::StatusOr<uint32_t> crc = write_tensor(file, *t.value.impl(), host);
+    if (!crc.ok()) return crc.status();
+    manifest.tensors.push_back({t.name, *crc});
+    manifest.data_bytes += t.value.impl()->bytes();
   }
   return absl::OkStatus();
 }
