@@ -31,5 +31,7 @@
 #include "runtime/strategy/mirrored_strategy.h"  // IWYU pragma: export
 #include "runtime/trace/memory_snapshot.h"       // IWYU pragma: export
 #include "runtime/trace/trace.h"                 // IWYU pragma: export
+#include "runtime/train/checkpoint.h"            // IWYU pragma: export
+#include "runtime/train/checkpoint_manager.h"    // IWYU pragma: export
 #include "runtime/train/optimizers.h"            // IWYU pragma: export
 #include "runtime/train/variable.h"              // IWYU pragma: export

@@ -31,7 +31,8 @@ ctest --preset "$preset" -j "$(nproc)"
 root=$PWD
 venv=$root/build/venv
 [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
-"$venv/bin/python" -m pip install -q --upgrade pip nanobind scikit-build-core numpy pytest
+"$venv/bin/python" -m pip install -q --upgrade pip nanobind scikit-build-core numpy pytest \
+  h5py safetensors  # the checkpoint tests read Keras and safetensors files
 # The preset's build folder and options, plus the extension: only it and its stub compile.
 cuda=AUTO
 [ "$preset" = cpu-only ] && cuda=OFF

@@ -10,7 +10,11 @@ address, which may leave indices out; minitensor connects only to jobs whose tas
 0 to n-1 (docs/distributed.md).
 """
 
-__all__ = ["ClusterSpec"]
+from ._checkpoint import Checkpoint, CheckpointLoadStatus, CheckpointOptions
+from ._checkpoint_manager import CheckpointManager, latest_checkpoint
+
+__all__ = ["Checkpoint", "CheckpointLoadStatus", "CheckpointManager", "CheckpointOptions",
+           "ClusterSpec", "latest_checkpoint"]
 
 
 def _no_job(job_name):

@@ -39,6 +39,8 @@ void bind_random(nb::module_& m);
 void bind_nn_ops(nb::module_& m);
 // Variables, GradientTape and the optimizers (training.cc); after bind_tensor.
 void bind_training(nb::module_& m);
+// Checkpoint files (checkpoint.cc).
+void bind_checkpoint(nb::module_& m);
 // MirroredStrategy and its ReplicaContext for minitensor.distribute (strategy.cc).
 void bind_strategy(nb::module_& m);
 // mt.distribute.Server and experimental_connect_to_cluster (distributed.cc; with no gRPC,

@@ -77,6 +77,7 @@ NB_MODULE(_minitensor, m) {
   bind_trace(m);
   bind_random(m);
   bind_training(m);
+  bind_checkpoint(m);
   bind_strategy(m);
   bind_function(m);
   bind_distributed(m);

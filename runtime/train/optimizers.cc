@@ -66,6 +66,12 @@ void Optimizer::apply(absl::Span<const GradAndVar> grads_and_vars) {
   }
 }
 
+std::vector<Variable> Optimizer::slot_variables(const Variable& var) const {
+  auto found = slots_.find(var.state().get());
+  if (found == slots_.end()) return {};
+  return {found->second.variables.begin(), found->second.variables.end()};
+}
+
 Variable& Optimizer::slot(const Variable& var, int index) {
   Slots& entry = slots_[var.state().get()];
   entry.owner = var.state();

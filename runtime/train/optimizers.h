@@ -61,6 +61,13 @@ class Optimizer {
   // Returns the learning rate of the next step.
   double learning_rate() const { return learning_rate_.at(iterations_); }
 
+  // Internal (checkpoints): returns the slot variables made for `var` so far, by index.
+  std::vector<Variable> slot_variables(const Variable& var) const;
+  // Internal (checkpoints): returns slot `index` of `var`, made (zeros) when missing.
+  Variable& make_slot(const Variable& var, int index) { return slot(var, index); }
+  // Internal (checkpoints): sets the step count, as a restore does.
+  void set_iterations(int64_t iterations) { iterations_ = iterations; }
+
  protected:
   class StepScalars;
   explicit Optimizer(LearningRate learning_rate) : learning_rate_(std::move(learning_rate)) {}

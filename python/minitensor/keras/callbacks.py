@@ -5,7 +5,7 @@ on_test_batch_end / on_predict_batch_end and on_test_end / on_predict_end."""
 
 from .progress_bar import Progbar
 
-__all__ = ["Callback", "History", "ProgbarLogger"]
+__all__ = ["BackupAndRestore", "Callback", "History", "ModelCheckpoint", "ProgbarLogger"]
 
 
 class Callback:
@@ -94,3 +94,6 @@ class ProgbarLogger(Callback):
         target = self._bar.target if self._bar.target is not None else self.params.get("seen")
         self._bar.target = self._bar.target or target
         self._bar.update(target or 0, list((logs or {}).items()), finalize=True)
+
+
+from .checkpoint_callbacks import BackupAndRestore, ModelCheckpoint  # noqa: E402 (they subclass Callback)

@@ -20,13 +20,14 @@ A model made inside a distribution strategy's scope keeps that strategy
 
 from . import functional
 from .layers.layer import Layer, unique_name
+from .model_saving import ModelSaving
 from .trainer import Trainer
 from .training_step import captured_strategy
 
 __all__ = ["Model"]
 
 
-class Model(Trainer, Layer):
+class Model(ModelSaving, Trainer, Layer):
     """A functional model when given ``inputs`` and ``outputs`` (KerasTensors, or lists of
     them), else a subclassed one. Raises ValueError, with Keras's messages, for inputs or
     outputs that are not KerasTensors and for a disconnected graph."""

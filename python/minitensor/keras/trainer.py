@@ -93,6 +93,8 @@ class Trainer:
         events = _Events(callbacks, history, self, _verbosity(verbose),
                          {"epochs": epochs, "steps": train.steps})
         events.call("on_train_begin")
+        if getattr(self, "_initial_epoch", None) is not None:  # set by BackupAndRestore
+            initial_epoch, self._initial_epoch = self._initial_epoch, None
         for epoch in range(initial_epoch, epochs):
             self._reset_metrics()
             events.call("on_epoch_begin", epoch)

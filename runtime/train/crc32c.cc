@@ -1,0 +1,84 @@
+// CRC32C (crc32c.h): the reflected polynomial 0x82F63B78, by the SSE4.2 crc32 instruction
+// where the CPU has it, else by slicing-by-8 tables.
+#include "runtime/train/crc32c.h"
+
+#include <array>
+#include <cstring>
+
+namespace mt::internal {
+namespace {
+
+constexpr uint32_t kPolynomial = 0x82F63B78u;
+
+using Tables = std::array<std::array<uint32_t, 256>, 8>;
+
+constexpr Tables make_tables() {
+  Tables t{};
+  for (uint32_t i = 0; i < 256; ++i) {
+    uint32_t crc = i;
+    for (int bit = 0; bit < 8; ++bit) crc = (crc >> 1) ^ ((crc & 1) ? kPolynomial : 0);
+    t[0][i] = crc;
+  }
+  for (uint32_t i = 0; i < 256; ++i) {
+    for (int k = 1; k < 8; ++k) t[k][i] = (t[k - 1][i] >> 8) ^ t[0][t[k - 1][i] & 0xFF];
+  }
+  return t;
+}
+
+constexpr Tables kTables = make_tables();
+
+uint32_t extend_by_tables(uint32_t crc, const unsigned char* p, size_t size) {
+  while (size >= 8) {
+    uint64_t word;
+    std::memcpy(&word, p, 8);  // little-endian hosts only, as the rest of the runtime
+    word ^= crc;
+    crc = kTables[7][word & 0xFF] ^ kTables[6][(word >> 8) & 0xFF] ^
+          kTables[5][(word >> 16) & 0xFF] ^ kTables[4][(word >> 24) & 0xFF] ^
+          kTables[3][(word >> 32) & 0xFF] ^ kTables[2][(word >> 40) & 0xFF] ^
+          kTables[1][(word >> 48) & 0xFF] ^ kTables[0][word >> 56];
+    p += 8;
+    size -= 8;
+  }
+  while (size-- > 0) crc = (crc >> 8) ^ kTables[0][(crc ^ *p++) & 0xFF];
+  return crc;
+}
+
+#if defined(__x86_64__)
+__attribute__((target("sse4.2"))) uint32_t extend_by_instruction(uint32_t crc,
+                                                                 const unsigned char* p,
+                                                                 size_t size) {
+  uint64_t c = crc;
+  while (size >= 8) {
+    uint64_t word;
+    std::memcpy(&word, p, 8);
+    c = __builtin_ia32_crc32di(c, word);
+    p += 8;
+    size -= 8;
+  }
+  uint32_t c32 = static_cast<uint32_t>(c);
+  while (size-- > 0) c32 = __builtin_ia32_crc32qi(c32, *p++);
+  return c32;
+}
+
+bool has_instruction() {
+  static const bool has = __builtin_cpu_supports("sse4.2");
+  return has;
+}
+#endif
+
+}  // namespace
+
+uint32_t crc32c_extend(uint32_t crc, const void* data, size_t size) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  crc = ~crc;
+#if defined(__x86_64__)
+  if (has_instruction()) return ~extend_by_instruction(crc, p, size);
+#endif
+  return ~extend_by_tables(crc, p, size);
+}
+
+uint32_t crc32c_extend_portable(uint32_t crc, const void* data, size_t size) {
+  return ~extend_by_tables(~crc, static_cast<const unsigned char*>(data), size);
+}
+
+}  // namespace mt::internal
