@@ -51,12 +51,11 @@ class LearningRateSchedule:
         return cls(**config)
 
 
-class ExponentialDecay(LearningRateSchedule):
-    """``initial_learning_rate * decay_rate ** (step / decay_steps)``; with ``staircase``
-    the exponent is floored."""
+class _StepDecay(LearningRateSchedule):
+    """What ExponentialDecay and InverseTimeDecay share: their arguments and the progress
+    ``step / decay_steps``, floored with ``staircase``."""
 
-    def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase=False,
-                 name="ExponentialDecay"):
+    def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase, name):
         _check_decay_steps(decay_steps)
         self.initial_learning_rate = initial_learning_rate
         self.decay_steps = decay_steps
@@ -64,16 +63,27 @@ class ExponentialDecay(LearningRateSchedule):
         self.staircase = staircase
         self.name = name
 
-    def _host_value(self, step):
+    def _progress(self, step):
         p = _f32(step) / _f32(self.decay_steps)
-        if self.staircase:
-            p = np.floor(p)
-        return _f32(self.initial_learning_rate) * np.power(_f32(self.decay_rate), p)
+        return np.floor(p) if self.staircase else p
 
     def get_config(self):
         return {"initial_learning_rate": self.initial_learning_rate,
                 "decay_steps": self.decay_steps, "decay_rate": self.decay_rate,
                 "staircase": self.staircase, "name": self.name}
+
+
+class ExponentialDecay(_StepDecay):
+    """``initial_learning_rate * decay_rate ** (step / decay_steps)``; with ``staircase``
+    the exponent is floored."""
+
+    def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase=False,
+                 name="ExponentialDecay"):
+        super().__init__(initial_learning_rate, decay_steps, decay_rate, staircase, name)
+
+    def _host_value(self, step):
+        return _f32(self.initial_learning_rate) * np.power(_f32(self.decay_rate),
+                                                           self._progress(step))
 
 
 class PiecewiseConstantDecay(LearningRateSchedule):
@@ -137,29 +147,17 @@ class CosineDecay(LearningRateSchedule):
                 "warmup_target": self.warmup_target, "warmup_steps": self.warmup_steps}
 
 
-class InverseTimeDecay(LearningRateSchedule):
+class InverseTimeDecay(_StepDecay):
     """``initial_learning_rate / (1 + decay_rate * step / decay_steps)``; with
     ``staircase`` the quotient is floored."""
 
     def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase=False,
                  name="InverseTimeDecay"):
-        _check_decay_steps(decay_steps)
-        self.initial_learning_rate = initial_learning_rate
-        self.decay_steps = decay_steps
-        self.decay_rate = decay_rate
-        self.staircase = staircase
-        self.name = name
+        super().__init__(initial_learning_rate, decay_steps, decay_rate, staircase, name)
 
     def _host_value(self, step):
-        p = _f32(step) / _f32(self.decay_steps)
-        if self.staircase:
-            p = np.floor(p)
-        return _f32(self.initial_learning_rate) / (_f32(1.0) + _f32(self.decay_rate) * p)
-
-    def get_config(self):
-        return {"initial_learning_rate": self.initial_learning_rate,
-                "decay_steps": self.decay_steps, "decay_rate": self.decay_rate,
-                "staircase": self.staircase, "name": self.name}
+        return _f32(self.initial_learning_rate) / (
+            _f32(1.0) + _f32(self.decay_rate) * self._progress(step))
 
 
 class PolynomialDecay(LearningRateSchedule):
