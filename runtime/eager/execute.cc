@@ -252,7 +252,7 @@ class OpWatch<true> {
   }
 
  private:
-  ObserverSet set_{true};
+  ObserverSet set_;
   OpEvent event_;
 };
 

@@ -65,8 +65,7 @@ ThreadObservers& thread_observers() {
   return list;
 }
 
-ObserverSet::ObserverSet(bool gather) {
-  if (!gather) return;
+ObserverSet::ObserverSet() {
   for (std::atomic<OpObserver*>& slot : g_process) {
     if (OpObserver* o = slot.load(std::memory_order_acquire)) list_[n_++] = o;
   }

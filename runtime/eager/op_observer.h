@@ -121,13 +121,11 @@ ThreadObservers& thread_observers();
 // The observers of one op: the process's, then the calling thread's, gathered once.
 class ObserverSet {
  public:
-  // Gathers the observers when `gather` (pass observed()); an empty set otherwise, which
-  // costs one store.
-  explicit ObserverSet(bool gather);
+  // Gathers the observers registered now (call it only when observed()).
+  ObserverSet();
   ObserverSet(const ObserverSet&) = delete;
   ObserverSet& operator=(const ObserverSet&) = delete;
 
-  bool empty() const { return n_ == 0; }
   bool wants_reasons() const;
   void on_placed(const OpEvent& op) const;
   void before_copy(const Tensor& t, Device& dst, int dst_index) const;
