@@ -43,10 +43,6 @@ from ._clip_ops import clip_by_global_norm, clip_by_norm, clip_by_value
 from ._minitensor import (  # noqa: A004
     broadcast_to, concat, expand_dims, gather, reshape, slice, split, squeeze, stack,
     strided_slice, tile, transpose)
-from . import (config, data, debugging, distribute, errors, keras, linalg, math, nn, random, trace,
-               train)
-optimizers = keras.optimizers  # tf.optimizers
-TensorSpec = data.TensorSpec  # tf.TensorSpec: mt.function's input_signature, a dataset's spec
 
 __version__ = "0.1.0"
 
@@ -258,6 +254,15 @@ Tensor.__int__ = _scalar(int, "a Python `int`")
 Tensor.__bool__ = _scalar(lambda x: x.__bool__(), "a Python `bool`")
 Tensor.__module__ = "minitensor"
 DType.__module__ = "minitensor"
+
+# The composites and submodules come last: the names above (constant, convert_to_tensor,
+# as_dtype) exist by the time they import them.
+from ._composite_reductions import norm, reduce_logsumexp  # noqa: E402
+from ._einsum import einsum  # noqa: E402
+from . import (config, data, debugging, distribute, errors, keras, linalg, math, nn,  # noqa: E402
+               random, trace, train)
+optimizers = keras.optimizers  # tf.optimizers
+TensorSpec = data.TensorSpec  # tf.TensorSpec: mt.function's input_signature, a dataset's spec
 
 # The log sink may hold a Python callable; drop it while the interpreter still runs.
 _atexit.register(_mt.set_log_sink, None)
