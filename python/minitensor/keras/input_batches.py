@@ -10,13 +10,23 @@ import numpy as _np
 from ..data import Dataset
 from ..data.sources import to_numpy
 
-__all__ = ["ArrayBatches", "DatasetBatches", "for_fit", "for_inference"]
+__all__ = ["ArrayBatches", "DatasetBatches", "features", "for_fit", "for_inference", "targets"]
 
 
 def features(x):
     """Returns ``x`` as a NumPy array, floating values as float32 (Keras's floatx)."""
     array = to_numpy(x)
     return array.astype(_np.float32) if array.dtype.kind == "f" else array
+
+
+def targets(y):
+    """Returns ``y`` as a NumPy array; integers of a type minitensor has no dtype for
+    (MNIST's uint8 labels; int8, int16, uint16) become int32, and uint32 and uint64
+    int64, so that labels of any integer type reach the losses and metrics."""
+    array = to_numpy(y)
+    if array.dtype.kind in "iu" and array.dtype not in (_np.int32, _np.int64):
+        return array.astype(_np.int32 if array.dtype.itemsize < 4 else _np.int64)
+    return array
 
 
 def _check_sizes(x, y):
@@ -56,7 +66,7 @@ class DatasetBatches:
     def __iter__(self):
         for element in self.dataset.as_numpy_iterator():
             if isinstance(element, tuple):
-                yield features(element[0]), (element[1] if len(element) > 1 else None)
+                yield features(element[0]), (targets(element[1]) if len(element) > 1 else None)
             else:
                 yield features(element), None
 
@@ -69,14 +79,14 @@ def _batches(x, y, batch_size, shuffle):
                              "the tf.data.Dataset.")
         return DatasetBatches(x)
     x = features(x)
-    y = None if y is None else to_numpy(y)
+    y = None if y is None else targets(y)
     _check_sizes(x, y)
     return ArrayBatches(x, y, batch_size, shuffle)
 
 
 def _split(x, y, validation_split):
     """Returns (x, y) without its last ``validation_split`` fraction, and that fraction."""
-    x, y = features(x), to_numpy(y)
+    x, y = features(x), targets(y)
     _check_sizes(x, y)
     split_at = int(_math.ceil(len(x) * (1.0 - validation_split)))
     if split_at <= 0 or split_at >= len(x):
