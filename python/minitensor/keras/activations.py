@@ -2,9 +2,17 @@
 which turns a name into one.
 
     mt.keras.activations.get("relu")(x)
+    mt.keras.activations.relu(x, negative_slope=0.1, max_value=6.0)
 """
 
-__all__ = ["get", "linear", "relu", "sigmoid", "softmax", "tanh"]
+from .. import _minitensor as _mt
+from .. import nn as _nn
+from .. import convert_to_tensor as _convert
+from .._converted_ops import cast as _cast
+from .._index_ops import where as _where
+
+__all__ = ["elu", "exponential", "gelu", "get", "leaky_relu", "linear", "log_softmax", "relu",
+           "relu6", "sigmoid", "silu", "softmax", "softplus", "swish", "tanh"]
 
 
 def linear(x):
@@ -12,32 +20,88 @@ def linear(x):
     return x
 
 
-def relu(x):
-    """Returns max(x, 0)."""
-    from .. import nn
-    return nn.relu(x)
+def relu(x, negative_slope=0.0, max_value=None, threshold=0.0):
+    """Returns x where x > threshold, else 0; above ``max_value`` (if given) max_value;
+    below ``threshold``, ``negative_slope * (x - threshold)`` is added, as Keras 3's."""
+    x = _convert(x)
+    if negative_slope == 0.0 and max_value is None and threshold == 0.0:
+        return _nn.relu(x)
+    if threshold != 0.0:
+        outputs = x * _cast(_mt.greater(x, threshold), x.dtype)
+    else:
+        outputs = _nn.relu(x)
+    if max_value is not None:
+        outputs = _mt.minimum(outputs, max_value)
+    if negative_slope != 0.0:
+        outputs = outputs - negative_slope * _nn.relu(threshold - x)
+    return outputs
+
+
+def relu6(x):
+    """Returns min(max(x, 0), 6)."""
+    return _nn.relu6(x)
+
+
+def leaky_relu(x, negative_slope=0.2):
+    """Returns x where x > 0, else negative_slope * x."""
+    return _nn.leaky_relu(x, alpha=negative_slope)
+
+
+def elu(x, alpha=1.0):
+    """Returns x where x > 0, else alpha * (exp(x) - 1)."""
+    x = _convert(x)
+    if alpha == 1.0:
+        return _nn.elu(x)
+    return _where(_mt.greater(x, 0.0), x, alpha * _nn.elu(_mt.minimum(x, 0.0)))
+
+
+def gelu(x, approximate=False):
+    """Returns the Gaussian error linear unit (exact, through erf, unless ``approximate``)."""
+    return _nn.gelu(x, approximate=approximate)
+
+
+def silu(x):
+    """Returns x * sigmoid(x)."""
+    return _nn.silu(x)
+
+
+swish = silu
+
+
+def softplus(x):
+    """Returns log(1 + exp(x))."""
+    return _nn.softplus(x)
+
+
+def exponential(x):
+    """Returns exp(x)."""
+    return _mt.exp(x)
 
 
 def sigmoid(x):
     """Returns 1 / (1 + exp(-x))."""
-    from .. import sigmoid as _sigmoid
-    return _sigmoid(x)
+    return _mt.sigmoid(x)
 
 
 def tanh(x):
     """Returns the hyperbolic tangent of ``x``."""
-    from .. import tanh as _tanh
-    return _tanh(x)
+    return _mt.tanh(x)
 
 
 def softmax(x, axis=-1):
-    """Returns softmax over the last axis (the only one minitensor supports)."""
-    from .. import nn
-    return nn.softmax(x, axis=axis)
+    """Returns softmax over ``axis`` (the last by default)."""
+    return _nn.softmax(x, axis=axis)
 
 
-_BY_NAME = {"linear": linear, "relu": relu, "sigmoid": sigmoid, "softmax": softmax,
-            "tanh": tanh}
+def log_softmax(x, axis=-1):
+    """Returns log(softmax) over ``axis`` (the last by default)."""
+    return _nn.log_softmax(x, axis=axis)
+
+
+_BY_NAME = {f.__name__: f for f in [
+    elu, exponential, gelu, leaky_relu, linear, log_softmax, relu, relu6, sigmoid, silu,
+    softmax, softplus, tanh]}
+_BY_NAME["swish"] = silu
 
 
 def get(identifier):

@@ -5,8 +5,11 @@ the one before.
                                  mt.keras.layers.Dense(8, activation="relu"),
                                  mt.keras.layers.Dense(1)])
 
-With an Input (or a first layer given ``input_shape=``) the variables are made at once;
-otherwise at the first call, fit, evaluate or predict.
+With an Input (or a first layer given ``input_shape=``, or a first layer that is a model
+of known input shape) the variables are made at once; otherwise at the first call, fit,
+evaluate or predict. A model is a layer like any other:
+
+    probability_model = mt.keras.Sequential([model, mt.keras.layers.Softmax()])
 """
 
 from .keras_tensor import KerasTensor
@@ -39,9 +42,8 @@ class Sequential(Model):
             raise ValueError("Only instances of `keras.Layer` can be added to a Sequential "
                              f"model. Received: {layer} (of type {type(layer)})")
         self._layers.append(layer)
-        if self._input_shape is None and not self._layers[:-1] and \
-                layer._build_shapes_arg is not None:
-            self._input_shape = layer._build_shapes_arg
+        if self._input_shape is None and not self._layers[:-1]:
+            self._input_shape = _known_input_shape(layer)
         if self._input_shape is not None:
             self._build_through(self._input_shape)
 
@@ -62,10 +64,23 @@ class Sequential(Model):
 
     def call(self, inputs, training=None):
         for layer in self._layers:
-            inputs = layer(inputs)
+            inputs = layer(inputs, training=training)
         return inputs
 
     def compute_output_shape(self, input_shape):
         for layer in self._layers:
             input_shape = layer.compute_output_shape(input_shape)
         return input_shape
+
+
+def _known_input_shape(layer):
+    """Returns the input shape a first layer declares: its ``input_shape=``, or that of a
+    model made on an Input (a Sequential may start with another model); else None."""
+    if layer._build_shapes_arg is not None:
+        return layer._build_shapes_arg
+    if isinstance(layer, Sequential):
+        return layer._input_shape
+    inputs = getattr(layer, "inputs", None)
+    if isinstance(layer, Model) and inputs and len(inputs) == 1:
+        return inputs[0].shape
+    return None

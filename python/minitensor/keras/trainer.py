@@ -119,7 +119,7 @@ class Trainer:
         self._reset_metrics()
         logs = {}
         for step, (xb, yb) in enumerate(batches):
-            y_pred = _np.asarray(self(xb))
+            y_pred = _np.asarray(self(xb, training=False))
             loss = self._compiled_loss.batch_loss(yb, y_pred)
             logs = self._update_metrics(yb, y_pred, loss, len(xb))
             if events is not None:
@@ -149,7 +149,7 @@ class Trainer:
         events.call("on_predict_begin")
         outputs = []
         for step, (xb, _) in enumerate(batches):
-            result = self(xb)
+            result = self(xb, training=False)
             outputs.append([_np.asarray(r) for r in result] if isinstance(result, list)
                            else _np.asarray(result))
             events.call("on_predict_batch_end", step, {})

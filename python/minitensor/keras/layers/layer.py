@@ -11,6 +11,7 @@ import re as _re
 
 import numpy as _np
 
+from .. import call_context
 from ..keras_tensor import KerasTensor, Node, is_symbolic
 
 __all__ = ["Layer"]
@@ -68,7 +69,9 @@ class Layer:
         return variable
 
     def __call__(self, inputs, training=None, **kwargs):
-        """Computes on tensors or arrays; records a Node on KerasTensors."""
+        """Computes on tensors or arrays; records a Node on KerasTensors. ``training``
+        (else the mode of the call this one runs inside) reaches ``call`` when it takes
+        that argument, and the layers it calls (call_context.py)."""
         if is_symbolic(inputs):
             shape = _shapes(inputs)
             self._check_input(shape)
@@ -81,7 +84,11 @@ class Layer:
         shape = _shapes(inputs)
         self._check_input(shape)
         self._build_once(shape)
-        return self.call(inputs, **kwargs)
+        training = call_context.resolved(training)
+        if training is not None and call_context.takes_training(self.call):
+            kwargs["training"] = training
+        with call_context.entered(training):
+            return self.call(inputs, **kwargs)
 
     def _build_once(self, input_shape):
         if not self.built:
@@ -144,6 +151,10 @@ class Layer:
                     f"with provided weight shape {value.shape}.")
         for variable, value in zip(mine, weights):
             variable.assign(_np.asarray(value, dtype=variable.dtype.as_numpy_dtype))
+
+    def get_config(self):
+        """Returns the layer's arguments as a dict (subclasses add theirs)."""
+        return {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
 
     def count_params(self):
         return int(sum(_np.prod(w.shape) for w in self.weights))
