@@ -375,6 +375,28 @@ def test_replicas_summing_gradients_train_as_one_device(fake_distribute, replica
         np.testing.assert_allclose(runs[0].history[name], runs[1].history[name], rtol=1e-5)
 
 
+def _regularized_classifier():
+    keras.utils.set_random_seed(4)
+    model = keras.Sequential([keras.layers.Input(shape=(2,)), keras.layers.Dense(
+        3, activation="softmax", kernel_regularizer=keras.regularizers.L2(0.05))])
+    model.compile(loss="sparse_categorical_crossentropy",
+                  optimizer=keras.optimizers.SGD(learning_rate=0.2))
+    return model
+
+
+def test_replicas_count_the_regularization_penalty_once(fake_distribute):
+    x, y = _blobs(40)
+    strategy = FakeStrategy(3)
+    with strategy.scope():
+        mirrored = _regularized_classifier()
+    single = _regularized_classifier()
+    runs = [m.fit(x, y, epochs=2, batch_size=10, shuffle=False, verbose=0)
+            for m in (mirrored, single)]
+    for a, b in zip(mirrored.get_weights(), single.get_weights()):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(runs[0].history["loss"], runs[1].history["loss"], rtol=1e-5)
+
+
 def test_a_lazy_model_builds_its_variables_in_its_strategys_scope(fake_distribute):
     strategy = FakeStrategy(2)
     with strategy.scope():

@@ -11,9 +11,9 @@ classifier need, with Keras's names; not a Keras clone (docs/keras.md).
 """
 
 from . import activations, initializers, losses, metrics, optimizers, random_seed
-from . import callbacks, layers, models, utils
+from . import callbacks, layers, models, regularizers, utils
 from .layers import Input
 from .models import Model, Sequential
 
 __all__ = ["Input", "Model", "Sequential", "activations", "callbacks", "initializers",
-           "layers", "losses", "metrics", "models", "optimizers", "utils"]
+           "layers", "losses", "metrics", "models", "optimizers", "regularizers", "utils"]

@@ -11,6 +11,7 @@ import os as _os
 import tempfile as _tempfile
 import zipfile as _zipfile
 
+from . import regularizers
 from . import weights_h5 as _weights
 
 __all__ = ["load_model", "save_model"]
@@ -30,6 +31,23 @@ def _initializer_config(init):
         config = {"seed": config.get("seed"), "input_axes": None, "output_axes": None}
     return {"module": "keras.initializers", "class_name": name, "config": config,
             "registered_name": None}
+
+
+def _regularizer_config(regularizer):
+    """Keras's serialization of an L1, L2 or L1L2 regularizer (None for None)."""
+    if regularizer is None:
+        return None
+    if not isinstance(regularizer, (regularizers.L1, regularizers.L2, regularizers.L1L2)):
+        raise NotImplementedError(f"Saving the regularizer {regularizer!r} to a .keras file is "
+                                  "not supported (L1, L2 and L1L2 are)")
+    return {"module": "keras.regularizers", "class_name": type(regularizer).__name__,
+            "config": regularizer.get_config(), "registered_name": None}
+
+
+def _regularizer(config):
+    if config is None:
+        return None
+    return getattr(regularizers, config["class_name"]).from_config(config["config"])
 
 
 def _activation_name(fn):
@@ -52,7 +70,8 @@ def _layer_config(layer, input_shape):
               "activation": _activation_name(layer.activation), "use_bias": layer.use_bias,
               "kernel_initializer": _initializer_config(layer.kernel_initializer),
               "bias_initializer": _initializer_config(layer.bias_initializer),
-              "kernel_regularizer": None, "bias_regularizer": None,
+              "kernel_regularizer": _regularizer_config(layer.kernel_regularizer),
+              "bias_regularizer": _regularizer_config(layer.bias_regularizer),
               "activity_regularizer": None, "kernel_constraint": None,
               "bias_constraint": None}
     out = {"module": "keras.layers", "class_name": "Dense", "config": config,
@@ -141,7 +160,9 @@ def _make_layer(entry):
     init = {k: config[k]["class_name"] for k in ("kernel_initializer", "bias_initializer")}
     return Dense(config["units"], activation=config.get("activation"),
                  use_bias=config.get("use_bias", True), name=config["name"],
-                 trainable=config.get("trainable", True), **init)
+                 trainable=config.get("trainable", True),
+                 kernel_regularizer=_regularizer(config.get("kernel_regularizer")),
+                 bias_regularizer=_regularizer(config.get("bias_regularizer")), **init)
 
 
 def model_from_config(config):

@@ -85,6 +85,14 @@ class Model(ModelSaving, Trainer, Layer):
     trainable_variables = trainable_weights
     variables = weights
 
+    @property
+    def losses(self):
+        """The regularization penalties of the model's own weights and of its layers'."""
+        found = super().losses
+        for layer in self.layers:
+            found += layer.losses
+        return found
+
     def __call__(self, inputs, training=None, **kwargs):
         """Runs the model. Until a call has run, a model made under a strategy's scope
         is called inside that scope when none is open, so that the variables it builds

@@ -121,6 +121,7 @@ class Trainer:
         for step, (xb, yb) in enumerate(batches):
             y_pred = _np.asarray(self(xb, training=False))
             loss = self._compiled_loss.batch_loss(yb, y_pred)
+            loss += sum(float(penalty) for penalty in self.losses)
             logs = self._update_metrics(yb, y_pred, loss, len(xb))
             if events is not None:
                 events.call("on_test_batch_end", step, logs)

@@ -16,7 +16,8 @@ The hook (for ``mt.distribute``; docs/keras.md, "The distribution hook"):
   ``strategy.run(replica_step_fn, args=(mt.distribute.PerReplica(xs),
   mt.distribute.PerReplica(ys)))``; replica i gets xs[i] and ys[i].
 * ``replica_step`` computes the loss as the sum of its per-example losses over the GLOBAL
-  batch size, so that the SUM of the replicas' gradients is the one-device mean gradient,
+  batch size, plus 1/N of the regularization penalties (``model.losses``), so that the SUM
+  of the replicas' gradients is the one-device mean gradient,
   and calls ``model.optimizer.apply_gradients(zip(grads, model.trainable_variables))``
   inside the replica: the strategy makes that call all-reduce (SUM) the gradients across
   replicas before one update of the mirrored variables. It returns (loss, predictions).
@@ -44,13 +45,18 @@ def captured_strategy():
     return get_strategy()
 
 
-def replica_step(model, x, y, global_batch_size):
+def replica_step(model, x, y, global_batch_size, num_replicas=1):
     """Runs the forward pass, the scaled loss, its gradients and the optimizer update for
-    one replica's slice (tensors); returns (loss tensor, predictions)."""
-    from .. import GradientTape
+    one replica's slice (tensors); returns (loss tensor, predictions). The penalties of
+    ``model.losses`` (regularizers) count once per step: each replica adds 1/num_replicas
+    of them."""
+    from .. import GradientTape, add_n
     with GradientTape() as tape:
         y_pred = model(x, training=True)
         loss = model._compiled_loss.replica_loss(y, y_pred, global_batch_size)
+        penalties = model.losses
+        if penalties:
+            loss = loss + add_n(penalties) * (1.0 / num_replicas)
     variables = model.trainable_variables
     grads = tape.gradient(loss, variables)
     model.optimizer.apply_gradients(zip(grads, variables))
@@ -82,7 +88,7 @@ def _distributed_step(strategy, model, x, y, batch):
             ys.append(constant(y_slice))
 
     def step_fn(x_replica, y_replica):
-        return replica_step(model, x_replica, y_replica, batch)
+        return replica_step(model, x_replica, y_replica, batch, len(devices))
 
     loss, y_pred = strategy.run(step_fn, args=(distribute.PerReplica(xs),
                                                distribute.PerReplica(ys)))

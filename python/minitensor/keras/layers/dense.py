@@ -1,6 +1,6 @@
 """Dense (tf.keras.layers.Dense): activation(inputs @ kernel + bias)."""
 
-from .. import activations, initializers
+from .. import activations, initializers, regularizers
 from .layer import Layer
 
 __all__ = ["Dense"]
@@ -14,7 +14,8 @@ class Dense(Layer):
     dimension than the kernel's."""
 
     def __init__(self, units, activation=None, use_bias=True,
-                 kernel_initializer="glorot_uniform", bias_initializer="zeros", **kwargs):
+                 kernel_initializer="glorot_uniform", bias_initializer="zeros",
+                 kernel_regularizer=None, bias_regularizer=None, **kwargs):
         if not isinstance(units, int) or isinstance(units, bool) or units < 1:
             raise ValueError("Received an invalid value for `units`, expected a positive "
                              f"integer. Received: units={units}")
@@ -24,14 +25,18 @@ class Dense(Layer):
         self.use_bias = use_bias
         self.kernel_initializer = initializers.get(kernel_initializer)
         self.bias_initializer = initializers.get(bias_initializer)
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
         self.kernel = None
         self.bias = None
 
     def build(self, input_shape):
         self.kernel = self.add_weight("kernel", (input_shape[-1], self.units),
-                                      self.kernel_initializer)
+                                      self.kernel_initializer,
+                                      regularizer=self.kernel_regularizer)
         if self.use_bias:
-            self.bias = self.add_weight("bias", (self.units,), self.bias_initializer)
+            self.bias = self.add_weight("bias", (self.units,), self.bias_initializer,
+                                        regularizer=self.bias_regularizer)
 
     def call(self, inputs):
         from ... import matmul, nn, reshape

@@ -11,7 +11,8 @@ import re as _re
 
 import numpy as _np
 
-from .. import call_context
+from ... import Tensor, Variable, _mt, as_dtype, cast, constant
+from .. import call_context, initializers, regularizers
 from ..keras_tensor import KerasTensor, Node, is_symbolic
 
 __all__ = ["Layer"]
@@ -44,6 +45,7 @@ class Layer:
         self.dtype = _dtype_name(dtype)
         self.built = False
         self._weights = []
+        self._regularized = []  # (variable, regularizer) pairs
         self._build_shapes_arg = None if input_shape is None else \
             (None,) + tuple(input_shape)
 
@@ -58,15 +60,24 @@ class Layer:
             f"Layer {type(self).__name__} does not define compute_output_shape()")
 
     def add_weight(self, name, shape, initializer="glorot_uniform", trainable=True,
-                   dtype=None):
+                   dtype=None, regularizer=None):
         """Creates and tracks a Variable ``<layer name>/<name>`` of ``shape``, filled by
-        ``initializer`` (a name or an initializer)."""
-        from ... import Variable
-        from .. import initializers
+        ``initializer`` (a name or an initializer); ``regularizer`` (a name or callable)
+        adds its penalty on the variable to ``losses``."""
         value = initializers.get(initializer)(tuple(shape), dtype or self.dtype)
         variable = Variable(value, trainable=trainable, name=f"{self.name}/{name}")
         self._weights.append(variable)
+        regularizer = regularizers.get(regularizer)
+        if regularizer is not None:
+            self._regularized.append((variable, regularizer))
         return variable
+
+    @property
+    def losses(self):
+        """The penalties of the weights' regularizers, computed now from their values (a
+        list of scalar tensors; differentiable inside a GradientTape)."""
+        return [regularizer(variable) for variable, regularizer in self._regularized
+                if variable.trainable and self.trainable]
 
     def __call__(self, inputs, training=None, **kwargs):
         """Computes on tensors or arrays; records a Node on KerasTensors. ``training``
@@ -99,7 +110,6 @@ class Layer:
         """Returns arrays, lists and tensors as tensors of the layer's dtype (numbers of
         another type are cast, as Keras casts its inputs); a list of tensors or arrays is
         several inputs."""
-        from ... import Tensor, _mt, as_dtype, cast, constant
         if isinstance(inputs, (list, tuple)) and inputs and all(
                 isinstance(i, (Tensor, _mt._Variable, _np.ndarray)) for i in inputs):
             return [self._converted(i) for i in inputs]
@@ -167,7 +177,6 @@ def _dtype_name(dtype):
     """Returns a dtype given as a DType, NumPy type or name as its name (float32 for None)."""
     if dtype is None:
         return "float32"
-    from ... import as_dtype
     return as_dtype(dtype).name
 
 
