@@ -72,6 +72,20 @@ def test_a_layers_own_training_argument_wins_over_the_enclosing_mode():
     assert probe.seen == [False]
 
 
+def test_a_layer_built_by_hand_is_not_built_again():
+    dense = layers.Dense(2)
+    dense.build((None, 3))
+    kernel = dense.kernel
+    dense(np.ones((1, 3), np.float32))
+    assert dense.built and dense.kernel is kernel and len(dense.weights) == 2
+
+
+def test_layer_names_follow_keras():
+    assert layers.ReLU().name.startswith("re_lu")
+    assert layers.GlobalAveragePooling2D().name.startswith("global_average_pooling2d")
+    assert layers.LayerNormalization().name.startswith("layer_normalization")
+
+
 # Flatten and Reshape
 
 def test_flatten_keeps_the_batch_and_joins_the_rest():
@@ -272,3 +286,207 @@ def test_a_sequential_builds_a_functional_model_it_starts_with():
     stacked = keras.Sequential([functional, layers.Activation("relu")])
     assert stacked.built
     assert stacked.compute_output_shape((None, 3)) == (None, 2)
+
+
+# Add and Concatenate
+
+def test_add_sums_a_list_with_broadcasting():
+    a, b = RNG.normal(size=(2, 3)).astype(np.float32), RNG.normal(size=(2, 1)).astype(np.float32)
+    np.testing.assert_allclose(layers.Add()([a, b, a]).numpy(), a + b + a, rtol=1e-6)
+    np.testing.assert_array_equal(layers.Add()([a]).numpy(), a)
+    assert layers.Add().compute_output_shape([(None, 3), (None, 1)]) == (None, 3)
+
+
+@pytest.mark.parametrize("inputs, message", [  # Keras 3.15's messages
+    (np.ones((2, 3), np.float32), r"A merge layer should be called on a list of inputs. "
+                                  r"Received: input_shape=\(2, 3\) \(not a list of shapes\)"),
+    ([np.ones((2, 3), np.float32), np.ones((2, 4), np.float32)],
+     r"Inputs have incompatible shapes. Received shapes \(3,\) and \(4,\)"),
+    ([np.ones((2, 3), np.float32), np.ones((3, 3), np.float32)],
+     "Cannot merge tensors with different batch sizes"),
+])
+def test_add_refuses_what_does_not_merge(inputs, message):
+    with pytest.raises(ValueError, match=message):
+        layers.Add()(inputs)
+
+
+def test_concatenate_joins_along_an_axis():
+    a, b = np.ones((2, 3), np.float32), np.zeros((2, 4), np.float32)
+    np.testing.assert_array_equal(layers.Concatenate()([a, b]).numpy(),
+                                  np.concatenate([a, b], -1))
+    np.testing.assert_array_equal(layers.Concatenate(axis=0)([a, a]).numpy(),
+                                  np.concatenate([a, a], 0))
+    assert layers.Concatenate().compute_output_shape([(None, 3), (None, 4)]) == (None, 7)
+    assert layers.Concatenate().get_config()["axis"] == -1
+
+
+@pytest.mark.parametrize("inputs, message", [  # Keras 3.15's messages
+    ([np.ones((2, 3), np.float32), np.ones((3, 4), np.float32)],
+     r"A `Concatenate` layer requires inputs with matching shapes except for the "
+     r"concatenation axis. Received: input_shape=\[\(2, 3\), \(3, 4\)\]"),
+    (np.ones((2, 3), np.float32), r"A `Concatenate` layer should be called on a list of at "
+                                  r"least 1 input. Received: input_shape=\(2, 3\)"),
+])
+def test_concatenate_refuses_shapes_that_differ_elsewhere(inputs, message):
+    with pytest.raises(ValueError, match=message):
+        layers.Concatenate()(inputs)
+
+
+def test_merge_layers_in_a_functional_model_train():
+    keras.utils.set_random_seed(2)
+    inputs = layers.Input(shape=(4,))
+    left, right = layers.Dense(8, activation="relu")(inputs), layers.Dense(8)(inputs)
+    joined = layers.Concatenate()([layers.Add()([left, right]), inputs])
+    model = keras.Model(inputs, layers.Dense(1)(joined))
+    assert model.compute_output_shape((None, 4)) == (None, 1)
+    x = RNG.normal(size=(64, 4)).astype(np.float32)
+    model.compile(optimizer=keras.optimizers.Adam(0.05), loss="mse")
+    history = model.fit(x, x.sum(1, keepdims=True), epochs=20, verbose=0)
+    assert history.history["loss"][-1] < 0.05 * history.history["loss"][0]
+
+
+# GlobalAveragePooling2D
+
+def test_global_average_pooling_means_the_spatial_axes():
+    x = RNG.normal(size=(2, 3, 4, 5)).astype(np.float32)
+    np.testing.assert_allclose(layers.GlobalAveragePooling2D()(x).numpy(), x.mean((1, 2)),
+                               rtol=1e-6)
+    first = layers.GlobalAveragePooling2D(data_format="channels_first", keepdims=True)(x)
+    np.testing.assert_allclose(first.numpy(), x.mean((2, 3), keepdims=True), rtol=1e-6)
+    assert layers.GlobalAveragePooling2D().compute_output_shape((None, 3, 4, 5)) == (None, 5)
+    assert layers.GlobalAveragePooling2D(keepdims=True).compute_output_shape(
+        (None, 3, 4, 5)) == (None, 1, 1, 5)
+
+
+def test_global_average_pooling_refuses_another_rank():
+    with pytest.raises(ValueError, match=r"Input 0 with name 'None' of layer "
+                                         r"'global_average_pooling2d\w*' is incompatible with "
+                                         r"the layer: expected ndim=4, found ndim=2. Full shape "
+                                         r"received: \(2, 3\)"):
+        layers.GlobalAveragePooling2D()(np.ones((2, 3), np.float32))
+
+
+# Embedding
+
+def test_embedding_looks_up_rows_of_its_table():
+    keras.utils.set_random_seed(0)
+    layer = layers.Embedding(10, 3)
+    out = layer(np.array([[1, 2], [9, 1]]))
+    table = layer.embeddings.numpy()
+    assert out.shape == (2, 2, 3) and out.dtype == mt.float32
+    np.testing.assert_array_equal(out.numpy(), table[[[1, 2], [9, 1]]])
+    assert table.shape == (10, 3) and np.abs(table).max() <= 0.05  # RandomUniform(-0.05, 0.05)
+    np.testing.assert_array_equal(layer(np.array([1.7])).numpy(), table[[1]])  # cast to int32
+    assert layer.compute_output_shape((None, 7)) == (None, 7, 3)
+    assert layer.get_config()["input_dim"] == 10
+
+
+def test_embedding_gradient_reaches_the_rows_used():
+    layer = layers.Embedding(4, 2, embeddings_initializer="zeros")
+    layer.build((None,))
+    with mt.GradientTape() as tape:
+        total = mt.reduce_sum(layer(np.array([0, 3, 0])))
+    grad = tape.gradient(total, layer.embeddings).numpy()
+    np.testing.assert_array_equal(grad, [[2, 2], [0, 0], [0, 0], [1, 1]])
+
+
+@pytest.mark.parametrize("args, message", [  # Keras 3.15's messages
+    ((0, 3), r"`input_dim` must be a positive integer. Received: input_dim=0 \(of type int\)."),
+    ((10, 0), r"`output_dim` must be a positive integer. Received: output_dim=0 \(of type "
+              r"int\)."),
+    ((10, 2.5), r"`output_dim` must be a positive integer. Received: output_dim=2.5 \(of type "
+                r"float\)."),
+])
+def test_embedding_refuses_bad_dimensions(args, message):
+    with pytest.raises(ValueError, match=message):
+        layers.Embedding(*args)
+
+
+def test_embedding_errors_on_ids_and_masks():
+    with pytest.raises(mt.errors.InvalidArgumentError, match=r"indices\[0,0\] = 11 is not in "
+                                                             r"\[0, 10\)"):
+        layers.Embedding(10, 3)(np.array([[11]]))
+    with pytest.raises(ValueError, match="mask_zero=True"):
+        layers.Embedding(10, 3, mask_zero=True)
+
+
+# LayerNormalization
+
+def _layer_norm(x, axes, epsilon=1e-3):
+    mean = x.mean(axes, keepdims=True)
+    return (x - mean) / np.sqrt(x.var(axes, keepdims=True) + epsilon)
+
+
+def test_layer_normalization_matches_numpy_and_keras():
+    x = RNG.normal(size=(2, 3, 4)).astype(np.float32)
+    np.testing.assert_allclose(layers.LayerNormalization()(x).numpy(), _layer_norm(x, -1),
+                               rtol=1e-5, atol=1e-6)
+    layer = layers.LayerNormalization(axis=[1, 2], epsilon=1e-6)
+    np.testing.assert_allclose(layer(x).numpy(), _layer_norm(x, (1, 2), 1e-6), rtol=1e-5,
+                               atol=1e-6)
+    assert [w.shape for w in layer.weights] == [(3, 4), (3, 4)]
+    # Keras 3.15: LayerNormalization(axis=[0, 1], center=False) on [[1, 2, 4], [0, -1, 3]]
+    out = layers.LayerNormalization(axis=[0, 1], center=False)(
+        np.array([[1.0, 2.0, 4.0], [0.0, -1.0, 3.0]], np.float32))
+    np.testing.assert_allclose(out.numpy(), [[-0.29271984, 0.29271984, 1.4635992],
+                                             [-0.8781595, -1.4635992, 0.8781595]], rtol=1e-5)
+
+
+def test_layer_normalization_scales_shifts_and_differentiates():
+    x = RNG.normal(size=(3, 4)).astype(np.float32)
+    layer = layers.LayerNormalization()
+    layer.build(x.shape)
+    gamma, beta = RNG.normal(size=4).astype(np.float32), RNG.normal(size=4).astype(np.float32)
+    layer.set_weights([gamma, beta])
+    np.testing.assert_allclose(layer(x).numpy(), _layer_norm(x, -1) * gamma + beta, rtol=1e-5,
+                               atol=1e-5)
+    v = mt.Variable(x)
+    weights = RNG.normal(size=x.shape).astype(np.float32)
+    with mt.GradientTape() as tape:
+        total = mt.reduce_sum(layer(v) * weights)
+    grad_x, grad_gamma = tape.gradient(total, [v, layer.gamma])
+    np.testing.assert_allclose(grad_gamma.numpy(), (_layer_norm(x, -1) * weights).sum(0),
+                               rtol=1e-4, atol=1e-5)
+    step, numeric = 1e-3, np.zeros_like(x, np.float64)
+    for i in np.ndindex(x.shape):
+        up, down = x.astype(np.float64), x.astype(np.float64)
+        up[i] += step
+        down[i] -= step
+        numeric[i] = (((_layer_norm(up, -1) - _layer_norm(down, -1)) * gamma * weights).sum()
+                      / (2 * step))
+    np.testing.assert_allclose(grad_x.numpy(), numeric, rtol=2e-3, atol=2e-3)
+
+
+def test_layer_normalization_without_center_or_scale_and_in_half_precision():
+    layer = layers.LayerNormalization(center=False, scale=False)
+    assert layer(np.ones((2, 3), np.float32)).shape == (2, 3) and layer.weights == []
+    half = layers.LayerNormalization(dtype="float16")
+    x = RNG.normal(size=(2, 8)).astype(np.float16)
+    out = half(x)
+    assert out.dtype == mt.float16
+    np.testing.assert_allclose(out.numpy(), _layer_norm(x.astype(np.float32), -1), atol=2e-3)
+
+
+def test_layer_normalization_refuses_bad_axes():
+    with pytest.raises(TypeError, match="Expected an int or a list/tuple of ints for the "
+                                        "argument 'axis', but received: 'a'"):
+        layers.LayerNormalization(axis="a")
+    with pytest.raises(ValueError, match=r"Invalid axis. Expected 0 <= axis < inputs.rank "
+                                         r"\(with inputs.rank=2\). Received: layer.axis=\[3\]"):
+        layers.LayerNormalization(axis=3)(np.ones((2, 3), np.float32))
+
+
+# Initializers
+
+def test_random_initializers_with_keras_defaults():
+    init = keras.initializers.get("uniform")
+    assert isinstance(init, keras.initializers.RandomUniform)
+    assert init.get_config() == {"seed": None, "minval": -0.05, "maxval": 0.05}
+    assert keras.initializers.get("normal").get_config() == {"seed": None, "mean": 0.0,
+                                                            "stddev": 0.05}
+    seeded = keras.initializers.TruncatedNormal(seed=3)
+    values = seeded((1000,)).numpy()
+    np.testing.assert_array_equal(values, seeded((1000,)).numpy())
+    assert np.abs(values).max() <= 0.1 and abs(values.std() - 0.044) < 0.005
+    normal = keras.initializers.RandomNormal(mean=1.0, stddev=0.5)((4000,)).numpy()
+    assert abs(normal.mean() - 1.0) < 0.05 and abs(normal.std() - 0.5) < 0.05

@@ -10,7 +10,10 @@ with a seed gives the same values at every call, as Keras's.
 
 import math as _math
 
-__all__ = ["Constant", "GlorotUniform", "Initializer", "Ones", "Zeros", "get"]
+from .. import random
+
+__all__ = ["Constant", "GlorotUniform", "Initializer", "Ones", "RandomNormal", "RandomUniform",
+           "TruncatedNormal", "Zeros", "get"]
 
 
 class Initializer:
@@ -73,7 +76,6 @@ class GlorotUniform(Initializer):
         self.seed = seed
 
     def __call__(self, shape, dtype=None):
-        from .. import random
         fan_in, fan_out = _fans(tuple(shape))
         limit = _math.sqrt(6.0 / max(1.0, fan_in + fan_out))
         if self.seed is None:
@@ -85,8 +87,61 @@ class GlorotUniform(Initializer):
         return {"seed": self.seed}
 
 
+class _Random(Initializer):
+    """Draws from ``mt.random`` (stateful) without a seed, from the stateless op keyed by
+    [seed, 0] with one (the same values at every call)."""
+
+    def __init__(self, seed=None):
+        self.seed = seed
+
+    def _draw(self, stateful, stateless, shape, dtype, *params):
+        if self.seed is None:
+            return stateful(list(shape), *params, _dtype(dtype))
+        return stateless(list(shape), [int(self.seed), 0], *params, _dtype(dtype))
+
+
+class RandomUniform(_Random):
+    """Uniform in [minval, maxval): [-0.05, 0.05) by default (Keras's 'uniform')."""
+
+    def __init__(self, minval=-0.05, maxval=0.05, seed=None):
+        super().__init__(seed)
+        self.minval, self.maxval = minval, maxval
+
+    def __call__(self, shape, dtype=None):
+        return self._draw(random.uniform, random.stateless_uniform, shape, dtype,
+                          self.minval, self.maxval)
+
+    def get_config(self):
+        return {"seed": self.seed, "minval": self.minval, "maxval": self.maxval}
+
+
+class RandomNormal(_Random):
+    """Normal of ``mean`` 0 and ``stddev`` 0.05 by default."""
+
+    def __init__(self, mean=0.0, stddev=0.05, seed=None):
+        super().__init__(seed)
+        self.mean, self.stddev = mean, stddev
+
+    def __call__(self, shape, dtype=None):
+        return self._draw(random.normal, random.stateless_normal, shape, dtype, self.mean,
+                          self.stddev)
+
+    def get_config(self):
+        return {"seed": self.seed, "mean": self.mean, "stddev": self.stddev}
+
+
+class TruncatedNormal(RandomNormal):
+    """Normal of ``mean`` 0 and ``stddev`` 0.05 by default, redrawn beyond two stddevs."""
+
+    def __call__(self, shape, dtype=None):
+        return self._draw(random.truncated_normal, random.stateless_truncated_normal, shape,
+                          dtype, self.mean, self.stddev)
+
+
 _BY_NAME = {"glorot_uniform": GlorotUniform, "zeros": Zeros, "ones": Ones,
-            "constant": Constant}
+            "constant": Constant, "uniform": RandomUniform, "random_uniform": RandomUniform,
+            "normal": RandomNormal, "random_normal": RandomNormal,
+            "truncated_normal": TruncatedNormal}
 _BY_NAME.update({cls.__name__: cls for cls in list(_BY_NAME.values())})
 
 

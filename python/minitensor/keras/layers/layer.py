@@ -7,6 +7,7 @@ functional Model is defined. Names are unique per class: dense, dense_1, ...
 """
 
 import collections as _collections
+import functools as _functools
 import re as _re
 
 import numpy as _np
@@ -28,13 +29,32 @@ def unique_name(prefix):
 
 
 def snake_case(name):
-    return _re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+    """Returns a class name as Keras names its layers: ReLU -> re_lu,
+    GlobalAveragePooling2D -> global_average_pooling2d."""
+    name = _re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
+    return _re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower()
+
+
+def _marks_built(build):
+    """Wraps a subclass's ``build`` so that the layer counts as built after it, also when
+    called directly (``layer.build(shape)``, as in Keras), so that a call does not build
+    it again."""
+    @_functools.wraps(build)
+    def wrapper(self, input_shape):
+        build(self, input_shape)
+        self.built = True
+    return wrapper
 
 
 class Layer:
     """A computation with variables. Subclasses define ``build(input_shape)`` (creating
     their variables with ``add_weight``), ``call(inputs)`` and
     ``compute_output_shape(input_shape)``."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "build" in cls.__dict__:
+            cls.build = _marks_built(cls.__dict__["build"])
 
     def __init__(self, name=None, trainable=True, dtype=None, input_shape=None, **kwargs):
         if kwargs:
