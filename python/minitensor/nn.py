@@ -163,8 +163,8 @@ def elu(features, name=None):
     """Returns x where x > 0, else exp(x) - 1."""
     del name
     x = _float_features(features, "Elu")
-    return where(_mt.greater(x, _mt.zeros_like(x)), x, _mt.exp(_mt.minimum(x, _mt.zeros_like(x)))
-                 - 1.0)
+    zeros = _mt.zeros_like(x)
+    return where(_mt.greater(x, zeros), x, _mt.exp(_mt.minimum(x, zeros)) - 1.0)
 
 
 def softplus(features, name=None):

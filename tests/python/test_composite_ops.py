@@ -142,7 +142,8 @@ def test_l2_normalize_gradient():
         _numeric_gradient(lambda x: ref(x) * weights, X), rtol=1e-3, atol=1e-4)
 
 
-@pytest.mark.parametrize("axes, keepdims", [([0], False), ([0, 1], False), ([1], True), (1, False)])
+@pytest.mark.parametrize("axes, keepdims",
+                         [([0], False), ([0, 1], False), ([1], True), (1, False)])
 def test_moments_match_numpy(axes, keepdims):
     mean, variance = mt.nn.moments(X, axes=axes, keepdims=keepdims)
     axis = tuple(np.atleast_1d(axes))
@@ -202,8 +203,8 @@ def test_nn_activations_match_numpy():
     x = np.array([-100.0, -1.0, 0.0, 2.0, 7.0, 100.0], np.float32)
     np.testing.assert_allclose(mt.nn.leaky_relu(x).numpy(), np.where(x > 0, x, 0.2 * x))
     np.testing.assert_allclose(mt.nn.relu6(x).numpy(), np.clip(x, 0, 6))
-    np.testing.assert_allclose(mt.nn.elu(x).numpy(), np.where(x > 0, x, np.expm1(np.minimum(x, 0))),
-                               rtol=1e-6)
+    np.testing.assert_allclose(mt.nn.elu(x).numpy(),
+                               np.where(x > 0, x, np.expm1(np.minimum(x, 0))), rtol=1e-6)
     np.testing.assert_allclose(mt.nn.softplus(x).numpy(), np.logaddexp(0, x.astype(np.float64)),
                                rtol=1e-6, atol=1e-44)  # exp(-100) is a float32 subnormal
     np.testing.assert_allclose(mt.nn.silu(x).numpy(), x / (1 + np.exp(-x.astype(np.float64))),
@@ -212,8 +213,9 @@ def test_nn_activations_match_numpy():
 
 
 def test_activation_composites_refuse_integers():
-    with pytest.raises(mt.errors.InvalidArgumentError, match=r"\[Softplus\] features must be a "
-                                                             "floating-point tensor, got dtype int32"):
+    with pytest.raises(mt.errors.InvalidArgumentError,
+                       match=r"\[Softplus\] features must be a floating-point tensor, got "
+                             "dtype int32"):
         mt.nn.softplus([1, 2])
 
 

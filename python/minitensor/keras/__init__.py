@@ -1,5 +1,6 @@
-"""The Keras subset minitensor has (tf.keras): what TensorFlow's GPU guide and a small
-classifier need, with Keras's names; not a Keras clone (docs/keras.md).
+"""The Keras subset minitensor has (tf.keras): what TensorFlow's GPU guide, its beginner
+quickstart and a small classifier need, with Keras's names; not a Keras clone
+(docs/keras.md).
 
     inputs = mt.keras.layers.Input(shape=(2,))
     hidden = mt.keras.layers.Dense(16, activation="relu")(inputs)
