@@ -2,20 +2,26 @@
 TensorFlow's names and formulas (they differentiate through a GradientTape)."""
 
 import math as _math
+import types as _types
 
 from . import _minitensor as _mt
 from . import errors as _errors
 from ._clip_ops import clip_by_norm
 from ._composite_reductions import l2_normalize, moments
+from ._dropout import dropout, stateless_dropout
 from ._converted_ops import cast
 from ._index_ops import where
 from ._minitensor import relu
 from . import convert_to_tensor
 
-__all__ = ["bias_add", "elu", "embedding_lookup", "gelu", "l2_normalize", "leaky_relu",
-           "log_softmax", "moments", "relu", "relu6", "sigmoid_cross_entropy_with_logits",
-           "silu", "softmax", "softmax_cross_entropy_with_logits", "softplus",
+__all__ = ["bias_add", "dropout", "elu", "embedding_lookup", "experimental", "gelu",
+           "l2_normalize", "leaky_relu", "log_softmax", "moments", "relu", "relu6",
+           "sigmoid_cross_entropy_with_logits", "silu", "softmax",
+           "softmax_cross_entropy_with_logits", "softplus",
            "sparse_softmax_cross_entropy_with_logits", "swish"]
+
+# tf.nn.experimental: only the stateless dropout.
+experimental = _types.SimpleNamespace(stateless_dropout=stateless_dropout)
 
 
 def _tensor(value, like=None):

@@ -288,6 +288,42 @@ def test_embedding_lookup_errors():
         mt.nn.embedding_lookup([np.ones((3, 2)), np.ones((3, 2))], [0])
 
 
+# dropout
+
+def test_stateless_dropout_gives_tensorflows_mask():
+    x = mt.ones([2, 4])
+    # TensorFlow 2.21: tf.nn.experimental.stateless_dropout(tf.ones([2, 4]), 0.5, seed=[1, 2])
+    np.testing.assert_array_equal(mt.nn.experimental.stateless_dropout(x, 0.5, seed=[1, 2]),
+                                  [[2, 0, 2, 0], [0, 2, 0, 0]])
+    np.testing.assert_array_equal(
+        mt.nn.experimental.stateless_dropout(x, 0.5, seed=[1, 2], noise_shape=[1, 4]),
+        [[2, 0, 2, 0], [2, 0, 2, 0]])
+
+
+def test_dropout_keeps_about_one_minus_rate_scaled():
+    mt.random.set_seed(3)
+    out = mt.nn.dropout(np.ones((100, 100), np.float32), 0.3).numpy()
+    kept = out != 0
+    assert abs(kept.mean() - 0.7) < 0.02
+    np.testing.assert_allclose(out[kept], 1 / 0.7, rtol=1e-6)
+    shared = mt.nn.dropout(np.ones((50, 4), np.float32), 0.5, noise_shape=[50, 1]).numpy()
+    assert (shared == shared[:, :1]).all()
+    np.testing.assert_array_equal(mt.nn.dropout(X, 0.0).numpy(), X)
+
+
+@pytest.mark.parametrize("fn", [mt.nn.dropout,
+                                lambda x, rate: mt.nn.experimental.stateless_dropout(
+                                    x, rate, seed=[1, 2])])
+def test_dropout_errors_are_tensorflows(fn):
+    for rate in (1.0, -0.1):
+        with pytest.raises(ValueError, match=r"`rate` must be a scalar tensor or a float in "
+                                             rf"the range \[0, 1\). Received: rate={rate}"):
+            fn(X, rate)
+    with pytest.raises(ValueError, match=r"`x.dtype` must be a floating point tensor as `x` "
+                                         r"will be scaled. Received: x_dtype=mt.int32"):
+        fn(mt.constant([1, 2]), 0.5)
+
+
 # einsum
 
 EINSUMS = [

@@ -5,18 +5,18 @@ training and scales the rest by 1 / (1 - rate), so that sums keep their expected
     mt.keras.layers.Dropout(0.2)(x)                  # x: inactive outside training
 
 It is active only in training: in ``fit``, and when called with ``training=True`` or
-inside a call that is (call_context.py). The masks come from the stateless random ops
-(Philox, the same bits on every device) keyed by [seed, number of the call], so a layer of
-a given ``seed`` drops the same elements on every run; without a seed it draws one from
-Python's ``random`` when made, which ``mt.keras.utils.set_random_seed`` seeds, as Keras's
-seed generator does.
+inside a call that is (call_context.py). The masks come from
+mt.nn.experimental.stateless_dropout (Philox, the same bits on every device) keyed by
+[seed, number of the call], so a layer of a given ``seed`` drops the same elements on every
+run; without a seed it draws one from Python's ``random`` when made, which
+``mt.keras.utils.set_random_seed`` seeds, as Keras's seed generator does.
 """
 
 import numbers as _numbers
 import random as _random
 
 from ... import _minitensor as _mt
-from ... import random as _mt_random
+from ..._dropout import stateless_dropout
 from .layer import Layer
 
 __all__ = ["Dropout"]
@@ -48,12 +48,8 @@ class Dropout(Layer):
             "[Dropout] a new mask at every call cannot replay; the function runs eagerly "
             "(a replay would drop the same elements at every step)")
         self._calls += 1
-        shape = list(inputs.shape) if self.noise_shape is None else [
-            inputs.shape[i] if d is None else d for i, d in enumerate(self.noise_shape)]
-        noise = _mt_random.stateless_uniform(shape, [self._seed, self._calls],
-                                             dtype=inputs.dtype)
-        keep = _mt.cast(_mt.greater_equal(noise, self.rate), inputs.dtype)
-        return inputs * (keep * (1.0 / (1.0 - self.rate)))
+        return stateless_dropout(inputs, self.rate, [self._seed, self._calls],
+                                 noise_shape=self.noise_shape)
 
     def compute_output_shape(self, input_shape):
         return input_shape
