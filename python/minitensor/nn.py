@@ -2,17 +2,20 @@
 
 from . import _minitensor as _mt
 from . import errors as _errors
-from ._minitensor import relu
+from ._op_table import exports as _exports
+from ._constant_op import convert_to_tensor
 
-__all__ = ["bias_add", "log_softmax", "relu", "softmax",
-           "sparse_softmax_cross_entropy_with_logits"]
+# The op table's nn.* rows (relu and the rest); the wrappers below replace the bindings
+# of those that take axis= or name=.
+_rows = _exports("nn")
+globals().update(_rows)
+__all__ = sorted(_rows)
 
 
 def _over_axis(kernel, logits, axis):
     """Runs ``kernel`` (over the last axis) over ``axis`` of ``logits``: as TensorFlow does,
     another axis is swapped with the last one before and after."""
     if not isinstance(logits, _mt.Tensor):
-        from . import convert_to_tensor
         logits = convert_to_tensor(logits)
     rank = len(logits.shape)
     if axis is None or axis == -1 or (rank > 0 and axis == rank - 1):
@@ -40,7 +43,6 @@ def log_softmax(logits, axis=None, name=None):
 
 
 def _tensor(value, like=None):
-    from . import convert_to_tensor
     if isinstance(value, _mt.Tensor):
         return value
     return convert_to_tensor(value, None if like is None else like.dtype)
