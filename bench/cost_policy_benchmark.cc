@@ -1,5 +1,5 @@
 // What the cost placement policy costs per op once calibrated (Note [Cost decision cache] in
-// runtime/cost_policy.h): place_op for an AddV2 of two 4 KiB tensors under the cost policy,
+// runtime/cost/cost_policy.h): place_op for an AddV2 of two 4 KiB tensors under the cost policy,
 // beside the same call under the default priority policy and a raw out-of-line call, all
 // in one run. Two logical CPUs give the policy a choice on any machine; the estimates are
 // taught, so the figures do not depend on what this machine measures.
@@ -7,7 +7,7 @@
 
 #include <vector>
 
-#include "runtime/cost_policy.h"
+#include "runtime/cost/cost_policy.h"
 #include "runtime/eager/context.h"
 #include "runtime/eager/execute.h"
 #include "runtime/minitensor.h"

@@ -21,6 +21,9 @@
 //             writes_inputs(n) (a resource op writes its first n inputs in place),
 //             kAliasInput0 and kCopyIsResult (no kernel runs: the execute body returns
 //             input 0, or its copy to the op's device)
+//             kGradReadsInputs, kGradReadsOutputs, kGradReadsNoValue and
+//             grad_reads_outputs(mask) (the values a gradient reads: the tape keeps the
+//             others weakly), kGpuFloatOnly (the GPU kernel takes the float dtypes only)
 //
 // The families below are separate lists so that code which handles a family uniformly
 // (one CPU loop and one CUDA functor per element-wise op, one wrapper signature) can expand
@@ -31,18 +34,20 @@
   X(EagerConst, "_EagerConst", constant, "constant", 1, kAllDTypes, infer_data_op, kSource)     \
   X(Fill, "Fill", fill, "fill", 1, kAllDTypes, infer_data_op, kSource)                          \
   X(Identity, "Identity", identity, "identity", 1, kAllDTypes, infer_data_op,                   \
-    kGrad | kCopyIsResult)                                                                      \
-  X(Cast, "Cast", cast, "cast", 1, kAllDTypes, infer_data_op, kGrad)                            \
+    kGrad | kCopyIsResult | kGradReadsNoValue)                                                  \
+  X(Cast, "Cast", cast, "cast", 1, kAllDTypes, infer_data_op, kGrad | kGradReadsNoValue)        \
   X(StopGradient, "StopGradient", stop_gradient, "stop_gradient", 1, kAllDTypes, infer_data_op, \
     kNone)
 
 // Linear algebra and the n-ary sum.
 // MatMul is rank 2 only; matmul() sends higher ranks to BatchMatMulV2, as tf.matmul does.
 #define MT_MATH_OPS(X)                                                                           \
-  X(MatMul, "MatMul", matmul, "matmul", 2, kNumericDTypes, infer_matmul, kGrad)                  \
+  X(MatMul, "MatMul", matmul, "matmul", 2, kNumericDTypes, infer_matmul,                         \
+    kGrad | kGradReadsInputs | kGpuFloatOnly)                                                    \
   X(BatchMatMulV2, "BatchMatMulV2", matmul, "linalg.matmul", 2, kNumericDTypes,                  \
-    infer_batch_matmul, kGrad)                                                                   \
-  X(AddN, "AddN", add_n, "add_n", kVariadic, kNumericDTypes, infer_add_n, kGrad)                 \
+    infer_batch_matmul, kGrad | kGradReadsInputs | kGpuFloatOnly)                                \
+  X(AddN, "AddN", add_n, "add_n", kVariadic, kNumericDTypes, infer_add_n,                        \
+    kGrad | kGradReadsNoValue)                                                                   \
   X(UnsortedSegmentSum, "UnsortedSegmentSum", unsorted_segment_sum, "math.unsorted_segment_sum", \
     2, kNumericDTypes, infer_segment_sum, kGrad)
 
@@ -62,9 +67,9 @@
 // Integer FloorDiv and FloorMod by zero, and integer Pow to a negative power, are
 // InvalidArgument on the CPU (Note [Integer division by zero] in kernels/cpu/binary_kernels.cc).
 #define MT_BINARY_OPS(X)                                                                       \
-  X(AddV2, "AddV2", add, "add", 2, kNumericDTypes, infer_binary, kGrad)                        \
-  X(Sub, "Sub", sub, "subtract", 2, kNumericDTypes, infer_binary, kGrad)                       \
-  X(Mul, "Mul", mul, "multiply", 2, kNumericDTypes, infer_binary, kGrad)                       \
+  X(AddV2, "AddV2", add, "add", 2, kNumericDTypes, infer_binary, kGrad | kGradReadsNoValue)    \
+  X(Sub, "Sub", sub, "subtract", 2, kNumericDTypes, infer_binary, kGrad | kGradReadsNoValue)   \
+  X(Mul, "Mul", mul, "multiply", 2, kNumericDTypes, infer_binary, kGrad | kGradReadsInputs)    \
   X(RealDiv, "RealDiv", div, "divide", 2, kFloatDTypes, infer_binary, kGrad)                   \
   X(Pow, "Pow", pow, "pow", 2, kNumericDTypes, infer_binary, kGrad | kCostly)                  \
   X(Maximum, "Maximum", maximum, "maximum", 2, kNumericDTypes, infer_binary, kGrad)            \
@@ -78,28 +83,31 @@
   MT_COMPARISON_OPS(X)
 
 // Element-wise unary ops; the output has the input's dtype.
-#define MT_UNARY_OPS(X)                                                                    \
-  X(Neg, "Neg", neg, "negative", 1, kNumericDTypes, infer_unary, kGrad)                    \
-  X(Abs, "Abs", abs, "abs", 1, kNumericDTypes, infer_unary, kGrad)                         \
-  X(Exp, "Exp", exp, "exp", 1, kFloatDTypes, infer_unary, kGrad | kCostly)                 \
-  X(Relu, "Relu", relu, "nn.relu", 1, kNumericDTypes, infer_unary, kGrad)                  \
-  X(Sqrt, "Sqrt", sqrt, "sqrt", 1, kFloatDTypes, infer_unary, kGrad)                       \
-  X(Rsqrt, "Rsqrt", rsqrt, "math.rsqrt", 1, kFloatDTypes, infer_unary, kGrad)              \
-  X(Square, "Square", square, "square", 1, kNumericDTypes, infer_unary, kGrad)             \
-  X(Log, "Log", log, "math.log", 1, kFloatDTypes, infer_unary, kGrad | kCostly)            \
-  X(Log1p, "Log1p", log1p, "math.log1p", 1, kFloatDTypes, infer_unary, kGrad | kCostly)    \
-  X(Tanh, "Tanh", tanh, "tanh", 1, kFloatDTypes, infer_unary, kGrad | kCostly)             \
-  X(Erf, "Erf", erf, "math.erf", 1, kFloatDTypes, infer_unary, kGrad | kCostly)            \
-  X(Sigmoid, "Sigmoid", sigmoid, "sigmoid", 1, kFloatDTypes, infer_unary, kGrad | kCostly) \
-  X(Sign, "Sign", sign, "sign", 1, kNumericDTypes, infer_unary, kNone)                     \
-  X(Floor, "Floor", floor, "floor", 1, kFloatDTypes, infer_unary, kNone)                   \
-  X(Round, "Round", round, "round", 1, kNumericDTypes, infer_unary, kNone)                 \
+#define MT_UNARY_OPS(X)                                                                            \
+  X(Neg, "Neg", neg, "negative", 1, kNumericDTypes, infer_unary, kGrad | kGradReadsNoValue)        \
+  X(Abs, "Abs", abs, "abs", 1, kNumericDTypes, infer_unary, kGrad)                                 \
+  X(Exp, "Exp", exp, "exp", 1, kFloatDTypes, infer_unary, kGrad | kCostly | kGradReadsOutputs)     \
+  X(Relu, "Relu", relu, "nn.relu", 1, kNumericDTypes, infer_unary, kGrad | kGradReadsOutputs)      \
+  X(Sqrt, "Sqrt", sqrt, "sqrt", 1, kFloatDTypes, infer_unary, kGrad | kGradReadsOutputs)           \
+  X(Rsqrt, "Rsqrt", rsqrt, "math.rsqrt", 1, kFloatDTypes, infer_unary, kGrad | kGradReadsOutputs)  \
+  X(Square, "Square", square, "square", 1, kNumericDTypes, infer_unary, kGrad)                     \
+  X(Log, "Log", log, "math.log", 1, kFloatDTypes, infer_unary, kGrad | kCostly)                    \
+  X(Log1p, "Log1p", log1p, "math.log1p", 1, kFloatDTypes, infer_unary, kGrad | kCostly)            \
+  X(Tanh, "Tanh", tanh, "tanh", 1, kFloatDTypes, infer_unary, kGrad | kCostly | kGradReadsOutputs) \
+  X(Erf, "Erf", erf, "math.erf", 1, kFloatDTypes, infer_unary, kGrad | kCostly | kGradReadsInputs) \
+  X(Sigmoid, "Sigmoid", sigmoid, "sigmoid", 1, kFloatDTypes, infer_unary,                          \
+    kGrad | kCostly | kGradReadsOutputs)                                                           \
+  X(Sign, "Sign", sign, "sign", 1, kNumericDTypes, infer_unary, kNone)                             \
+  X(Floor, "Floor", floor, "floor", 1, kFloatDTypes, infer_unary, kNone)                           \
+  X(Round, "Round", round, "round", 1, kNumericDTypes, infer_unary, kNone)                         \
   X(LogicalNot, "LogicalNot", logical_not, "logical_not", 1, kBoolDTypes, infer_unary, kNone)
 
 // Reductions over axes (Note [Reductions] in op_def.h).
 #define MT_REDUCTION_OPS(X)                                                              \
-  X(Sum, "Sum", reduce_sum, "reduce_sum", 1, kNumericDTypes, infer_reduction, kGrad)     \
-  X(Mean, "Mean", reduce_mean, "reduce_mean", 1, kNumericDTypes, infer_reduction, kGrad) \
+  X(Sum, "Sum", reduce_sum, "reduce_sum", 1, kNumericDTypes, infer_reduction,            \
+    kGrad | kGradReadsNoValue)                                                           \
+  X(Mean, "Mean", reduce_mean, "reduce_mean", 1, kNumericDTypes, infer_reduction,        \
+    kGrad | kGradReadsNoValue)                                                           \
   X(Max, "Max", reduce_max, "reduce_max", 1, kNumericDTypes, infer_reduction, kGrad)     \
   X(Min, "Min", reduce_min, "reduce_min", 1, kNumericDTypes, infer_reduction, kGrad)     \
   X(Prod, "Prod", reduce_prod, "reduce_prod", 1, kNumericDTypes, infer_reduction, kGrad) \
@@ -121,10 +129,12 @@
     kGrad | kCostly)                                                                             \
   X(LogSoftmax, "LogSoftmax", nn::log_softmax, "nn.log_softmax", 1, kFloatDTypes, infer_softmax, \
     kGrad | kCostly)                                                                             \
-  X(BiasAdd, "BiasAdd", nn::bias_add, "nn.bias_add", 2, kNumericDTypes, infer_bias_add, kGrad)   \
+  X(BiasAdd, "BiasAdd", nn::bias_add, "nn.bias_add", 2, kNumericDTypes, infer_bias_add,          \
+    kGrad | kGradReadsNoValue)                                                                   \
   X(SparseSoftmaxCrossEntropyWithLogits, "SparseSoftmaxCrossEntropyWithLogits",                  \
     nn::sparse_softmax_cross_entropy_with_logits, "nn.sparse_softmax_cross_entropy_with_logits", \
-    2, kFloatDTypes, infer_sparse_xent, kGrad | kCostly)
+    2, kFloatDTypes, infer_sparse_xent,                                                          \
+    kGrad | kCostly | kGradSkipsInputs | grad_reads_outputs(1u << 1))
 
 // Shape and data movement (Note [Array ops] in kernels/array_layout.h): copies that
 // rearrange elements, for every dtype. GatherV2 takes (params, indices), keyed by params;

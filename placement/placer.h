@@ -48,7 +48,7 @@ enum class PlacementReason : uint8_t {
   kSoftFallback,      // the requested device does not exist; soft placement chose
   kSmallOpOnHost,     // small integer inputs already on the host CPU: pinned there
   kResourceDevice,    // the op reads a variable: pinned to the variable's device
-  kCost,              // the cost policy's earliest estimated finish (placement/cost_model.h)
+  kCost,              // the cost policy's earliest estimated finish (runtime/cost/cost_model.h)
 };
 
 // Returns a short phrase for logs and explanations, e.g. "requested by device scope".

@@ -1,7 +1,7 @@
 // The features that listen to the eager core from its start (runtime/eager/op_observer.h)
 // and the placement policy it asks (runtime/eager/placement_policy.h): the core calls
 // install_features() when a runtime starts, and this file, outside the core, registers them.
-#include "runtime/cost_policy.h"
+#include "runtime/cost/cost_policy.h"
 #include "runtime/eager/op_observer.h"
 #include "runtime/eager/placement_policy.h"
 #include "runtime/trace/trace_recorder.h"

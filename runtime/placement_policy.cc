@@ -1,8 +1,8 @@
 // mt::config placement policies: the switch lives in the Context, the state in the Runtime.
 #include "runtime/placement_policy.h"
 
-#include "runtime/bus_calibration.h"
-#include "runtime/cost_policy.h"
+#include "runtime/cost/bus_calibration.h"
+#include "runtime/cost/cost_policy.h"
 #include "runtime/eager/context.h"
 #include "runtime/eager/error.h"
 

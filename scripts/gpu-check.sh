@@ -19,21 +19,27 @@
 # folder; MT_GPU_PYTHON names the Python 3.12 interpreter to build it with.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# Builds the cp312 wheel of the Python package into .gpu/wheels from build folder $1 (only
-# the extension compiles), with pytest's wheels beside it; its absl libraries, and gRPC's
-# when the build has the distributed layer, go to .gpu/lib (its OpenSSL and zlib are
-# mt-server's, in .gpu/lib-fallback).
+# Builds the cp312 wheel of the Python package into .gpu/wheels in its own build folder,
+# $1-wheel312 (configuring $1 itself for the wheel would rebuild all of it afterwards; the
+# compiler cache, when there is one, serves the library objects), with pytest's wheels
+# beside it; its absl libraries, and gRPC's when the build has the distributed layer, go to
+# .gpu/lib (its OpenSSL and zlib are mt-server's, in .gpu/lib-fallback).
 python_wheel() {
   local python="${MT_GPU_PYTHON:-$(pyenv prefix 3.12 2>/dev/null || echo /usr)/bin/python3.12}"
   local venv=build/venv312
+  local dir="$1-wheel312"
+  local launcher=()
+  if command -v ccache >/dev/null; then
+    launcher=(-C cmake.define.CMAKE_CXX_COMPILER_LAUNCHER=ccache
+              -C cmake.define.CMAKE_CUDA_COMPILER_LAUNCHER=ccache)
+  fi
   [ -x "$venv/bin/python" ] || "$python" -m venv "$venv"
   "$venv/bin/python" -m pip install -q --upgrade pip nanobind scikit-build-core numpy
   MT_CUDA=ON CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" "$venv/bin/python" -m pip wheel -q \
-    --no-build-isolation --no-deps -w .gpu/wheels -C build-dir="$1" \
-    -C cmake.define.MT_BUILD_TESTS=ON -C cmake.define.MT_BUILD_BENCHMARKS=ON \
-    -C cmake.define.MT_BUILD_EXAMPLES=ON .
+    --no-build-isolation --no-deps -w .gpu/wheels -C build-dir="$dir" "${launcher[@]}" \
+    -C cmake.define.CMAKE_CUDA_ARCHITECTURES=90 .
   "$venv/bin/python" -m pip download -q --only-binary=:all: -d .gpu/wheels pytest
-  ldd "$1"/python/_minitensor*.so \
+  ldd "$dir"/python/_minitensor*.so \
     | awk '/=> \/lib\/x86_64-linux-gnu\/lib(absl|dnnl|grpc|gpr|protobuf|upb|address_sorting|re2|cares)/{print $3}' \
     | xargs -r -I{} cp -L {} .gpu/lib/
 }

@@ -24,7 +24,7 @@ absl::Status add_n_kernel(const KernelContext& ctx) {
 
 }  // namespace
 
-absl::Status register_add_n_kernels(KernelRegistry& registry) {
+MT_OP_KERNELS(AddN) {
   return add_kernels(registry, OpId::kAddN, NumericTypes{}, [](auto tag) -> KernelFn {
     return &add_n_kernel<typename decltype(tag)::type>;
   });

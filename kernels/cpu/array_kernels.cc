@@ -133,6 +133,10 @@ absl::Status fill_like_kernel(const KernelContext& ctx) {
   return absl::OkStatus();
 }
 
+absl::Status add_copy_kernels(KernelRegistry& registry, OpId op) {
+  return add_kernels(registry, op, AllTypes{}, [](auto) -> KernelFn { return &copy_kernel; });
+}
+
 template <OpId kOp>
 absl::Status add_plan_kernels(KernelRegistry& registry) {
   return add_kernels(registry, kOp, AllTypes{}, [](auto tag) -> KernelFn {
@@ -142,23 +146,23 @@ absl::Status add_plan_kernels(KernelRegistry& registry) {
 
 }  // namespace
 
-absl::Status register_array_kernels(KernelRegistry& registry) {
-  for (OpId op : {OpId::kReshape, OpId::kExpandDims, OpId::kSqueeze}) {
-    MT_RETURN_IF_ERROR(
-        add_kernels(registry, op, AllTypes{}, [](auto) -> KernelFn { return &copy_kernel; }));
-  }
-  MT_RETURN_IF_ERROR(add_plan_kernels<OpId::kTranspose>(registry));
-  MT_RETURN_IF_ERROR(add_plan_kernels<OpId::kSlice>(registry));
-  MT_RETURN_IF_ERROR(add_plan_kernels<OpId::kStridedSlice>(registry));
-  MT_RETURN_IF_ERROR(add_plan_kernels<OpId::kBroadcastTo>(registry));
-  MT_RETURN_IF_ERROR(add_plan_kernels<OpId::kTile>(registry));
-  MT_RETURN_IF_ERROR(add_kernels(registry, OpId::kZerosLike, AllTypes{}, [](auto tag) -> KernelFn {
+MT_OP_KERNELS(Reshape) { return add_copy_kernels(registry, OpId::kReshape); }
+MT_OP_KERNELS(ExpandDims) { return add_copy_kernels(registry, OpId::kExpandDims); }
+MT_OP_KERNELS(Squeeze) { return add_copy_kernels(registry, OpId::kSqueeze); }
+MT_OP_KERNELS(Transpose) { return add_plan_kernels<OpId::kTranspose>(registry); }
+MT_OP_KERNELS(Slice) { return add_plan_kernels<OpId::kSlice>(registry); }
+MT_OP_KERNELS(StridedSlice) { return add_plan_kernels<OpId::kStridedSlice>(registry); }
+MT_OP_KERNELS(BroadcastTo) { return add_plan_kernels<OpId::kBroadcastTo>(registry); }
+MT_OP_KERNELS(Tile) { return add_plan_kernels<OpId::kTile>(registry); }
+MT_OP_KERNELS(ZerosLike) {
+  return add_kernels(registry, OpId::kZerosLike, AllTypes{}, [](auto tag) -> KernelFn {
     return &fill_like_kernel<typename decltype(tag)::type, 0>;
-  }));
-  MT_RETURN_IF_ERROR(add_kernels(registry, OpId::kOnesLike, AllTypes{}, [](auto tag) -> KernelFn {
+  });
+}
+MT_OP_KERNELS(OnesLike) {
+  return add_kernels(registry, OpId::kOnesLike, AllTypes{}, [](auto tag) -> KernelFn {
     return &fill_like_kernel<typename decltype(tag)::type, 1>;
-  }));
-  return register_combine_kernels(registry);
+  });
 }
 
 }  // namespace mt::cpu

@@ -137,11 +137,14 @@ absl::Status add_in_place(KernelRegistry& registry) {
 
 }  // namespace
 
-absl::Status register_binary_kernels(KernelRegistry& registry) {
-#define MT_ADD_BINARY(Name, ...) MT_RETURN_IF_ERROR(add_binary<OpId::k##Name>(registry));
-  MT_BINARY_OPS(MT_ADD_BINARY)
-#undef MT_ADD_BINARY
-  MT_RETURN_IF_ERROR((add_in_place<OpId::kAssignAddVariableOp, OpId::kAddV2>(registry)));
+#define MT_BINARY_KERNELS(Name, ...) \
+  MT_OP_KERNELS(Name) { return add_binary<OpId::k##Name>(registry); }
+MT_BINARY_OPS(MT_BINARY_KERNELS)
+#undef MT_BINARY_KERNELS
+MT_OP_KERNELS(AssignAddVariableOp) {
+  return add_in_place<OpId::kAssignAddVariableOp, OpId::kAddV2>(registry);
+}
+MT_OP_KERNELS(AssignSubVariableOp) {
   return add_in_place<OpId::kAssignSubVariableOp, OpId::kSub>(registry);
 }
 

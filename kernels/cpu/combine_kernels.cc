@@ -149,15 +149,23 @@ absl::Status one_hot_kernel(const KernelContext& ctx) {
 
 }  // namespace
 
-absl::Status register_combine_kernels(KernelRegistry& registry) {
-  for (OpId op : {OpId::kConcatV2, OpId::kPack}) {
-    MT_RETURN_IF_ERROR(
-        add_kernels(registry, op, AllTypes{}, [](auto) -> KernelFn { return &concat_kernel; }));
-  }
-  MT_RETURN_IF_ERROR(add_kernels(registry, OpId::kSplitV, AllTypes{},
-                                 [](auto) -> KernelFn { return &split_kernel; }));
-  MT_RETURN_IF_ERROR(add_kernels(registry, OpId::kGatherV2, AllTypes{},
-                                 [](auto) -> KernelFn { return &gather_kernel; }));
+MT_OP_KERNELS(ConcatV2) {
+  return add_kernels(registry, OpId::kConcatV2, AllTypes{},
+                     [](auto) -> KernelFn { return &concat_kernel; });
+}
+MT_OP_KERNELS(Pack) {
+  return add_kernels(registry, OpId::kPack, AllTypes{},
+                     [](auto) -> KernelFn { return &concat_kernel; });
+}
+MT_OP_KERNELS(SplitV) {
+  return add_kernels(registry, OpId::kSplitV, AllTypes{},
+                     [](auto) -> KernelFn { return &split_kernel; });
+}
+MT_OP_KERNELS(GatherV2) {
+  return add_kernels(registry, OpId::kGatherV2, AllTypes{},
+                     [](auto) -> KernelFn { return &gather_kernel; });
+}
+MT_OP_KERNELS(OneHot) {
   return add_kernels(registry, OpId::kOneHot, TypesIn<kIntDTypes>{}, [](auto tag) -> KernelFn {
     return &one_hot_kernel<typename decltype(tag)::type>;
   });

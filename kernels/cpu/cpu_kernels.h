@@ -1,5 +1,5 @@
 #pragma once
-// Internal to kernels/cpu/: the registration function of each CPU op family, the helper
+// Internal to kernels/cpu/: the registration function of each row, the helper
 // that registers one kernel template for a list of element types, and the input and output
 // views; the integer arithmetic is in wrapping_math.h, the inner loops in loops.h.
 //
@@ -15,6 +15,7 @@
 #include "core/status.h"
 #include "kernels/cpu/wrapping_math.h"
 #include "kernels/kernel_registry.h"
+#include "kernels/op_kernels.h"
 #include "kernels/shape_fns.h"
 #include "kernels/type_list.h"
 
@@ -48,22 +49,10 @@ T* output_data(const KernelContext& ctx) {
   return static_cast<T*>(ctx.output.data);
 }
 
-// One registration function per op family (one .cc file each).
-absl::Status register_data_kernels(KernelRegistry& registry);
-absl::Status register_matmul_kernels(KernelRegistry& registry);
-absl::Status register_add_n_kernels(KernelRegistry& registry);
-absl::Status register_binary_kernels(KernelRegistry& registry);
-absl::Status register_unary_kernels(KernelRegistry& registry);
-absl::Status register_reduction_kernels(KernelRegistry& registry);
-// The array ops (MT_ARRAY_OPS): array_kernels.cc registers its own and calls
-// register_combine_kernels (combine_kernels.cc) for ConcatV2, Pack, SplitV, GatherV2, OneHot.
-absl::Status register_array_kernels(KernelRegistry& registry);
-absl::Status register_combine_kernels(KernelRegistry& registry);
-absl::Status register_random_kernels(KernelRegistry& registry);
-absl::Status register_nn_kernels(KernelRegistry& registry);
-absl::Status register_select_kernels(KernelRegistry& registry);     // SelectV2
-absl::Status register_arg_kernels(KernelRegistry& registry);        // ArgMax, ArgMin
-absl::Status register_segment_kernels(KernelRegistry& registry);    // UnsortedSegmentSum
-absl::Status register_optimizer_kernels(KernelRegistry& registry);  // ResourceApplyAdam
+// The CPU kernels of each row, defined by its family's file (Note [Registering kernels] in
+// kernels/op_kernels.h).
+template <OpId kOp>
+absl::Status add_op_kernels(KernelRegistry& registry);
+MT_OP_TABLE(MT_DECLARE_OP_KERNELS)
 
 }  // namespace mt::cpu

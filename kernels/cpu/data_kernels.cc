@@ -81,20 +81,36 @@ absl::Status cast_kernel(const KernelContext& ctx) {
 
 }  // namespace
 
-absl::Status register_data_kernels(KernelRegistry& registry) {
-  auto copy = [](auto) -> KernelFn { return &copy_kernel; };
-  MT_RETURN_IF_ERROR(add_kernels(registry, OpId::kEagerConst, AllTypes{}, copy));
-  MT_RETURN_IF_ERROR(add_kernels(registry, OpId::kIdentity, AllTypes{}, copy));
-  MT_RETURN_IF_ERROR(add_kernels(registry, OpId::kStopGradient, AllTypes{}, copy));
-  MT_RETURN_IF_ERROR(add_kernels(registry, OpId::kVarHandleOp, AllTypes{},
-                                 [](auto) -> KernelFn { return &var_handle_kernel; }));
-  MT_RETURN_IF_ERROR(add_kernels(registry, OpId::kReadVariableOp, AllTypes{},
-                                 [](auto) -> KernelFn { return &read_variable_kernel; }));
-  MT_RETURN_IF_ERROR(add_kernels(registry, OpId::kAssignVariableOp, AllTypes{},
-                                 [](auto) -> KernelFn { return &assign_kernel; }));
-  MT_RETURN_IF_ERROR(add_kernels(registry, OpId::kFill, AllTypes{}, [](auto tag) -> KernelFn {
+MT_OP_KERNELS(EagerConst) {
+  return add_kernels(registry, OpId::kEagerConst, AllTypes{},
+                     [](auto) -> KernelFn { return &copy_kernel; });
+}
+MT_OP_KERNELS(Identity) {
+  return add_kernels(registry, OpId::kIdentity, AllTypes{},
+                     [](auto) -> KernelFn { return &copy_kernel; });
+}
+MT_OP_KERNELS(StopGradient) {
+  return add_kernels(registry, OpId::kStopGradient, AllTypes{},
+                     [](auto) -> KernelFn { return &copy_kernel; });
+}
+MT_OP_KERNELS(VarHandleOp) {
+  return add_kernels(registry, OpId::kVarHandleOp, AllTypes{},
+                     [](auto) -> KernelFn { return &var_handle_kernel; });
+}
+MT_OP_KERNELS(ReadVariableOp) {
+  return add_kernels(registry, OpId::kReadVariableOp, AllTypes{},
+                     [](auto) -> KernelFn { return &read_variable_kernel; });
+}
+MT_OP_KERNELS(AssignVariableOp) {
+  return add_kernels(registry, OpId::kAssignVariableOp, AllTypes{},
+                     [](auto) -> KernelFn { return &assign_kernel; });
+}
+MT_OP_KERNELS(Fill) {
+  return add_kernels(registry, OpId::kFill, AllTypes{}, [](auto tag) -> KernelFn {
     return &fill_kernel<typename decltype(tag)::type>;
-  }));
+  });
+}
+MT_OP_KERNELS(Cast) {
   return add_kernels(registry, OpId::kCast, AllTypes{}, [](auto tag) -> KernelFn {
     return &cast_kernel<typename decltype(tag)::type>;
   });

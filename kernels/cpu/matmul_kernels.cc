@@ -139,15 +139,17 @@ absl::Status batch_matmul_kernel(const KernelContext& ctx) {
 
 }  // namespace
 
-absl::Status register_matmul_kernels(KernelRegistry& registry) {
-  MT_RETURN_IF_ERROR(add_kernels(registry, OpId::kMatMul, NumericTypes{}, [](auto tag) -> KernelFn {
+MT_OP_KERNELS(MatMul) {
+  return add_kernels(registry, OpId::kMatMul, NumericTypes{}, [](auto tag) -> KernelFn {
     using T = typename decltype(tag)::type;
     if constexpr (kIsHalf<T>) {
       return &widened_kernel<T, &matmul_kernel<float>>;
     } else {
       return &matmul_kernel<T>;
     }
-  }));
+  });
+}
+MT_OP_KERNELS(BatchMatMulV2) {
   return add_kernels(registry, OpId::kBatchMatMulV2, NumericTypes{}, [](auto tag) -> KernelFn {
     using T = typename decltype(tag)::type;
     if constexpr (kIsHalf<T>) {

@@ -143,12 +143,14 @@ absl::Status xent_kernel(const KernelContext& ctx) {
 
 }  // namespace
 
-absl::Status register_nn_kernels(KernelRegistry& registry) {
-  MT_RETURN_IF_ERROR(register_softmax<false>(registry, OpId::kSoftmax));
-  MT_RETURN_IF_ERROR(register_softmax<true>(registry, OpId::kLogSoftmax));
-  MT_RETURN_IF_ERROR(add_kernels(
-      registry, OpId::kBiasAdd, NumericTypes{},
-      [](auto tag) -> KernelFn { return &bias_add_kernel<typename decltype(tag)::type>; }));
+MT_OP_KERNELS(Softmax) { return register_softmax<false>(registry, OpId::kSoftmax); }
+MT_OP_KERNELS(LogSoftmax) { return register_softmax<true>(registry, OpId::kLogSoftmax); }
+MT_OP_KERNELS(BiasAdd) {
+  return add_kernels(registry, OpId::kBiasAdd, NumericTypes{}, [](auto tag) -> KernelFn {
+    return &bias_add_kernel<typename decltype(tag)::type>;
+  });
+}
+MT_OP_KERNELS(SparseSoftmaxCrossEntropyWithLogits) {
   return add_kernels(
       registry, OpId::kSparseSoftmaxCrossEntropyWithLogits, FloatTypes{},
       [](auto tag) -> KernelFn { return &xent_kernel<typename decltype(tag)::type>; });

@@ -41,7 +41,7 @@ absl::Status apply_adam_kernel(const KernelContext& ctx) {
 
 }  // namespace
 
-absl::Status register_optimizer_kernels(KernelRegistry& registry) {
+MT_OP_KERNELS(ResourceApplyAdam) {
   return add_kernels(registry, OpId::kResourceApplyAdam, FloatTypes{}, [](auto tag) -> KernelFn {
     return &apply_adam_kernel<typename decltype(tag)::type>;
   });

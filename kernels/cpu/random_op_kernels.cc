@@ -58,18 +58,27 @@ absl::Status add_float_kernels(KernelRegistry& registry) {
 
 }  // namespace
 
-absl::Status register_random_kernels(KernelRegistry& registry) {
-  MT_RETURN_IF_ERROR(add_float_kernels<OpId::kRandomUniform>(registry));
-  MT_RETURN_IF_ERROR(add_float_kernels<OpId::kRandomStandardNormal>(registry));
-  MT_RETURN_IF_ERROR(add_float_kernels<OpId::kTruncatedNormal>(registry));
-  MT_RETURN_IF_ERROR(add_float_kernels<OpId::kStatelessRandomUniformV2>(registry));
-  MT_RETURN_IF_ERROR(add_float_kernels<OpId::kStatelessRandomNormalV2>(registry));
-  MT_RETURN_IF_ERROR(add_float_kernels<OpId::kStatelessTruncatedNormalV2>(registry));
-  auto int_kernel = [](auto) -> KernelFn { return &random_int_kernel; };
-  MT_RETURN_IF_ERROR(
-      add_kernels(registry, OpId::kRandomUniformInt, TypesIn<kRandomIntDTypes>{}, int_kernel));
+MT_OP_KERNELS(RandomUniform) { return add_float_kernels<OpId::kRandomUniform>(registry); }
+MT_OP_KERNELS(RandomStandardNormal) {
+  return add_float_kernels<OpId::kRandomStandardNormal>(registry);
+}
+MT_OP_KERNELS(TruncatedNormal) { return add_float_kernels<OpId::kTruncatedNormal>(registry); }
+MT_OP_KERNELS(StatelessRandomUniformV2) {
+  return add_float_kernels<OpId::kStatelessRandomUniformV2>(registry);
+}
+MT_OP_KERNELS(StatelessRandomNormalV2) {
+  return add_float_kernels<OpId::kStatelessRandomNormalV2>(registry);
+}
+MT_OP_KERNELS(StatelessTruncatedNormalV2) {
+  return add_float_kernels<OpId::kStatelessTruncatedNormalV2>(registry);
+}
+MT_OP_KERNELS(RandomUniformInt) {
+  return add_kernels(registry, OpId::kRandomUniformInt, TypesIn<kRandomIntDTypes>{},
+                     [](auto) -> KernelFn { return &random_int_kernel; });
+}
+MT_OP_KERNELS(StatelessRandomUniformIntV2) {
   return add_kernels(registry, OpId::kStatelessRandomUniformIntV2, TypesIn<kRandomIntDTypes>{},
-                     int_kernel);
+                     [](auto) -> KernelFn { return &random_int_kernel; });
 }
 
 }  // namespace mt::cpu

@@ -77,19 +77,10 @@ absl::Status check_loops(const KernelRegistry& registry) {
 }  // namespace cpu
 
 absl::Status register_cpu_kernels(KernelRegistry& registry) {
-  MT_RETURN_IF_ERROR(cpu::register_data_kernels(registry));
-  MT_RETURN_IF_ERROR(cpu::register_matmul_kernels(registry));
-  MT_RETURN_IF_ERROR(cpu::register_add_n_kernels(registry));
-  MT_RETURN_IF_ERROR(cpu::register_binary_kernels(registry));
-  MT_RETURN_IF_ERROR(cpu::register_unary_kernels(registry));
-  MT_RETURN_IF_ERROR(cpu::register_reduction_kernels(registry));
-  MT_RETURN_IF_ERROR(cpu::register_array_kernels(registry));
-  MT_RETURN_IF_ERROR(cpu::register_random_kernels(registry));
-  MT_RETURN_IF_ERROR(cpu::register_nn_kernels(registry));
-  MT_RETURN_IF_ERROR(cpu::register_select_kernels(registry));
-  MT_RETURN_IF_ERROR(cpu::register_arg_kernels(registry));
-  MT_RETURN_IF_ERROR(cpu::register_segment_kernels(registry));
-  MT_RETURN_IF_ERROR(cpu::register_optimizer_kernels(registry));
+  {
+    using cpu::add_op_kernels;
+    MT_OP_TABLE(MT_ADD_OP_KERNELS)
+  }
   return cpu::check_loops(registry);
 }
 

@@ -50,7 +50,7 @@ absl::Status segment_kernel(const KernelContext& ctx) {
 
 }  // namespace
 
-absl::Status register_segment_kernels(KernelRegistry& registry) {
+MT_OP_KERNELS(UnsortedSegmentSum) {
   return add_kernels(registry, OpId::kUnsortedSegmentSum, NumericTypes{}, [](auto tag) -> KernelFn {
     return &segment_kernel<typename decltype(tag)::type>;
   });

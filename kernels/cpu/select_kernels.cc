@@ -54,7 +54,7 @@ absl::Status select_kernel(const KernelContext& ctx) {
 
 }  // namespace
 
-absl::Status register_select_kernels(KernelRegistry& registry) {
+MT_OP_KERNELS(SelectV2) {
   return add_kernels(registry, OpId::kSelectV2, AllTypes{}, [](auto tag) -> KernelFn {
     return &select_kernel<typename decltype(tag)::type>;
   });

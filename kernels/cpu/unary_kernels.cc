@@ -31,11 +31,9 @@ absl::Status add_unary(KernelRegistry& registry) {
 
 }  // namespace
 
-absl::Status register_unary_kernels(KernelRegistry& registry) {
-#define MT_ADD_UNARY(Name, ...) MT_RETURN_IF_ERROR(add_unary<OpId::k##Name>(registry));
-  MT_UNARY_OPS(MT_ADD_UNARY)
-#undef MT_ADD_UNARY
-  return absl::OkStatus();
-}
+#define MT_UNARY_KERNELS(Name, ...) \
+  MT_OP_KERNELS(Name) { return add_unary<OpId::k##Name>(registry); }
+MT_UNARY_OPS(MT_UNARY_KERNELS)
+#undef MT_UNARY_KERNELS
 
 }  // namespace mt::cpu

@@ -96,7 +96,7 @@ absl::Status run_add_n(const KernelContext& ctx) {
 
 }  // namespace
 
-absl::Status register_add_n_kernels(KernelRegistry& registry) {
+MT_OP_KERNELS(AddN) {
   return add_gpu_kernels(registry, OpId::kAddN, NumericTypes{}, [](auto tag) -> KernelFn {
     return &run_add_n<typename decltype(tag)::type>;
   });

@@ -137,9 +137,7 @@ absl::Status add_arg(KernelRegistry& registry, OpId op) {
 
 }  // namespace
 
-absl::Status register_arg_kernels(KernelRegistry& registry) {
-  MT_RETURN_IF_ERROR(add_arg<true>(registry, OpId::kArgMax));
-  return add_arg<false>(registry, OpId::kArgMin);
-}
+MT_OP_KERNELS(ArgMax) { return add_arg<true>(registry, OpId::kArgMax); }
+MT_OP_KERNELS(ArgMin) { return add_arg<false>(registry, OpId::kArgMin); }
 
 }  // namespace mt::cuda

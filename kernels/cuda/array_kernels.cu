@@ -338,20 +338,20 @@ absl::Status add_copy(KernelRegistry& registry) {
 
 }  // namespace
 
-absl::Status register_array_kernels(KernelRegistry& registry) {
-  MT_RETURN_IF_ERROR(add_copy<OpId::kReshape>(registry));
-  MT_RETURN_IF_ERROR(add_copy<OpId::kExpandDims>(registry));
-  MT_RETURN_IF_ERROR(add_copy<OpId::kSqueeze>(registry));
-  MT_RETURN_IF_ERROR(add_plan<OpId::kTranspose>(registry));
-  MT_RETURN_IF_ERROR(add_plan<OpId::kSlice>(registry));
-  MT_RETURN_IF_ERROR(add_plan<OpId::kStridedSlice>(registry));
-  MT_RETURN_IF_ERROR(add_plan<OpId::kBroadcastTo>(registry));
-  MT_RETURN_IF_ERROR(add_plan<OpId::kTile>(registry));
-  MT_RETURN_IF_ERROR(
-      add_all<OpId::kZerosLike>(registry, [](auto) -> KernelFn { return &run_zeros_like; }));
-  MT_RETURN_IF_ERROR(add_all<OpId::kOnesLike>(
-      registry, [](auto tag) -> KernelFn { return &run_ones_like<typename decltype(tag)::type>; }));
-  return register_combine_kernels(registry);
+MT_OP_KERNELS(Reshape) { return add_copy<OpId::kReshape>(registry); }
+MT_OP_KERNELS(ExpandDims) { return add_copy<OpId::kExpandDims>(registry); }
+MT_OP_KERNELS(Squeeze) { return add_copy<OpId::kSqueeze>(registry); }
+MT_OP_KERNELS(Transpose) { return add_plan<OpId::kTranspose>(registry); }
+MT_OP_KERNELS(Slice) { return add_plan<OpId::kSlice>(registry); }
+MT_OP_KERNELS(StridedSlice) { return add_plan<OpId::kStridedSlice>(registry); }
+MT_OP_KERNELS(BroadcastTo) { return add_plan<OpId::kBroadcastTo>(registry); }
+MT_OP_KERNELS(Tile) { return add_plan<OpId::kTile>(registry); }
+MT_OP_KERNELS(ZerosLike) {
+  return add_all<OpId::kZerosLike>(registry, [](auto) -> KernelFn { return &run_zeros_like; });
+}
+MT_OP_KERNELS(OnesLike) {
+  return add_all<OpId::kOnesLike>(
+      registry, [](auto tag) -> KernelFn { return &run_ones_like<typename decltype(tag)::type>; });
 }
 
 }  // namespace mt::cuda

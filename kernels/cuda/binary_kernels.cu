@@ -328,7 +328,7 @@ absl::Status run_binary(const KernelContext& ctx) {
 // Registers run_binary<kOp, T> for each dtype the GPU implements for kOp.
 template <OpId kOp>
 absl::Status add_binary(KernelRegistry& registry) {
-  return add_gpu_kernels(registry, kOp, TypesIn<gpu_dtypes(kOp)>{}, [](auto tag) -> KernelFn {
+  return add_gpu_kernels(registry, kOp, TypesIn<op_gpu_dtypes(kOp)>{}, [](auto tag) -> KernelFn {
     return &run_binary<kOp, typename decltype(tag)::type>;
   });
 }
@@ -346,19 +346,24 @@ absl::Status run_in_place(const KernelContext& ctx) {
 }  // namespace
 
 // BiasAdd's (value [..., C], bias [C]) is a broadcasting AddV2 (validated by infer_bias_add).
-absl::Status register_binary_kernels(KernelRegistry& registry) {
-#define MT_ADD_BINARY(Name, ...) MT_RETURN_IF_ERROR(add_binary<OpId::k##Name>(registry));
-  MT_BINARY_OPS(MT_ADD_BINARY)
-#undef MT_ADD_BINARY
-  MT_RETURN_IF_ERROR(add_gpu_kernels(
-      registry, OpId::kAssignAddVariableOp, NumericTypes{}, [](auto tag) -> KernelFn {
-        return &run_in_place<OpId::kAssignAddVariableOp, typename decltype(tag)::type,
-                             OpId::kAddV2>;
-      }));
-  MT_RETURN_IF_ERROR(add_gpu_kernels(
+#define MT_BINARY_KERNELS(Name, ...) \
+  MT_OP_KERNELS(Name) { return add_binary<OpId::k##Name>(registry); }
+MT_BINARY_OPS(MT_BINARY_KERNELS)
+#undef MT_BINARY_KERNELS
+MT_OP_KERNELS(AssignAddVariableOp) {
+  return add_gpu_kernels(registry, OpId::kAssignAddVariableOp, NumericTypes{},
+                         [](auto tag) -> KernelFn {
+                           return &run_in_place<OpId::kAssignAddVariableOp,
+                                                typename decltype(tag)::type, OpId::kAddV2>;
+                         });
+}
+MT_OP_KERNELS(AssignSubVariableOp) {
+  return add_gpu_kernels(
       registry, OpId::kAssignSubVariableOp, NumericTypes{}, [](auto tag) -> KernelFn {
         return &run_in_place<OpId::kAssignSubVariableOp, typename decltype(tag)::type, OpId::kSub>;
-      }));
+      });
+}
+MT_OP_KERNELS(BiasAdd) {
   return add_gpu_kernels(registry, OpId::kBiasAdd, NumericTypes{}, [](auto tag) -> KernelFn {
     return &run_binary<OpId::kBiasAdd, typename decltype(tag)::type, OpId::kAddV2>;
   });

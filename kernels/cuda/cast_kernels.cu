@@ -59,7 +59,7 @@ absl::Status run_cast(const KernelContext& ctx) {
 
 }  // namespace
 
-absl::Status register_cast_kernels(KernelRegistry& registry) {
+MT_OP_KERNELS(Cast) {
   return add_gpu_kernels(registry, OpId::kCast, AllTypes{}, [](auto tag) -> KernelFn {
     return &run_cast<typename decltype(tag)::type>;
   });

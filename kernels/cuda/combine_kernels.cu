@@ -232,16 +232,23 @@ absl::Status run_one_hot(const KernelContext& ctx) {
 
 }  // namespace
 
-absl::Status register_combine_kernels(KernelRegistry& registry) {
-  MT_RETURN_IF_ERROR(add_gpu_kernels(registry, OpId::kConcatV2, AllTypes{}, [](auto) -> KernelFn {
-    return &run_concat<OpId::kConcatV2>;
-  }));
-  MT_RETURN_IF_ERROR(add_gpu_kernels(registry, OpId::kPack, AllTypes{},
-                                     [](auto) -> KernelFn { return &run_concat<OpId::kPack>; }));
-  MT_RETURN_IF_ERROR(add_gpu_kernels(registry, OpId::kSplitV, AllTypes{},
-                                     [](auto) -> KernelFn { return &run_split; }));
-  MT_RETURN_IF_ERROR(add_gpu_kernels(registry, OpId::kGatherV2, AllTypes{},
-                                     [](auto) -> KernelFn { return &run_gather; }));
+MT_OP_KERNELS(ConcatV2) {
+  return add_gpu_kernels(registry, OpId::kConcatV2, AllTypes{},
+                         [](auto) -> KernelFn { return &run_concat<OpId::kConcatV2>; });
+}
+MT_OP_KERNELS(Pack) {
+  return add_gpu_kernels(registry, OpId::kPack, AllTypes{},
+                         [](auto) -> KernelFn { return &run_concat<OpId::kPack>; });
+}
+MT_OP_KERNELS(SplitV) {
+  return add_gpu_kernels(registry, OpId::kSplitV, AllTypes{},
+                         [](auto) -> KernelFn { return &run_split; });
+}
+MT_OP_KERNELS(GatherV2) {
+  return add_gpu_kernels(registry, OpId::kGatherV2, AllTypes{},
+                         [](auto) -> KernelFn { return &run_gather; });
+}
+MT_OP_KERNELS(OneHot) {
   return add_gpu_kernels(registry, OpId::kOneHot, TypesIn<kIntDTypes>{}, [](auto tag) -> KernelFn {
     return &run_one_hot<typename decltype(tag)::type>;
   });

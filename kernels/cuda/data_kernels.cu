@@ -87,19 +87,31 @@ absl::Status run_read_variable(const KernelContext&) {
 
 }  // namespace
 
-absl::Status register_data_kernels(KernelRegistry& registry) {
-  MT_RETURN_IF_ERROR(add_gpu_kernels(registry, OpId::kEagerConst, AllTypes{},
-                                     [](auto) -> KernelFn { return &run_eager_const; }));
-  MT_RETURN_IF_ERROR(add_gpu_kernels(registry, OpId::kIdentity, AllTypes{},
-                                     [](auto) -> KernelFn { return &run_identity; }));
-  MT_RETURN_IF_ERROR(add_gpu_kernels(registry, OpId::kStopGradient, AllTypes{},
-                                     [](auto) -> KernelFn { return &run_identity; }));
-  MT_RETURN_IF_ERROR(add_gpu_kernels(registry, OpId::kVarHandleOp, AllTypes{},
-                                     [](auto) -> KernelFn { return &run_var_handle; }));
-  MT_RETURN_IF_ERROR(add_gpu_kernels(registry, OpId::kReadVariableOp, AllTypes{},
-                                     [](auto) -> KernelFn { return &run_read_variable; }));
-  MT_RETURN_IF_ERROR(add_gpu_kernels(registry, OpId::kAssignVariableOp, AllTypes{},
-                                     [](auto) -> KernelFn { return &run_assign; }));
+MT_OP_KERNELS(EagerConst) {
+  return add_gpu_kernels(registry, OpId::kEagerConst, AllTypes{},
+                         [](auto) -> KernelFn { return &run_eager_const; });
+}
+MT_OP_KERNELS(Identity) {
+  return add_gpu_kernels(registry, OpId::kIdentity, AllTypes{},
+                         [](auto) -> KernelFn { return &run_identity; });
+}
+MT_OP_KERNELS(StopGradient) {
+  return add_gpu_kernels(registry, OpId::kStopGradient, AllTypes{},
+                         [](auto) -> KernelFn { return &run_identity; });
+}
+MT_OP_KERNELS(VarHandleOp) {
+  return add_gpu_kernels(registry, OpId::kVarHandleOp, AllTypes{},
+                         [](auto) -> KernelFn { return &run_var_handle; });
+}
+MT_OP_KERNELS(ReadVariableOp) {
+  return add_gpu_kernels(registry, OpId::kReadVariableOp, AllTypes{},
+                         [](auto) -> KernelFn { return &run_read_variable; });
+}
+MT_OP_KERNELS(AssignVariableOp) {
+  return add_gpu_kernels(registry, OpId::kAssignVariableOp, AllTypes{},
+                         [](auto) -> KernelFn { return &run_assign; });
+}
+MT_OP_KERNELS(Fill) {
   return add_gpu_kernels(registry, OpId::kFill, AllTypes{}, [](auto tag) -> KernelFn {
     return &run_fill<typename decltype(tag)::type>;
   });

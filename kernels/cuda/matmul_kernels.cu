@@ -235,10 +235,12 @@ absl::Status run_batch_matmul(const KernelContext& ctx) {
 
 }  // namespace
 
-absl::Status register_matmul_kernels(KernelRegistry& registry) {
-  MT_RETURN_IF_ERROR(add_gpu_kernels(
-      registry, OpId::kMatMul, FloatTypes{},
-      [](auto tag) -> KernelFn { return &run_matmul<typename decltype(tag)::type>; }));
+MT_OP_KERNELS(MatMul) {
+  return add_gpu_kernels(registry, OpId::kMatMul, FloatTypes{}, [](auto tag) -> KernelFn {
+    return &run_matmul<typename decltype(tag)::type>;
+  });
+}
+MT_OP_KERNELS(BatchMatMulV2) {
   return add_gpu_kernels(registry, OpId::kBatchMatMulV2, FloatTypes{}, [](auto tag) -> KernelFn {
     return &run_batch_matmul<typename decltype(tag)::type>;
   });

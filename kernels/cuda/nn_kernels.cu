@@ -210,9 +210,7 @@ absl::Status register_softmax(KernelRegistry& registry, OpId op) {
 
 }  // namespace
 
-absl::Status register_nn_kernels(KernelRegistry& registry) {
-  MT_RETURN_IF_ERROR(register_softmax<false>(registry, OpId::kSoftmax));
-  return register_softmax<true>(registry, OpId::kLogSoftmax);
-}
+MT_OP_KERNELS(Softmax) { return register_softmax<false>(registry, OpId::kSoftmax); }
+MT_OP_KERNELS(LogSoftmax) { return register_softmax<true>(registry, OpId::kLogSoftmax); }
 
 }  // namespace mt::cuda

@@ -56,7 +56,7 @@ absl::Status run_apply_adam(const KernelContext& ctx) {
 
 }  // namespace
 
-absl::Status register_optimizer_kernels(KernelRegistry& registry) {
+MT_OP_KERNELS(ResourceApplyAdam) {
   return add_gpu_kernels(
       registry, OpId::kResourceApplyAdam, FloatTypes{},
       [](auto tag) -> KernelFn { return &run_apply_adam<typename decltype(tag)::type>; });

@@ -76,14 +76,22 @@ absl::Status add_int_kernels(KernelRegistry& registry) {
 
 }  // namespace
 
-absl::Status register_random_kernels(KernelRegistry& registry) {
-  MT_RETURN_IF_ERROR(add_float_kernels<OpId::kRandomUniform>(registry));
-  MT_RETURN_IF_ERROR(add_float_kernels<OpId::kRandomStandardNormal>(registry));
-  MT_RETURN_IF_ERROR(add_float_kernels<OpId::kTruncatedNormal>(registry));
-  MT_RETURN_IF_ERROR(add_float_kernels<OpId::kStatelessRandomUniformV2>(registry));
-  MT_RETURN_IF_ERROR(add_float_kernels<OpId::kStatelessRandomNormalV2>(registry));
-  MT_RETURN_IF_ERROR(add_float_kernels<OpId::kStatelessTruncatedNormalV2>(registry));
-  MT_RETURN_IF_ERROR(add_int_kernels<OpId::kRandomUniformInt>(registry));
+MT_OP_KERNELS(RandomUniform) { return add_float_kernels<OpId::kRandomUniform>(registry); }
+MT_OP_KERNELS(RandomStandardNormal) {
+  return add_float_kernels<OpId::kRandomStandardNormal>(registry);
+}
+MT_OP_KERNELS(TruncatedNormal) { return add_float_kernels<OpId::kTruncatedNormal>(registry); }
+MT_OP_KERNELS(StatelessRandomUniformV2) {
+  return add_float_kernels<OpId::kStatelessRandomUniformV2>(registry);
+}
+MT_OP_KERNELS(StatelessRandomNormalV2) {
+  return add_float_kernels<OpId::kStatelessRandomNormalV2>(registry);
+}
+MT_OP_KERNELS(StatelessTruncatedNormalV2) {
+  return add_float_kernels<OpId::kStatelessTruncatedNormalV2>(registry);
+}
+MT_OP_KERNELS(RandomUniformInt) { return add_int_kernels<OpId::kRandomUniformInt>(registry); }
+MT_OP_KERNELS(StatelessRandomUniformIntV2) {
   return add_int_kernels<OpId::kStatelessRandomUniformIntV2>(registry);
 }
 

@@ -267,14 +267,12 @@ absl::Status add_bool_reduction(KernelRegistry& registry) {
 
 }  // namespace
 
-absl::Status register_reduction_kernels(KernelRegistry& registry) {
-  MT_RETURN_IF_ERROR(add_reduction<OpId::kSum>(registry));
-  MT_RETURN_IF_ERROR(add_reduction<OpId::kMean>(registry));
-  MT_RETURN_IF_ERROR(add_reduction<OpId::kMax>(registry));
-  MT_RETURN_IF_ERROR(add_reduction<OpId::kMin>(registry));
-  MT_RETURN_IF_ERROR(add_reduction<OpId::kProd>(registry));
-  MT_RETURN_IF_ERROR(add_bool_reduction<OpId::kAny>(registry));
-  return add_bool_reduction<OpId::kAll>(registry);
-}
+MT_OP_KERNELS(Sum) { return add_reduction<OpId::kSum>(registry); }
+MT_OP_KERNELS(Mean) { return add_reduction<OpId::kMean>(registry); }
+MT_OP_KERNELS(Max) { return add_reduction<OpId::kMax>(registry); }
+MT_OP_KERNELS(Min) { return add_reduction<OpId::kMin>(registry); }
+MT_OP_KERNELS(Prod) { return add_reduction<OpId::kProd>(registry); }
+MT_OP_KERNELS(Any) { return add_bool_reduction<OpId::kAny>(registry); }
+MT_OP_KERNELS(All) { return add_bool_reduction<OpId::kAll>(registry); }
 
 }  // namespace mt::cuda

@@ -64,7 +64,7 @@ absl::Status run_segment_sum(const KernelContext& ctx) {
 
 }  // namespace
 
-absl::Status register_segment_kernels(KernelRegistry& registry) {
+MT_OP_KERNELS(UnsortedSegmentSum) {
   return add_gpu_kernels(
       registry, OpId::kUnsortedSegmentSum, NumericTypes{},
       [](auto tag) -> KernelFn { return &run_segment_sum<typename decltype(tag)::type>; });

@@ -80,7 +80,7 @@ absl::Status run_select(const KernelContext& ctx) {
 
 }  // namespace
 
-absl::Status register_select_kernels(KernelRegistry& registry) {
+MT_OP_KERNELS(SelectV2) {
   return add_gpu_kernels(registry, OpId::kSelectV2, AllTypes{}, [](auto tag) -> KernelFn {
     return &run_select<typename decltype(tag)::type>;
   });

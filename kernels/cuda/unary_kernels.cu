@@ -172,18 +172,16 @@ absl::Status run_unary(const KernelContext& ctx) {
 // Registers run_unary<kOp, T> for each dtype the GPU implements for kOp.
 template <OpId kOp>
 absl::Status add_unary(KernelRegistry& registry) {
-  return add_gpu_kernels(registry, kOp, TypesIn<gpu_dtypes(kOp)>{}, [](auto tag) -> KernelFn {
+  return add_gpu_kernels(registry, kOp, TypesIn<op_gpu_dtypes(kOp)>{}, [](auto tag) -> KernelFn {
     return &run_unary<kOp, typename decltype(tag)::type>;
   });
 }
 
 }  // namespace
 
-absl::Status register_unary_kernels(KernelRegistry& registry) {
-#define MT_ADD_UNARY(Name, ...) MT_RETURN_IF_ERROR(add_unary<OpId::k##Name>(registry));
-  MT_UNARY_OPS(MT_ADD_UNARY)
-#undef MT_ADD_UNARY
-  return absl::OkStatus();
-}
+#define MT_UNARY_KERNELS(Name, ...) \
+  MT_OP_KERNELS(Name) { return add_unary<OpId::k##Name>(registry); }
+MT_UNARY_OPS(MT_UNARY_KERNELS)
+#undef MT_UNARY_KERNELS
 
 }  // namespace mt::cuda

@@ -76,7 +76,7 @@ absl::Status run_xent(const KernelContext& ctx) {
 
 }  // namespace
 
-absl::Status register_xent_kernels(KernelRegistry& registry) {
+MT_OP_KERNELS(SparseSoftmaxCrossEntropyWithLogits) {
   return add_gpu_kernels(
       registry, OpId::kSparseSoftmaxCrossEntropyWithLogits, FloatTypes{},
       [](auto tag) -> KernelFn { return &run_xent<typename decltype(tag)::type>; });

@@ -17,6 +17,10 @@ import threading as _threading
 import numpy as _np
 
 from . import _checkpoint_graph as _graph, _minitensor as _mt
+from ._checkpoint_manager import record_latest
+from ._constant_op import constant
+from ._dtypes import int64
+from ._variables import Variable
 
 __all__ = ["Checkpoint", "CheckpointLoadStatus", "CheckpointOptions"]
 
@@ -179,13 +183,11 @@ class Checkpoint:
     def save_counter(self):
         """The number of save() calls, a variable saved with the checkpoint."""
         if self._save_counter is None:
-            from . import Variable, int64
             self._save_counter = Variable(0, trainable=False, name="save_counter", dtype=int64)
         return self._save_counter
 
     def _tensors(self):
         """Returns the (name, tensor) pairs of everything tracked, as they are now."""
-        from . import constant, int64
         variables, optimizers, _ = _graph.walk(self)
         tensors = [(path, var.read_value()) for path, var in variables]
         for opt_path, opt in optimizers:
@@ -243,7 +245,6 @@ class Checkpoint:
     def save(self, file_prefix, options=None):
         """Writes checkpoint "<file_prefix>-<n>", n the save counter after one more save,
         and records it in its folder's "checkpoint" file; returns its path."""
-        from ._checkpoint_manager import record_latest
         self.save_counter.assign_add(1)
         path = f"{_os.fspath(file_prefix)}-{int(self.save_counter.numpy())}"
         return self._write(path, options, then=lambda: record_latest(path))

@@ -11,17 +11,18 @@ Trackable objects and their children, each named by a path segment:
 """
 
 from . import _minitensor as _mt
+from .keras.layers.layer import Layer
+from .keras.model import Model
+from .keras.optimizers import Optimizer
 
 __all__ = ["walk"]
 
 
 def _is_layer(obj):
-    from .keras.layers.layer import Layer
     return isinstance(obj, Layer)
 
 
 def _is_optimizer(obj):
-    from .keras.optimizers import Optimizer
     return isinstance(obj, Optimizer)
 
 
@@ -37,7 +38,6 @@ def children(obj):
         return list(obj._checkpoint_children())
     if _is_layer(obj):
         out = [(w._name.rsplit("/", 1)[-1], w) for w in obj._weights]
-        from .keras.model import Model
         if isinstance(obj, Model):
             out += [(f"layer-{i}", layer) for i, layer in enumerate(obj.layers)]
             if getattr(obj, "optimizer", None) is not None:

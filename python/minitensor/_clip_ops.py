@@ -9,12 +9,14 @@ from collections.abc import Sequence
 
 from ._minitensor import maximum, minimum, reduce_sum, sqrt
 from ._converted_ops import identity, ones_like
+from ._constant_op import convert_to_tensor
+from ._converted_ops import cast
+from ._index_ops import where
 
 __all__ = ["clip_by_global_norm", "clip_by_norm", "clip_by_value", "global_norm"]
 
 
 def _tensor(value, dtype=None):
-    from . import convert_to_tensor
     return convert_to_tensor(value, dtype)
 
 
@@ -29,7 +31,6 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None):
 def clip_by_norm(t, clip_norm, axes=None, name=None):
     """Returns ``t * clip_norm / max(l2norm(t), clip_norm)``, the L2 norm taken over
     ``axes`` (every axis by default); a zero norm leaves ``t`` as it is."""
-    from ._index_ops import where
     t = _tensor(t)
     l2sum = reduce_sum(t * t, axes, keepdims=True)
     positive = l2sum > 0
@@ -64,7 +65,6 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
     scale = _tensor(clip_norm, use_norm.dtype) * minimum(one / use_norm,
                                                          one / _tensor(clip_norm, use_norm.dtype))
     scale = scale + (use_norm - use_norm)  # NaN where the norm is not finite
-    from ._converted_ops import cast
     clipped = [None if t is None else identity(_tensor(t) * cast(scale, _tensor(t).dtype))
                for t in t_list]
     return clipped, use_norm

@@ -15,7 +15,7 @@ from . import _minitensor as _mt
 from . import errors as _errors
 from ._converted_ops import cast
 from ._index_ops import where
-from . import convert_to_tensor
+from ._constant_op import convert_to_tensor
 
 __all__ = ["l2_normalize", "moments", "norm", "reduce_logsumexp"]
 

@@ -13,6 +13,7 @@ replays is mt.where.
 """
 
 from . import _host_reads, _minitensor as _mt
+from ._constant_op import convert_to_tensor
 
 __all__ = ["cond", "while_loop"]
 
@@ -69,7 +70,6 @@ def _to_tensors(value):
         return {k: _to_tensors(v) for k, v in value.items()}
     if _is_tensor(value):
         return value
-    from . import convert_to_tensor
     return convert_to_tensor(value)
 
 

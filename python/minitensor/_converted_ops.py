@@ -14,6 +14,8 @@ go straight to the binding.
 """
 
 from . import _minitensor as _mt
+from ._constant_op import convert_to_tensor
+from ._dtypes import as_dtype
 
 __all__ = ["add_n", "cast", "identity", "matmul", "one_hot", "ones_like", "zeros_like"]
 
@@ -22,7 +24,6 @@ Tensor = _mt.Tensor
 
 def _tensor(value, like=None):
     """``value`` as a tensor; a Python value takes the dtype of ``like`` where it can."""
-    from . import convert_to_tensor
     if isinstance(value, Tensor):
         return value
     if isinstance(value, _mt._Variable) or like is None:
@@ -44,7 +45,6 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
         a = _tensor(a, b if isinstance(b, (Tensor, _mt._Variable)) else None)
         b = _tensor(b, a)
     if output_type is not None:
-        from . import as_dtype
         if as_dtype(output_type) != a.dtype:
             raise NotImplementedError(
                 f"[MatMul] output_type {as_dtype(output_type).name} differs from the "
@@ -70,7 +70,6 @@ def _dtype(dtype):
     """``dtype`` as a DType; TypeError, as TensorFlow's, for what names none."""
     if isinstance(dtype, _mt.DType) or dtype is None:
         return dtype
-    from . import as_dtype
     try:
         return as_dtype(dtype)
     except TypeError:

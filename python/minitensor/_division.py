@@ -10,6 +10,8 @@ Floating tensors divide in their own dtype (RealDiv); ``//`` stays FloorDiv.
 """
 
 from . import _minitensor as _mt
+from ._constant_op import convert_to_tensor
+from ._converted_ops import cast
 
 __all__ = ["divide", "truediv"]
 
@@ -23,7 +25,6 @@ _FLOATING = (_mt.DType.float32, _mt.DType.float64, _mt.DType.float16, _mt.DType.
 def _operand(value, like):
     """``value`` as a tensor, a Python value taking the dtype of ``like`` (a tensor) when
     it can (TensorFlow's conversion), else its own."""
-    from . import convert_to_tensor
     if isinstance(value, (Tensor, _mt._Variable)):
         return convert_to_tensor(value)
     if like is None:
@@ -44,7 +45,6 @@ def truediv(x, y, name=None):
         raise TypeError(f"`x` and `y` must have the same dtype, got {x.dtype!r} != "
                         f"{y.dtype!r}.")
     if x.dtype in _INTEGERS:
-        from . import cast
         x, y = cast(x, _mt.DType.float64), cast(y, _mt.DType.float64)
     elif x.dtype not in _FLOATING:
         raise TypeError(f"Invalid dtype {x.dtype!r} in __truediv__. Expected one of "

@@ -15,7 +15,7 @@ import numbers as _numbers
 from . import _minitensor as _mt
 from . import random as _random
 from ._converted_ops import cast
-from . import convert_to_tensor
+from ._constant_op import convert_to_tensor
 
 __all__ = ["dropout", "stateless_dropout"]
 

@@ -18,7 +18,7 @@ import re as _re
 from . import _minitensor as _mt
 from . import errors as _errors
 from ._converted_ops import matmul
-from . import convert_to_tensor
+from ._constant_op import convert_to_tensor
 
 __all__ = ["einsum"]
 

@@ -25,6 +25,7 @@ import threading
 import weakref
 
 from . import _host_reads, _input_signature, _minitensor as _mt, _retracing
+from ._constant_op import convert_to_tensor
 
 __all__ = ["function", "Function"]
 
@@ -63,7 +64,6 @@ def _flatten(value, tensors):
     if isinstance(value, dict):
         return {k: _flatten(v, tensors) for k, v in value.items()}
     if type(value).__module__ == "numpy" and hasattr(value, "dtype") and value.shape != ():
-        from . import convert_to_tensor
         tensors.append(convert_to_tensor(value))  # as TensorFlow: an array is a tensor
         return _HOLE
     return value

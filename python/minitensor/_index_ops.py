@@ -2,12 +2,13 @@
 arguments as TensorFlow does: Python values take the dtype of the tensor beside them."""
 
 from . import _minitensor as _mt
+from ._constant_op import convert_to_tensor
+from ._dtypes import as_dtype
 
 __all__ = ["argmax", "argmin", "where"]
 
 
 def _tensor(value, like=None):
-    from . import convert_to_tensor
     if isinstance(value, _mt.Tensor):
         return value
     return convert_to_tensor(value, None if like is None else like.dtype)
@@ -30,7 +31,6 @@ def where(condition, x=None, y=None, name=None):
 
 
 def _arg(fn, input, axis, output_type):
-    from . import as_dtype
     return fn(_tensor(input), 0 if axis is None else int(axis), as_dtype(output_type))
 
 

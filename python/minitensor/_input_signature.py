@@ -18,12 +18,13 @@ fit. A dimension None accepts any size: the function still traces once per concr
 import inspect
 
 from . import _minitensor as _mt
+from ._constant_op import convert_to_tensor
+from .data.tensor_spec import TensorSpec
 
 __all__ = ["InputSignature", "check"]
 
 
 def _specs(signature):
-    from .data.tensor_spec import TensorSpec
     if isinstance(signature, TensorSpec):
         return [signature]
     if isinstance(signature, (list, tuple)):
@@ -34,7 +35,6 @@ def _specs(signature):
 def check(signature):
     """Raises TypeError, as TensorFlow, unless ``signature`` is a list or tuple of
     TensorSpecs (nested in lists and tuples)."""
-    from .data.tensor_spec import TensorSpec
     if not isinstance(signature, (list, tuple)):
         raise TypeError("input_signature must be either a tuple or a list, got "
                         f"{type(signature)}.")
@@ -80,8 +80,6 @@ class InputSignature:
                 for name, spec in zip(self._names, self._specs)]
 
     def _convert(self, value, spec, args, kwargs):
-        from . import convert_to_tensor
-        from .data.tensor_spec import TensorSpec
         if isinstance(spec, (list, tuple)):
             if not isinstance(value, (list, tuple)) or len(value) != len(spec):
                 raise self._error(f"Can not cast {value!r} to {spec!r}", args, kwargs)

@@ -9,12 +9,12 @@
 import numpy as _np
 
 from . import _minitensor as _mt
+from ._constant_op import constant, convert_to_tensor
 
 Tensor = _mt.Tensor
 
 
 def _other(self, other):
-    from . import convert_to_tensor
     if isinstance(other, Tensor):
         return other
     try:
@@ -38,7 +38,6 @@ def _equality(op, unequal_shapes):
             return op is _mt.not_equal
         other = _other(self, other)
         if not _broadcastable(self, other):
-            from . import constant
             return constant(unequal_shapes)
         return op(self, other)
     return method

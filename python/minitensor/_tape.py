@@ -7,6 +7,9 @@ import contextlib as _contextlib
 import enum as _enum
 
 from . import _minitensor as _mt
+from ._constant_op import convert_to_tensor
+from ._converted_ops import add_n, zeros_like
+from ._minitensor import reduce_sum
 
 
 class UnconnectedGradients(_enum.Enum):
@@ -59,7 +62,6 @@ class GradientTape:
 
     def watch(self, tensor):
         """Watches a tensor, a variable, or a nested structure of them."""
-        from . import convert_to_tensor
         if self._tape is None:
             raise ValueError("GradientTape.watch must be called inside the `with` block")
         for t in _flatten(tensor, []):
@@ -86,7 +88,6 @@ class GradientTape:
                  unconnected_gradients=UnconnectedGradients.NONE):
         """Returns the gradients of ``target`` (a tensor, or a list whose sum is meant) with
         respect to ``sources``, in the structure of ``sources``."""
-        from . import add_n, convert_to_tensor, reduce_sum, zeros_like
         if self._tape is None:
             raise RuntimeError("GradientTape.gradient can only be called once on "
                                "non-persistent tapes.")
@@ -114,5 +115,4 @@ class GradientTape:
 
 def stop_gradient(input, name=None):  # noqa: A002
     """Returns ``input`` as a tensor no tape differentiates through (StopGradient)."""
-    from . import convert_to_tensor
     return _mt.stop_gradient(convert_to_tensor(input))

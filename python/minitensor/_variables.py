@@ -8,6 +8,7 @@
 import numpy as _np
 
 from . import _host_reads, _minitensor as _mt
+from ._constant_op import convert_to_tensor
 
 
 class Variable(_mt._Variable):
@@ -15,7 +16,6 @@ class Variable(_mt._Variable):
     GradientTape records are watched by it; optimizers update them in place."""
 
     def __init__(self, initial_value, trainable=True, name=None, dtype=None):
-        from . import convert_to_tensor
         if callable(initial_value):
             initial_value = initial_value()
         value = initial_value.read_value() if isinstance(initial_value, _mt._Variable) else \
@@ -37,7 +37,6 @@ class Variable(_mt._Variable):
         return array if dtype is None else array.astype(dtype, copy=False)
 
     def _converted(self, value):
-        from . import convert_to_tensor
         if isinstance(value, _mt._Variable):
             return value.read_value()
         return convert_to_tensor(value, self.dtype)

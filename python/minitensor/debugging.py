@@ -12,6 +12,8 @@ them to stdout, so that log lines and printed results come in one order).
 """
 
 from . import _minitensor as _mt
+from ._constant_op import convert_to_tensor
+from ._dtypes import as_dtype
 
 __all__ = ["explain_placement", "get_log_device_placement", "get_log_placement_reasons",
            "set_log_device_placement", "set_log_placement_reasons", "set_log_sink"]
@@ -51,5 +53,4 @@ def explain_placement(op, inputs, dtype="float32"):
     ``bytes``). ``dtype`` is the op's when it has no input. Raises InvalidArgumentError for
     an unknown op or a dtype no device has a kernel for, NotFoundError for a scope naming
     no device while soft placement is off."""
-    from . import as_dtype, convert_to_tensor
     return _mt.explain_placement(op, [convert_to_tensor(t) for t in inputs], as_dtype(dtype))

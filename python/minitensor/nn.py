@@ -11,14 +11,19 @@ from ._composite_reductions import l2_normalize, moments
 from ._dropout import dropout, stateless_dropout
 from ._converted_ops import cast
 from ._index_ops import where
-from ._minitensor import relu
-from . import convert_to_tensor
+from ._constant_op import convert_to_tensor
+from ._op_table import exports as _exports
 
-__all__ = ["bias_add", "dropout", "elu", "embedding_lookup", "experimental", "gelu",
+# The op table's nn.* rows (relu and the rest); the wrappers below replace the bindings
+# of those that take axis= or name=.
+_rows = _exports("nn")
+globals().update(_rows)
+
+__all__ = sorted({*_rows, "bias_add", "dropout", "elu", "embedding_lookup", "experimental", "gelu",
            "l2_normalize", "leaky_relu", "log_softmax", "moments", "relu", "relu6",
            "sigmoid_cross_entropy_with_logits", "silu", "softmax",
            "softmax_cross_entropy_with_logits", "softplus",
-           "sparse_softmax_cross_entropy_with_logits", "swish"]
+           "sparse_softmax_cross_entropy_with_logits", "swish"})
 
 # tf.nn.experimental: only the stateless dropout.
 experimental = _types.SimpleNamespace(stateless_dropout=stateless_dropout)

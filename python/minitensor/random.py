@@ -17,13 +17,13 @@ from typing import Any as _Any, Optional as _Optional
 import numpy as _np
 
 from . import _minitensor as _mt
+from ._dtypes import as_dtype
 
 __all__ = ["normal", "set_seed", "stateless_normal", "stateless_truncated_normal",
            "stateless_uniform", "truncated_normal", "uniform"]
 
 
 def _dtype(dtype):
-    from . import as_dtype  # the package is fully imported by the time an op runs
     return as_dtype(dtype)
 
 

@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "python/src/bindings.h"
+#include "runtime/cost/copy_cache.h"
 #include "runtime/eager/context.h"
 #include "runtime/eager/tensor_impl.h"
 #include "runtime/minitensor.h"
-#include "runtime/mirror.h"
 
 namespace mt::python {
 namespace {
@@ -35,7 +35,8 @@ nb::tuple dlpack_device(const Tensor& t) {
 // Returns a DLPack capsule over `t`'s buffer (the producer side of the protocol).
 nb::object dlpack(const Tensor& t, nb::kwargs kwargs) {
   internal::TensorImpl& impl = *t.impl();
-  internal::share_buffer(impl);  // the consumer may write it: no mirror (runtime/mirror.h)
+  internal::share_buffer(
+      impl);  // the consumer may write it: no cached copy (runtime/cost/copy_cache.h)
   if (impl.device->type() == DeviceType::kGPU) {
     nb::gil_scoped_release release;
     internal::throw_if_error(impl.device->synchronize());

@@ -10,6 +10,8 @@
 #include <sstream>
 #include <vector>
 
+#include "core/check.h"
+#include "kernels/op_id.h"
 #include "python/src/bindings.h"
 #include "runtime/eager/tensor_impl.h"
 #include "runtime/minitensor.h"
@@ -231,6 +233,35 @@ void bind_ops(nb::module_& m) {
   m.def("arg_min", &argmin, Release(), nb::arg("input"), nb::arg("axis"), nb::arg("output_type"));
   m.def("cast", &cast, Release(), nb::arg("x"), nb::arg("dtype"));
   m.def("identity", &identity, Release(), nb::arg("input"));
+
+  // Every row as the package re-exports it (python/minitensor/_op_table.py): its py_name
+  // and its family list in kernels/op_table.h, in table order.
+  nb::list rows;
+  const char* family = nullptr;
+#define MT_PY_ROW(Name, tf, cc, py, ...) rows.append(nb::make_tuple(py, family));
+  family = "data";
+  MT_DATA_OPS(MT_PY_ROW)
+  family = "math";
+  MT_MATH_OPS(MT_PY_ROW)
+  family = "binary";  // the comparisons included
+  MT_BINARY_OPS(MT_PY_ROW)
+  family = "unary";
+  MT_UNARY_OPS(MT_PY_ROW)
+  family = "reduction";
+  MT_REDUCTION_OPS(MT_PY_ROW)
+  family = "arg";
+  MT_ARG_OPS(MT_PY_ROW)
+  family = "array";
+  MT_ARRAY_OPS(MT_PY_ROW)
+  family = "random";
+  MT_RANDOM_OPS(MT_PY_ROW)
+  family = "nn";
+  MT_NN_OPS(MT_PY_ROW)
+  family = "resource";
+  MT_RESOURCE_OPS(MT_PY_ROW)
+#undef MT_PY_ROW
+  MT_CHECK(rows.size() == static_cast<size_t>(kNumOps));  // a family list missing above
+  m.attr("_op_rows") = nb::tuple(rows);
 }
 
 }  // namespace

@@ -55,7 +55,8 @@ GradFn grad_fn(OpId op);
 // reads (bit i of each mask). Of the others the gradient uses at most the dtype, shape and
 // device, so the tape holds them weakly (TapeRef) and their buffers go back to the pool as
 // soon as the program drops them: the product a bias is then added to, the input of a
-// ReLU, the logits of the cross entropy. A row not listed reads everything; a gradient
+// ReLU, the logits of the cross entropy. The row's flags say which (kGradReadsInputs and
+// the others in kernels/op_id.h); a row without them reads everything; a gradient
 // that reads a value not in its mask gets a tensor without a buffer (the gradient checks
 // run every rule).
 struct GradReads {
@@ -65,34 +66,7 @@ struct GradReads {
   bool output(size_t i) const { return i >= 32 || ((outputs >> i) & 1) != 0; }
 };
 constexpr GradReads grad_reads(OpId op) {
-  switch (op) {
-    case OpId::kMatMul:
-    case OpId::kBatchMatMulV2:
-    case OpId::kMul:
-    case OpId::kErf:
-      return {~0u, 0};
-    case OpId::kBiasAdd:
-    case OpId::kAddV2:
-    case OpId::kSub:
-    case OpId::kAddN:
-    case OpId::kNeg:
-    case OpId::kIdentity:
-    case OpId::kCast:
-    case OpId::kSum:
-    case OpId::kMean:
-      return {0, 0};
-    case OpId::kRelu:
-    case OpId::kExp:
-    case OpId::kSqrt:
-    case OpId::kRsqrt:
-    case OpId::kTanh:
-    case OpId::kSigmoid:
-      return {0, ~0u};
-    case OpId::kSparseSoftmaxCrossEntropyWithLogits:
-      return {0, 1u << 1};  // the second output, softmax - onehot
-    default:
-      return {};
-  }
+  return {op_grad_reads_inputs(op), op_grad_reads_outputs(op)};
 }
 
 // Returns `g` summed over the dimensions that broadcasting added to reach g's shape from

@@ -90,13 +90,13 @@ class Device {
   virtual double mark_elapsed_ms(void* /*from*/, void* /*to*/) { return -1; }
   // Frees a mark from record_mark(); nullptr is a no-op.
   virtual void release_mark(void* /*mark*/) {}
-  // The cost policy's timings (runtime/cost_policy.h). Returns the milliseconds from mark
+  // The cost policy's timings (runtime/cost/cost_policy.h). Returns the milliseconds from mark
   // `from` to mark `to` once the device has passed `to`, without waiting for it: nullopt
   // while it has not, -1 on failure. The CPU has no marks (its time is the host clock).
   virtual std::optional<double> try_mark_elapsed_ms(void* /*from*/, void* /*to*/) { return -1; }
   // Returns whether the device has completed everything enqueued on it, without waiting
   // (the cost policy's queue: Note [A queue that follows the device] in
-  // placement/cost_model.h). A CPU runs its ops inline: always.
+  // runtime/cost/cost_model.h). A CPU runs its ops inline: always.
   virtual bool idle() const { return true; }
   // CUDA graphs (runtime/function/concrete_function.cc). Captures what `body` enqueues
   // through the capture it is handed (streams of the capture's own, so that no other

@@ -28,7 +28,7 @@ bool cost_places(const Context& ctx, OpId op);
 
 // Returns where `op` on `inputs` (keyed by `dtype`, with `outputs` inferred, or null) runs:
 // a variable's device for a resource op; the cost policy for an unscoped op while it is on
-// (runtime/cost_policy.h; `cost_why`, when given, receives its words); else place(), then
+// (runtime/cost/cost_policy.h; `cost_why`, when given, receives its words); else place(), then
 // TensorFlow's small-op rule (placement/small_op_rule.h).
 absl::StatusOr<Placement> place_op(Context& ctx, const Runtime& rt, OpId op, DType dtype,
                                    absl::Span<const Tensor* const> inputs,

@@ -18,7 +18,7 @@ namespace {
 
 // Whether the op reads a copy of `impl` the placement policy keeps on `device` rather than
 // copying it, as execute.cc decides.
-bool reads_mirror(OpId op, const Placement& p, const TensorImpl& impl, const Device& device) {
+bool reads_cached_copy(OpId op, const Placement& p, const TensorImpl& impl, const Device& device) {
   if (p.reason != PlacementReason::kCost) return false;
   const PlacementPolicy* policy = Context::get().runtime_if_initialized()->policy();
   return policy != nullptr && policy->holds_copy(op, impl, device);
@@ -31,7 +31,7 @@ void append_copies(std::string* out, OpId op, const Placement& p, const Device& 
   for (size_t i = 0; i < inputs.size(); ++i) {
     const TensorImpl* impl = inputs[i]->impl();
     if (impl == nullptr || impl->device == &device) continue;
-    if (reads_mirror(op, p, *impl, device)) {
+    if (reads_cached_copy(op, p, *impl, device)) {
       absl::StrAppend(out, "; input ", i, " mirrored there");
       continue;
     }
@@ -164,7 +164,7 @@ absl::StatusOr<debugging::PlacementExplanation> explain(std::string_view name,
   e.detail = detail(op, dtype, p, cost_why);
   for (size_t i = 0; i < inputs.size(); ++i) {
     const TensorImpl* impl = inputs[i]->impl();
-    if (impl->device == &device || reads_mirror(op, p, *impl, device)) continue;
+    if (impl->device == &device || reads_cached_copy(op, p, *impl, device)) continue;
     e.copies.push_back(
         {static_cast<int>(i), short_name(*impl->device), static_cast<int64_t>(impl->bytes())});
   }

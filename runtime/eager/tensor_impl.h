@@ -41,16 +41,16 @@ struct TensorImpl {
   // pool's, and the last reference calls external_release(external_arg) instead.
   void (*external_release)(void* arg) = nullptr;
   void* external_arg = nullptr;
-  // Its copy on another device, holding a strong reference (runtime/mirror.h), and the
-  // device a copy of it went to last (where the mirror is, when there is one). Both are
-  // written under pending_mu; without it, only whether there is a mirror and the device
-  // may be read, never the mirror itself.
-  std::atomic<TensorImpl*> mirror{nullptr};
+  // Its copy on another device, holding a strong reference (runtime/cost/copy_cache.h), and the
+  // device a copy of it went to last (where the cached copy is, when there is one). Both are
+  // written under pending_mu; without it, only whether there is a cached copy and the device
+  // may be read, never the cached copy itself.
+  std::atomic<TensorImpl*> cached_copy{nullptr};
   std::atomic<const Device*> copied_to{nullptr};
   bool shared = false;  // its buffer was handed to other code (DLPack): never mirrored;
                         // guarded by pending_mu
   // The cost policy's key of the op that made it (Note [Looking along the data] in
-  // placement/cost_model.h); 0 when the policy did not place that op.
+  // runtime/cost/cost_model.h); 0 when the policy did not place that op.
   std::atomic<uint32_t> producer{0};
 };
 
@@ -73,10 +73,10 @@ inline void weak_ref(TensorImpl* impl) { impl->weak.fetch_add(1, std::memory_ord
 
 inline void unref(TensorImpl* impl) {
   if (impl->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-    // The last reference: no other thread can attach a use or look for the mirror any more
+    // The last reference: no other thread can attach a use or look for the cached copy any more
     // (a load, not an exchange: most tensors have none, and this runs for every one).
-    if (TensorImpl* m = impl->mirror.load(std::memory_order_acquire)) {
-      impl->mirror.store(nullptr, std::memory_order_relaxed);
+    if (TensorImpl* m = impl->cached_copy.load(std::memory_order_acquire)) {
+      impl->cached_copy.store(nullptr, std::memory_order_relaxed);
       unref(m);
     }
     if (impl->external_release != nullptr) {

@@ -4,11 +4,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "runtime/autodiff/tape.h"
+#include "runtime/cost/copy_cache.h"
 #include "runtime/eager/error.h"
 #include "runtime/eager/execute.h"
 #include "runtime/eager/tensor_impl.h"
 #include "runtime/function/function_recorder.h"
-#include "runtime/mirror.h"
 #include "runtime/strategy/replica_hooks.h"
 
 namespace mt {
@@ -148,7 +148,7 @@ const Tensor& writable_value(const Variable& var) {
     if (recorder != nullptr) recorder->variable_moved(var.state(), state.value.impl(), copy.impl());
     state.value = std::move(copy);
   }
-  drop_mirror(*state.value.impl());  // written in place next, by an op or a replay
+  drop_cached_copy(*state.value.impl());  // written in place next, by an op or a replay
   return state.value;
 }
 

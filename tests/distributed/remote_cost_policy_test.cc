@@ -1,5 +1,5 @@
 // The cost policy with a connected cluster (Note [Remote candidates] in
-// runtime/cost_policy.h): an op follows its data to a task when the estimates say so, an op
+// runtime/cost/cost_policy.h): an op follows its data to a task when the estimates say so, an op
 // whose data is here never leaves, the remote run's issue is timed, and the network link is
 // measured against a real task.
 #include <unistd.h>
@@ -12,11 +12,11 @@
 #include <vector>
 
 #include "gmock/gmock.h"
-#include "runtime/bus_calibration.h"
-#include "runtime/cost_policy.h"
+#include "runtime/cost/bus_calibration.h"
+#include "runtime/cost/cost_policy.h"
 #include "runtime/eager/context.h"
 #include "tests/distributed/distributed_fixture.h"
-#include "tests/placement/fake_cost_clock.h"
+#include "tests/runtime/fake_cost_clock.h"
 
 namespace mt {
 namespace {

@@ -50,8 +50,33 @@ TEST(OpTableTest, RowsAreWellFormed) {
       EXPECT_EQ(info.arity, 1);  // the output's meta
     }
     EXPECT_LT(op_key_input(op), info.arity == kVariadic ? 1 : info.arity);
+    // What a gradient reads is said of differentiable rows only; the GPU's dtypes are the
+    // row's, or their float part, never more.
+    if (!op_has_flag(op, kGrad)) {
+      EXPECT_EQ(op_grad_reads_inputs(op), ~0u);
+      EXPECT_EQ(op_grad_reads_outputs(op), ~0u);
+    }
+    EXPECT_EQ(op_gpu_dtypes(op) & ~op_dtypes(op), 0u);
+    EXPECT_NE(op_gpu_dtypes(op), 0u);
   }
   EXPECT_EQ(static_cast<int>(names.size()), kNumOps);
+}
+
+// The flags of the rows become the masks the tape keeps values by (Note [What a gradient
+// reads]) and the dtypes the GPU registers.
+TEST(OpTableTest, FlagsSayWhatAGradientReadsAndWhatTheGpuTakes) {
+  EXPECT_EQ(op_grad_reads_inputs(OpId::kMatMul), ~0u);  // kGradReadsInputs
+  EXPECT_EQ(op_grad_reads_outputs(OpId::kMatMul), 0u);
+  EXPECT_EQ(op_grad_reads_inputs(OpId::kRelu), 0u);  // kGradReadsOutputs
+  EXPECT_EQ(op_grad_reads_outputs(OpId::kRelu), ~0u);
+  EXPECT_EQ(op_grad_reads_inputs(OpId::kAddV2), 0u);  // kGradReadsNoValue
+  EXPECT_EQ(op_grad_reads_outputs(OpId::kAddV2), 0u);
+  EXPECT_EQ(op_grad_reads_inputs(OpId::kSparseSoftmaxCrossEntropyWithLogits), 0u);
+  EXPECT_EQ(op_grad_reads_outputs(OpId::kSparseSoftmaxCrossEntropyWithLogits), 1u << 1);
+  EXPECT_EQ(op_grad_reads_inputs(OpId::kMaximum), ~0u);  // no flag: everything
+  EXPECT_EQ(op_grad_reads_outputs(OpId::kMaximum), ~0u);
+  EXPECT_EQ(op_gpu_dtypes(OpId::kMatMul), kFloatDTypes);
+  EXPECT_EQ(op_gpu_dtypes(OpId::kAddV2), op_dtypes(OpId::kAddV2));
 }
 
 TEST(OpTableTest, CpuRegistersExactlyTheDtypesOfEachRow) {

@@ -1,6 +1,6 @@
 // Bus calibration: the cache file's path, measuring when there is no file, reading it when
 // there is one of this machine, and measuring again over a corrupt or foreign one.
-#include "runtime/bus_calibration.h"
+#include "runtime/cost/bus_calibration.h"
 
 #include <unistd.h>
 

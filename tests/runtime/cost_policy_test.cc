@@ -2,16 +2,16 @@
 // estimates: it places by estimate, explains itself (in the log and the trace), skips a pool that
 // cannot take the output, leaves scopes and variables their devices, caches its decisions, and
 // reads and writes its history file (missing, corrupt and other-machine files are warnings).
-#include "runtime/cost_policy.h"
+#include "runtime/cost/cost_policy.h"
 
 #include <cstdio>
 #include <fstream>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "runtime/cost/copy_cache.h"
 #include "runtime/minitensor.h"
-#include "runtime/mirror.h"
-#include "tests/placement/fake_cost_clock.h"
+#include "tests/runtime/fake_cost_clock.h"
 #include "tests/runtime/json_test_util.h"
 #include "tests/runtime/runtime_fixture.h"
 
@@ -79,7 +79,8 @@ TEST_F(CostPolicyTest, RunsTheOpWhereItsEstimatedFinishIsEarliest) {
   EXPECT_EQ(e.reason, "cost");
   EXPECT_EQ(e.detail, "cost policy: CPU:1 0.1 us + copy 10.2 us + back 5.1 us vs CPU:0 50.0 us");
   EXPECT_EQ(e.copies.size(), 2u);
-  EXPECT_EQ(add(a_, b_).device(), cpu(1));  // (a second run would keep its copies: Note [Mirrors])
+  EXPECT_EQ(add(a_, b_).device(),
+            cpu(1));  // (a second run would keep its copies: Note [The copy cache])
 }
 
 TEST_F(CostPolicyTest, LogLinesCarryTheEstimates) {
@@ -174,17 +175,17 @@ TEST_F(CostPolicyTest, LargeNewDataIsMadeOnThePriorityDeviceWhateverTheHistory) 
   EXPECT_TRUE(measured_on_cpu1);
 }
 
-// Note [Mirrors] (runtime/mirror.h): the cost policy's second copy of an input to a device
-// is kept beside it and read again, and the estimates count no copy for it there.
-TEST_F(CostPolicyTest, ACopyIsKeptAsAMirrorAndReadAgain) {
+// Note [The copy cache] (runtime/cost/copy_cache.h): the cost policy's second copy of an input to a
+// device is kept beside it and read again, and the estimates count no copy for it there.
+TEST_F(CostPolicyTest, ACopyIsKeptAsACachedCopyAndReadAgain) {
   start();
   teach(0, 50000);
   teach(1, 100);
   EXPECT_EQ(add(a_, b_).to_vector<float>(), std::vector<float>(kN, 3.f));
-  EXPECT_EQ(a_.impl()->mirror.load(), nullptr);  // used once there: no copy kept
+  EXPECT_EQ(a_.impl()->cached_copy.load(), nullptr);  // used once there: no copy kept
   EXPECT_EQ(add(a_, b_).to_vector<float>(), std::vector<float>(kN, 3.f));
   for (const Tensor* t : {&a_, &b_}) {
-    const internal::TensorImpl* m = t->impl()->mirror.load();
+    const internal::TensorImpl* m = t->impl()->cached_copy.load();
     ASSERT_NE(m, nullptr);
     EXPECT_EQ(m->device->name(), cpu(1));
   }
@@ -196,11 +197,11 @@ TEST_F(CostPolicyTest, ACopyIsKeptAsAMirrorAndReadAgain) {
   debugging::PlacementExplanation e = debugging::explain_placement("AddV2", {a_, b_});
   EXPECT_TRUE(e.copies.empty());
   // Both inputs are mirrored on CPU:1: no copy, and no way back (Note [Leaving the inputs'
-  // device] in placement/cost_model.h).
+  // device] in runtime/cost/cost_model.h).
   EXPECT_EQ(e.detail, "cost policy: CPU:1 0.1 us vs CPU:0 50.0 us");
 }
 
-TEST_F(CostPolicyTest, AMirrorGoesWithItsTensor) {
+TEST_F(CostPolicyTest, ACachedCopyGoesWithItsTensor) {
   start();
   teach(0, 50000);
   teach(1, 100);
@@ -208,22 +209,22 @@ TEST_F(CostPolicyTest, AMirrorGoesWithItsTensor) {
   {
     Tensor c = constant(std::vector<float>(kN, 5.f), {kN});
     config::set_placement_policy(config::PlacementPolicy::kPriority);
-    Tensor on_cpu0 = add(c, c);  // priority placement: CPU:0, no copy, no mirror
+    Tensor on_cpu0 = add(c, c);  // priority placement: CPU:0, no copy, no cached copy
     config::set_placement_policy(config::PlacementPolicy::kCost);
-    EXPECT_EQ(c.impl()->mirror.load(), nullptr);
+    EXPECT_EQ(c.impl()->cached_copy.load(), nullptr);
     Tensor sum = add(a_, c);
     EXPECT_EQ(sum.device(), cpu(1));
     sum = add(a_, c);
-    EXPECT_NE(c.impl()->mirror.load(), nullptr);
+    EXPECT_NE(c.impl()->cached_copy.load(), nullptr);
     EXPECT_GT(config::get_memory_info("CPU:1").current, before);
   }
-  a_ = b_ = Tensor();  // their mirrors too
+  a_ = b_ = Tensor();  // their cached copies too
   EXPECT_EQ(config::get_memory_info("CPU:1").current, before);
 }
 
-// A variable's buffer is written in place when the variable alone holds it: its mirror
+// A variable's buffer is written in place when the variable alone holds it: its cached copy
 // must go first, or a later read elsewhere would see the old value.
-TEST_F(CostPolicyTest, AVariablesMirrorGoesBeforeItIsWritten) {
+TEST_F(CostPolicyTest, AVariablesCachedCopyGoesBeforeItIsWritten) {
   config::set_logical_device_configuration(config::list_physical_devices("CPU")[0],
                                            {LogicalDeviceConfiguration{}, {}});
   Variable v(constant(std::vector<float>(kN, 1.f), {kN}));  // on CPU:0
@@ -233,8 +234,8 @@ TEST_F(CostPolicyTest, AVariablesMirrorGoesBeforeItIsWritten) {
   for (int i = 0; i < 2; ++i) {
     EXPECT_EQ(add(v.read_value(), b_).to_vector<float>(), std::vector<float>(kN, 3.f));
   }
-  EXPECT_NE(v.read_value().impl()->mirror.load(), nullptr);  // the variable's buffer
-  v.assign(constant(std::vector<float>(kN, 10.f), {kN}));    // in place: nothing else holds it
+  EXPECT_NE(v.read_value().impl()->cached_copy.load(), nullptr);  // the variable's buffer
+  v.assign(constant(std::vector<float>(kN, 10.f), {kN}));         // in place: nothing else holds it
   Tensor sum = add(v.read_value(), b_);
   EXPECT_EQ(sum.device(), cpu(1));
   EXPECT_EQ(sum.to_vector<float>(), std::vector<float>(kN, 12.f));
@@ -247,10 +248,10 @@ TEST_F(CostPolicyTest, ASharedBufferIsNeverMirrored) {
   internal::share_buffer(*a_.impl());  // as a DLPack export does
   EXPECT_EQ(add(a_, b_).device(), cpu(1));
   EXPECT_EQ(add(a_, b_).device(), cpu(1));
-  EXPECT_EQ(a_.impl()->mirror.load(), nullptr);
-  EXPECT_NE(b_.impl()->mirror.load(), nullptr);
-  internal::share_buffer(*b_.impl());  // drops the mirror it has
-  EXPECT_EQ(b_.impl()->mirror.load(), nullptr);
+  EXPECT_EQ(a_.impl()->cached_copy.load(), nullptr);
+  EXPECT_NE(b_.impl()->cached_copy.load(), nullptr);
+  internal::share_buffer(*b_.impl());  // drops the cached copy it has
+  EXPECT_EQ(b_.impl()->cached_copy.load(), nullptr);
 }
 
 TEST_F(CostPolicyTest, DeviceScopesStillWin) {
@@ -311,7 +312,7 @@ TEST_F(CostPolicyTest, SkipsAPoolThatCannotTakeTheOutputAndLogsIt) {
   EXPECT_EQ(add(x, x).device(), cpu(1));  // CPU:1 has room again: the skip was not cached
 }
 
-// Note [Looking along the data] in placement/cost_model.h: an op the policy placed marks
+// Note [Looking along the data] in runtime/cost/cost_model.h: an op the policy placed marks
 // its output, the next decision of an op reading it notes that reader, and decisions of the
 // first op then count the reader where each candidate would run it.
 TEST_F(CostPolicyTest, AnOpsReaderIsNotedAndCountedWhereItWouldRun) {
@@ -336,7 +337,7 @@ TEST_F(CostPolicyTest, AnOpsReaderIsNotedAndCountedWhereItWouldRun) {
   EXPECT_THAT(e.detail, ::testing::EndsWith(" us + next 5.2 us"));
 }
 
-// Note [Read rates] in placement/cost_model.h: the policy tells the model how many uses each
+// Note [Read rates] in runtime/cost/cost_model.h: the policy tells the model how many uses each
 // decision stands for (kReevaluateEvery for a cached one), so a reader seen once after many
 // uses of the op before it counts by that rate, and one reading every output in full.
 TEST_F(CostPolicyTest, AReaderCountsByItsReadsPerUseOfTheOpBeforeIt) {
@@ -370,7 +371,8 @@ TEST_F(CostPolicyTest, CachesADecisionAndReevaluatesItPeriodically) {
   teach(0, 50000);
   teach(1, 100);
   EXPECT_EQ(add(a_, b_).device(), cpu(1));  // copies a_ and b_
-  EXPECT_EQ(add(a_, b_).device(), cpu(1));  // a cached decision; the copies are kept as mirrors
+  EXPECT_EQ(add(a_, b_).device(),
+            cpu(1));  // a cached decision; the copies are kept as cached copies
   EXPECT_EQ(add(a_, b_).device(), cpu(1));  // decided anew (the inputs are mirrored), cached
   // CPU:0 becomes fast; no new estimate appears, so the cached decision stands for a while.
   const CostKey key{OpId::kAddV2, DType::kFloat32, footprint_bucket(2 * kN * 4)};

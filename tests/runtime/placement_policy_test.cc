@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "core/status.h"
-#include "runtime/cost_policy.h"
+#include "runtime/cost/cost_policy.h"
 #include "runtime/eager/device.h"
 #include "tests/runtime/runtime_fixture.h"
 

@@ -9,7 +9,7 @@ minitensor's placement policies.
 
 from .. import _minitensor as _mt
 from .._minitensor import LogicalDeviceConfiguration as VirtualDeviceConfiguration
-from . import (
+from .devices import (
     _runtime_error_after_init, get_logical_device_configuration, get_visible_devices,
     list_logical_devices, list_physical_devices, set_logical_device_configuration,
     set_visible_devices)

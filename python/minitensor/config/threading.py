@@ -10,7 +10,7 @@ RuntimeError when changed after the runtime initialised, as TensorFlow does.
 """
 
 from .. import _minitensor as _mt
-from . import _runtime_error_after_init
+from .devices import _runtime_error_after_init
 
 __all__ = ["get_cpu_float32_gemm", "get_cpu_isa", "get_inter_op_parallelism_threads",
            "get_intra_op_parallelism_threads", "get_intra_op_thread_backend",

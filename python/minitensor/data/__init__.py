@@ -6,6 +6,8 @@
 """
 
 from .dataset import Dataset, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY
+# The modules of the dataset kinds, each registering its own with Dataset when imported.
+from . import batching, combinations, generator, sources, transformations  # noqa: F401
 from .tensor_spec import TensorSpec
 
 AUTOTUNE = -1  # tf.data.AUTOTUNE: accepted by prefetch and map, which ignore it

@@ -9,6 +9,7 @@ import numpy as _np
 
 from .. import errors as _errors
 from . import structure as _structure
+from .components import to_numpy
 from .dataset import Dataset, UNKNOWN_CARDINALITY
 from .tensor_spec import TensorSpec
 
@@ -161,7 +162,6 @@ def _padded_shape(shape, spec):
 
 
 def _scalar(value):
-    from .sources import to_numpy
     array = to_numpy(value)
     if array.ndim != 0:
         raise ValueError(f"Padding value should be a scalar, got shape {array.shape}")

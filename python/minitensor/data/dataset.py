@@ -15,7 +15,11 @@ combinations.py) give ``_elements()``, a generator of structures of arrays or te
 ``_batches()`` (Note [Batches slice] in batching.py).
 """
 
+from .._constant_op import constant
+from .._dtypes import int64
+from .._minitensor import Tensor
 from . import structure as _structure
+from .components import to_numpy
 
 __all__ = ["Dataset", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY"]
 
@@ -24,13 +28,26 @@ UNKNOWN_CARDINALITY = -2
 
 
 def _numpy_value(component):
-    from .sources import to_numpy
     array = to_numpy(component)
     return array[()] if array.ndim == 0 else array
 
 
+# The kinds of dataset the methods below make, by class name: each subclass registers
+# itself when its module (sources.py, batching.py, ...; data/__init__.py imports them all)
+# defines it, so that this module, which they import, imports none of them.
+_KINDS = {}
+
+
+def _kind(name):
+    return _KINDS[name]
+
+
 class Dataset:
     """A sequence of elements, each a component or a tuple or dict of components."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        _KINDS[cls.__name__] = cls
 
     @staticmethod
     def from_tensor_slices(tensors, name=None):
@@ -38,15 +55,13 @@ class Dataset:
         ``tensors`` is an array-like (NumPy array, list, mt tensor) or a tuple or dict of
         them. Raises ValueError for no components, a scalar component, or components whose
         first dimensions differ."""
-        from .sources import TensorSliceDataset
-        return TensorSliceDataset(tensors)
+        return _kind("TensorSliceDataset")(tensors)
 
     @staticmethod
     def from_tensors(tensors, name=None):
         """Returns a dataset of one element: ``tensors`` (an array-like or a tuple or dict of
         them) as a whole."""
-        from .sources import TensorDataset
-        return TensorDataset(tensors)
+        return _kind("TensorDataset")(tensors)
 
     @staticmethod
     def from_generator(generator, output_types=None, output_shapes=None, args=None,
@@ -57,34 +72,31 @@ class Dataset:
         checked against its shapes. Raises TypeError for a generator that is not callable
         or a missing or doubled signature; a yielded element that does not fit raises
         InvalidArgumentError when it is reached, as in TensorFlow."""
-        from .generator import GeneratorDataset
-        return GeneratorDataset(generator, output_types, output_shapes, args, output_signature)
+        return _kind("GeneratorDataset")(generator, output_types, output_shapes, args,
+                                         output_signature)
 
     @staticmethod
     def zip(*args, datasets=None, name=None):
         """Returns the datasets side by side: element i is the structure of datasets (one
         tuple or dict, or several arguments) with each one's element i; it ends with the
         shortest. Raises TypeError for no dataset or a list of them (use a tuple)."""
-        from .combinations import ZipDataset
         if datasets is not None and args:
             raise TypeError("Both `*args` and `datasets` cannot be set.")
         if datasets is None:
             if not args:
                 raise TypeError("Must pass at least one dataset to `zip`.")
             datasets = args[0] if len(args) == 1 else args
-        return ZipDataset(datasets)
+        return _kind("ZipDataset")(datasets)
 
     @staticmethod
     def range(*args):
         """Returns the int64 elements of ``range(*args)`` (tf.data.Dataset.range)."""
-        from .sources import RangeDataset
-        return RangeDataset(*args)
+        return _kind("RangeDataset")(*args)
 
     def batch(self, batch_size, drop_remainder=False, name=None):
         """Stacks ``batch_size`` consecutive elements into one; the last batch is smaller
         unless ``drop_remainder``. Raises ValueError for a batch_size below 1."""
-        from .batching import BatchDataset
-        return BatchDataset(self, batch_size, drop_remainder)
+        return _kind("BatchDataset")(self, batch_size, drop_remainder)
 
     def padded_batch(self, batch_size, padded_shapes=None, padding_values=None,
                      drop_remainder=False, name=None):
@@ -93,15 +105,13 @@ class Dataset:
         longest in the batch) with ``padding_values`` (a scalar, or one per component; 0 by
         default). Raises ValueError for a padded shape that does not fit the component's;
         DataLossError, when reached, for an element longer than its padded shape."""
-        from .batching import PaddedBatchDataset
-        return PaddedBatchDataset(self, batch_size, padded_shapes, padding_values,
+        return _kind("PaddedBatchDataset")(self, batch_size, padded_shapes, padding_values,
                                   drop_remainder)
 
     def unbatch(self, name=None):
         """Splits each element along its first dimension into elements. Raises ValueError
         for a scalar component or components whose first dimensions differ."""
-        from .batching import UnbatchDataset
-        return UnbatchDataset(self)
+        return _kind("UnbatchDataset")(self)
 
     def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=True, name=None):
         """Shuffles through a buffer of ``buffer_size`` elements, as tf.data does: each step
@@ -109,31 +119,26 @@ class Dataset:
         seed drawn from NumPy's global generator, which ``mt.keras.utils.set_random_seed``
         sets) makes the orders repeatable; the order changes at each iteration unless
         ``reshuffle_each_iteration`` is False. Raises ValueError for a buffer_size below 1."""
-        from .transformations import ShuffleDataset
-        return ShuffleDataset(self, buffer_size, seed, reshuffle_each_iteration)
+        return _kind("ShuffleDataset")(self, buffer_size, seed, reshuffle_each_iteration)
 
     def repeat(self, count=None, name=None):
         """Repeats the dataset ``count`` times; forever for None or -1."""
-        from .transformations import RepeatDataset
-        return RepeatDataset(self, count)
+        return _kind("RepeatDataset")(self, count)
 
     def take(self, count, name=None):
         """Returns the first ``count`` elements; all of them for -1."""
-        from .transformations import TakeDataset
-        return TakeDataset(self, count)
+        return _kind("TakeDataset")(self, count)
 
     def map(self, map_func, num_parallel_calls=None, deterministic=None, name=None):
         """Applies ``map_func`` to each element, as mt tensors (a tuple element is passed as
         separate arguments); its results become the new elements."""
-        from .transformations import MapDataset
-        return MapDataset(self, map_func)
+        return _kind("MapDataset")(self, map_func)
 
     def filter(self, predicate, name=None):
         """Keeps the elements for which ``predicate`` (on mt tensors, a tuple element as
         separate arguments) returns true: a scalar bool tensor or a Python bool. Raises
         ValueError for another result, when reached."""
-        from .transformations import FilterDataset
-        return FilterDataset(self, predicate)
+        return _kind("FilterDataset")(self, predicate)
 
     def interleave(self, map_func, cycle_length=None, block_length=None,
                    num_parallel_calls=None, deterministic=None, name=None):
@@ -141,15 +146,13 @@ class Dataset:
         (1) elements from each of ``cycle_length`` (AUTOTUNE or None: the CPUs this process
         may use, as TensorFlow) open ones, a finished one replaced by the next element's.
         Raises TypeError when ``map_func`` returns something else than a dataset."""
-        from .combinations import InterleaveDataset
-        return InterleaveDataset(self, map_func, cycle_length, block_length)
+        return _kind("InterleaveDataset")(self, map_func, cycle_length, block_length)
 
     def cache(self, filename="", name=None):
         """Keeps the elements of the first complete pass in memory (or, with a
         ``filename``, in that file, which later passes and processes read) and gives them
         at later passes without running the pipeline before it."""
-        from .transformations import CacheDataset
-        return CacheDataset(self, filename)
+        return _kind("CacheDataset")(self, filename)
 
     def prefetch(self, buffer_size, name=None):
         """Returns this dataset: elements are made when asked for, so there is nothing to
@@ -158,7 +161,6 @@ class Dataset:
 
     def __iter__(self):
         """Yields each element as mt tensors, in the element's structure."""
-        from .. import Tensor, constant  # the package has finished importing by now
         for element in self._elements():
             yield _structure.map_structure(
                 lambda c: c if isinstance(c, Tensor) else constant(c), element)
@@ -172,7 +174,6 @@ class Dataset:
         """Returns the number of elements as an int64 scalar tensor: INFINITE_CARDINALITY
         (-1) for a dataset that repeats forever, UNKNOWN_CARDINALITY (-2) when it is not
         known without iterating."""
-        from .. import constant, int64
         return constant(self._cardinality(), int64)
 
     def __len__(self):

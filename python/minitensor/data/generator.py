@@ -15,6 +15,8 @@ from .. import errors as _errors
 from . import structure as _structure
 from .dataset import Dataset, UNKNOWN_CARDINALITY
 from .tensor_spec import TensorSpec
+from .._constant_op import constant
+from .._dtypes import bfloat16
 
 __all__ = ["GeneratorDataset"]
 
@@ -50,7 +52,6 @@ def _fail(message):
 def _convert(value, spec):
     """Returns ``value`` as an array of ``spec``'s dtype (as NumPy converts it), checked
     against its shape."""
-    from .. import bfloat16, constant
     wide = spec.dtype == bfloat16
     try:
         array = _np.asarray(value, dtype=_np.float32 if wide else spec.dtype.name)

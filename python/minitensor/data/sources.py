@@ -4,36 +4,13 @@ element (Dataset.from_tensors) and a range of integers (Dataset.range). Python g
 
 import numpy as _np
 
-from .._minitensor import Tensor as _Tensor, _Variable
 from . import structure as _structure
 from .dataset import Dataset
+from .components import spec_of, to_numpy
 from .tensor_spec import TensorSpec
+from .._dtypes import as_dtype, int64
 
-__all__ = ["RangeDataset", "TensorDataset", "TensorSliceDataset", "spec_of", "to_numpy"]
-
-
-def to_numpy(value):
-    """Returns ``value`` (an mt tensor or variable, a NumPy array, a list or a scalar) as a
-    NumPy array of minitensor's element types (Python floats become float32, as mt.constant
-    makes them). Raises ValueError for a ragged list."""
-    from .. import _to_array  # the package has finished importing by now
-    if isinstance(value, _Variable):
-        value = value.read_value()
-    if isinstance(value, _Tensor):
-        return value.numpy()
-    try:
-        return _to_array(value, None)
-    except ValueError:
-        if isinstance(value, (list, tuple)):
-            raise ValueError("Can't convert non-rectangular Python sequence to Tensor.") \
-                from None
-        raise
-
-
-def spec_of(component):
-    """Returns the TensorSpec of a component (a NumPy array or scalar, or an mt tensor)."""
-    from .. import as_dtype
-    return TensorSpec(_np.shape(component), as_dtype(component.dtype))
+__all__ = ["RangeDataset", "TensorDataset", "TensorSliceDataset"]
 
 
 class TensorSliceDataset(Dataset):
@@ -83,7 +60,6 @@ class TensorSliceDataset(Dataset):
         return self._size
 
     def _element_spec(self):
-        from .. import as_dtype
         return _structure.map_structure(
             lambda a: TensorSpec(a.shape[1:], as_dtype(a.dtype)), self._tensors)
 
@@ -104,7 +80,6 @@ class RangeDataset(Dataset):
         return len(self._range)
 
     def _element_spec(self):
-        from .. import int64
         return TensorSpec((), int64)
 
 

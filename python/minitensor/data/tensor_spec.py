@@ -3,6 +3,8 @@ that varies (the batch dimension of a batch that may be partial) or for a shape 
 rank. Datasets describe their components with it; ``mt.function(input_signature=...)``
 takes a list of them."""
 
+from .._dtypes import as_dtype, float32
+
 __all__ = ["TensorSpec"]
 
 
@@ -11,7 +13,6 @@ class TensorSpec:
     ``dtype`` (mt.DType, or anything mt.as_dtype takes; float32 by default)."""
 
     def __init__(self, shape, dtype=None, name=None):
-        from .. import as_dtype, float32
         self.shape = None if shape is None else tuple(None if d is None else int(d)
                                                       for d in shape)
         self.dtype = float32 if dtype is None else as_dtype(dtype)

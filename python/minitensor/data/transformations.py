@@ -11,7 +11,9 @@ from .. import _minitensor
 from . import structure as _structure
 from .batching import positive as _positive
 from .dataset import Dataset, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY
-from .sources import spec_of, to_numpy
+from .components import spec_of, to_numpy
+from .._constant_op import constant
+from .._dtypes import bool as mt_bool
 
 __all__ = ["CacheDataset", "FilterDataset", "MapDataset", "RepeatDataset", "ShuffleDataset",
            "TakeDataset", "call_with"]
@@ -19,7 +21,6 @@ __all__ = ["CacheDataset", "FilterDataset", "MapDataset", "RepeatDataset", "Shuf
 
 def call_with(fn, element):
     """Calls ``fn`` on ``element`` as mt tensors: a tuple as separate arguments."""
-    from .. import constant
     tensors = _structure.map_structure(
         lambda c: c if isinstance(c, _minitensor.Tensor) else constant(c), element)
     if isinstance(tensors, tuple) and not hasattr(tensors, "_fields"):
@@ -176,7 +177,6 @@ class FilterDataset(Dataset):
         self._predicate = predicate
 
     def _elements(self):
-        from .. import bool as mt_bool
         for element in self._input._elements():
             keep = call_with(self._predicate, element)
             if isinstance(keep, (bool, _np.bool_)):

@@ -4,6 +4,9 @@ a dataset split across the replicas, each part made on its replica's device."""
 import numpy as _np
 
 from ..data import structure as _structure
+from .._constant_op import constant
+from .._device_scope import device as _device_scope
+from .values import PerReplica
 
 __all__ = ["DatasetsFromFunction", "DistributedDataset", "InputContext", "ValueContext"]
 
@@ -39,9 +42,7 @@ def _host_elements(dataset):
 
 
 def _on_device(value, device):
-    from .. import constant
-    from .. import device as device_scope
-    with device_scope(device):
+    with _device_scope(device):
         return constant(_np.asarray(value))
 
 
@@ -54,7 +55,6 @@ class DistributedDataset:
         self._dataset = dataset
 
     def __iter__(self):
-        from .mirrored_strategy import PerReplica
         devices = self._strategy.extended.worker_devices
         for element in _host_elements(self._dataset):
             def split(value):
@@ -73,7 +73,6 @@ class DatasetsFromFunction:
         self._dataset = dataset_fn(InputContext(strategy.num_replicas_in_sync))
 
     def __iter__(self):
-        from .mirrored_strategy import PerReplica
         devices = self._strategy.extended.worker_devices
         group = []
         for element in _host_elements(self._dataset):

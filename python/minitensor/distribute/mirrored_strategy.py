@@ -18,6 +18,10 @@ import threading as _threading
 
 from .. import _function
 from .. import _minitensor as _mt
+from .._constant_op import convert_to_tensor
+from .._minitensor import reduce_mean, reduce_sum
+from .input_distribution import DatasetsFromFunction, DistributedDataset, ValueContext
+from .values import PerReplica
 
 __all__ = ["MirroredStrategy", "NcclAllReduce", "PerReplica", "ReduceOp", "ReplicaContext",
            "ReductionToOneDevice", "get_replica_context", "get_strategy", "has_strategy",
@@ -39,18 +43,6 @@ def _reduce_name(reduce_op):
     if not isinstance(reduce_op, ReduceOp):
         raise ValueError(f"reduce_op must be a mt.distribute.ReduceOp, got {reduce_op!r}")
     return reduce_op.value
-
-
-class PerReplica:
-    """One value per replica (tf.distribute's PerReplica): ``run`` gives replica i
-    ``values[i]`` for an argument of this type, and returns its results as one."""
-
-    def __init__(self, values):
-        self.values = tuple(values)
-
-    def __repr__(self):
-        parts = ",\n  ".join(f"{i}: {v!r}" for i, v in enumerate(self.values))
-        return "PerReplica:{\n  " + parts + "\n}"
 
 
 class NcclAllReduce:
@@ -100,7 +92,6 @@ class ReplicaContext:
     def all_reduce(self, reduce_op, value):
         """Returns ``reduce_op`` of ``value`` (a tensor, or a list or tuple of them) over
         every replica, on this replica's device; every replica must call it alike."""
-        from .. import convert_to_tensor
         single = not isinstance(value, (list, tuple))
         values = [convert_to_tensor(v) for v in ([value] if single else value)]
         out = self._impl._all_reduce(_reduce_name(reduce_op), values)
@@ -214,7 +205,6 @@ class MirroredStrategy:
         """Returns ``reduce_op`` of a PerReplica (or of the same tensor on every replica)
         across replicas, first along ``axis`` of each value when given; on the first
         replica's device."""
-        from .. import convert_to_tensor
         values = list(value.values) if isinstance(value, PerReplica) else \
             [convert_to_tensor(value)] * self.num_replicas_in_sync
         return self._impl._reduce(_reduce_name(reduce_op), values, axis)
@@ -226,20 +216,17 @@ class MirroredStrategy:
     def experimental_distribute_values_from_function(self, value_fn):
         """Returns PerReplica(value_fn(ctx) for each replica), ``ctx`` having
         ``replica_id_in_sync_group`` and ``num_replicas_in_sync``."""
-        from .input_distribution import ValueContext
         n = self.num_replicas_in_sync
         return _regroup([value_fn(ValueContext(i, n)) for i in range(n)])
 
     def experimental_distribute_dataset(self, dataset, options=None):
         """Returns an iterable of the dataset's global batches, each split along its first
         axis into one part per replica, on the replica's device."""
-        from .input_distribution import DistributedDataset
         return DistributedDataset(self, dataset)
 
     def distribute_datasets_from_function(self, dataset_fn, options=None):
         """Returns an iterable over ``dataset_fn(input_context)``'s batches, replica i of
         each step getting the i-th of ``num_replicas_in_sync`` consecutive batches."""
-        from .input_distribution import DatasetsFromFunction
         return DatasetsFromFunction(self, dataset_fn)
 
     def __repr__(self):
@@ -266,7 +253,6 @@ class _DefaultStrategy:
         return fn(*args, **(kwargs or {}))
 
     def reduce(self, reduce_op, value, axis=None):
-        from .. import convert_to_tensor, reduce_mean, reduce_sum
         value = convert_to_tensor(value)
         if axis is None:
             return value

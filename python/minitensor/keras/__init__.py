@@ -13,6 +13,7 @@ quickstart and a small classifier need, with Keras's names; not a Keras clone
 
 from . import activations, initializers, losses, metrics, optimizers, random_seed
 from . import callbacks, layers, models, regularizers, utils
+from . import keras_archive, weights_h5  # noqa: F401  (register Model's file formats)
 from .layers import Input
 from .models import Model, Sequential
 

@@ -7,9 +7,9 @@ which turns a name into one.
 
 from .. import _minitensor as _mt
 from .. import nn as _nn
-from .. import convert_to_tensor as _convert
 from .._converted_ops import cast as _cast
 from .._index_ops import where as _where
+from .._constant_op import convert_to_tensor as _convert
 
 __all__ = ["elu", "exponential", "gelu", "get", "leaky_relu", "linear", "log_softmax", "relu",
            "relu6", "sigmoid", "silu", "softmax", "softplus", "swish", "tanh"]

@@ -9,6 +9,9 @@ import shutil as _shutil
 import numpy as _np
 
 from .callbacks import Callback
+from .._dtypes import int64
+from .._variables import Variable
+from .. import train
 
 __all__ = ["BackupAndRestore", "ModelCheckpoint"]
 
@@ -80,7 +83,6 @@ class BackupAndRestore(Callback):
         self._manager = None
 
     def _checkpoint(self):
-        from .. import Variable, int64, train
         if self._manager is None:
             self._epoch = Variable(0, trainable=False, name="epoch", dtype=int64)
             ckpt = train.Checkpoint(model=self.model, epoch=self._epoch)

@@ -1,6 +1,7 @@
 """The loss a compiled model trains on, with the scaling a replica's share needs."""
 
 from . import losses
+from .._minitensor import reduce_sum
 
 __all__ = ["CompiledLoss"]
 
@@ -16,7 +17,6 @@ class CompiledLoss:
         that the replicas' shares add up to the loss of the whole batch ("sum" reduction:
         the plain sum; otherwise the sum over the batch size, a function returning one
         value for its slice counting it once per example)."""
-        from .. import reduce_sum
         values = self.loss.call(y_true, y_pred)
         total = reduce_sum(values)
         if getattr(self.loss, "reduction", None) == "sum":

@@ -11,6 +11,9 @@ with a seed gives the same values at every call, as Keras's.
 import math as _math
 
 from .. import random
+from .._constant_op import fill
+from .._converted_ops import cast
+from .._dtypes import as_dtype, float32
 
 __all__ = ["Constant", "GlorotUniform", "Initializer", "Ones", "RandomNormal", "RandomUniform",
            "TruncatedNormal", "Zeros", "get"]
@@ -27,7 +30,6 @@ class Initializer:
 
 
 def _dtype(dtype):
-    from .. import as_dtype, float32
     return float32 if dtype is None else as_dtype(dtype)
 
 
@@ -38,7 +40,6 @@ class Constant(Initializer):
         self.value = float(value)
 
     def __call__(self, shape, dtype=None):
-        from .. import fill, cast
         return cast(fill(list(shape), self.value), _dtype(dtype))
 
     def get_config(self):

@@ -8,7 +8,7 @@ import math as _math
 import numpy as _np
 
 from ..data import Dataset
-from ..data.sources import to_numpy
+from ..data.components import to_numpy
 
 __all__ = ["ArrayBatches", "DatasetBatches", "features", "for_fit", "for_inference", "targets"]
 

@@ -12,7 +12,13 @@ import tempfile as _tempfile
 import zipfile as _zipfile
 
 from . import regularizers
+from . import model_saving
 from . import weights_h5 as _weights
+from .layers.dense import Dense
+from .layers.input_layer import Input
+from .layers.input_layer import InputLayer
+from .model import Model
+from .sequential import Sequential
 
 __all__ = ["load_model", "save_model"]
 
@@ -55,8 +61,6 @@ def _activation_name(fn):
 
 
 def _layer_config(layer, input_shape):
-    from .layers.dense import Dense
-    from .layers.input_layer import InputLayer
     if isinstance(layer, InputLayer):
         return {"module": "keras.layers", "class_name": "InputLayer", "registered_name": None,
                 "config": {"batch_shape": list(layer.batch_shape), "dtype": layer.dtype,
@@ -82,7 +86,6 @@ def _layer_config(layer, input_shape):
 
 
 def _model_config(model):
-    from .sequential import Sequential
     if isinstance(model, Sequential):
         shape, layers = model._input_shape, []
         if shape is not None:
@@ -152,7 +155,6 @@ def save_model(model, filepath):
 
 
 def _make_layer(entry):
-    from .layers.dense import Dense
     config = entry["config"]
     if entry["class_name"] != "Dense":
         raise ValueError(f"Unknown layer: '{entry['class_name']}'. minitensor's Keras has "
@@ -167,9 +169,6 @@ def _make_layer(entry):
 
 def model_from_config(config):
     """Builds the model a Keras 3 config describes (Sequential or functional)."""
-    from .layers.input_layer import Input
-    from .model import Model
-    from .sequential import Sequential
     kind, inner = config["class_name"], config["config"]
     if kind == "Sequential":
         layers = []
@@ -206,3 +205,6 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
     model = model_from_config(config)
     _weights.load_weights(model, _io.BytesIO(weights))
     return model
+
+
+model_saving.register_format("save_model", save_model)

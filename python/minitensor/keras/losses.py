@@ -12,7 +12,8 @@ type minitensor has no dtype for (MNIST's uint8) are widened first.
 """
 
 from .. import _minitensor as _mt
-from .. import convert_to_tensor, nn
+from .._constant_op import convert_to_tensor
+from .. import nn
 from .._converted_ops import cast
 from .input_batches import targets
 

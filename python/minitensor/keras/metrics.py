@@ -14,6 +14,13 @@ accuracy from the shapes of the first batch, as Keras does (``for_shapes``).
 import numpy as _np
 
 from .losses import mean_squared_error, same_rank
+from .._constant_op import constant, convert_to_tensor, zeros
+from .._converted_ops import cast
+from .._dtypes import as_dtype, float32, int64
+from .._index_ops import argmax
+from .._minitensor import broadcast_to, equal, expand_dims, reduce_mean, reduce_sum, squeeze
+from .._variables import Variable
+from .. import _minitensor as _mt
 
 __all__ = ["Accuracy", "BinaryAccuracy", "CategoricalAccuracy", "Mean", "MeanMetricWrapper",
            "MeanSquaredError", "Metric", "SparseCategoricalAccuracy", "accuracy",
@@ -21,20 +28,17 @@ __all__ = ["Accuracy", "BinaryAccuracy", "CategoricalAccuracy", "Mean", "MeanMet
 
 
 def _tensor(value, dtype=None):
-    from .. import cast, convert_to_tensor
     value = convert_to_tensor(value)
     return value if dtype is None or value.dtype == dtype else cast(value, dtype)
 
 
 def _hits(equal):
     """1.0 where ``equal`` (a bool tensor) is true, else 0.0, as float32."""
-    from .. import cast, float32
     return cast(equal, float32)
 
 
 def accuracy(y_true, y_pred):
     """Returns 1.0 where y_true equals y_pred, else 0.0."""
-    from .. import equal
     y_pred = _tensor(y_pred)
     return _hits(equal(_tensor(y_true, y_pred.dtype), y_pred))
 
@@ -42,7 +46,6 @@ def accuracy(y_true, y_pred):
 def binary_accuracy(y_true, y_pred, threshold=0.5):
     """Returns 1.0 where (y_pred > threshold) equals y_true, per example (the mean over the
     last axis of a rank above 1)."""
-    from .. import cast, equal, reduce_mean
     y_pred = _tensor(y_pred)
     y_true, y_pred = same_rank(_tensor(y_true, y_pred.dtype), y_pred)
     hits = _hits(equal(y_true, cast(y_pred > threshold, y_true.dtype)))
@@ -51,13 +54,11 @@ def binary_accuracy(y_true, y_pred, threshold=0.5):
 
 def categorical_accuracy(y_true, y_pred):
     """Returns 1.0 where the argmax of the one-hot y_true equals that of y_pred."""
-    from .. import argmax, equal
     return _hits(equal(argmax(_tensor(y_true), -1), argmax(_tensor(y_pred), -1)))
 
 
 def sparse_categorical_accuracy(y_true, y_pred):
     """Returns 1.0 where the integer label y_true is the argmax of y_pred."""
-    from .. import argmax, equal, int64, squeeze
     y_true, y_pred = _tensor(y_true), _tensor(y_pred)
     if len(y_true.shape) == len(y_pred.shape) and y_true.shape[-1] == 1:
         y_true = squeeze(y_true, [-1])
@@ -69,14 +70,12 @@ class Metric:
     its state is ``variables``."""
 
     def __init__(self, name=None, dtype=None):
-        from .. import as_dtype, float32
         self.name = name or type(self).__name__
         self.dtype = float32 if dtype is None else as_dtype(dtype)
         self._variables = []
 
     def add_variable(self, name):
         """Makes a scalar variable of the metric's dtype, zero, that ``reset_state`` zeroes."""
-        from .. import Variable, zeros
         variable = Variable(zeros([], self.dtype), trainable=False, name=f"{self.name}/{name}")
         self._variables.append(variable)
         return variable
@@ -97,7 +96,6 @@ class Metric:
 
     def reset_state(self):
         """Sets every variable back to zero (an op: it runs inside functions too)."""
-        from .. import zeros
         for variable in self.variables:
             variable.assign(zeros(variable.shape, variable.dtype))
 
@@ -110,7 +108,6 @@ class Metric:
 def _samplewise(values, weights):
     """Keras's reduction before a Mean: ``values`` times ``weights`` (broadcast, a lower
     rank gaining trailing dimensions), each averaged over the axes after the first."""
-    from .. import broadcast_to, expand_dims, reduce_mean
     if weights is not None:
         while len(weights.shape) < len(values.shape):
             weights = expand_dims(weights, -1)
@@ -140,7 +137,6 @@ class Mean(Metric):
 
     def _constant(self, value):
         if value not in self._constants:
-            from .. import constant
             self._constants[value] = constant(value, self.dtype)
         return self._constants[value]
 
@@ -155,7 +151,6 @@ class Mean(Metric):
         return self._count
 
     def update_state(self, values, sample_weight=None):
-        from .. import reduce_sum
         values = _tensor(values, self.dtype)
         weights = None if sample_weight is None else _tensor(sample_weight, self.dtype)
         values, weights = _samplewise(values, weights)
@@ -167,7 +162,6 @@ class Mean(Metric):
 
     def result(self):
         """Returns the mean as a scalar tensor (0 before any update)."""
-        from .. import _minitensor as _mt
         total, count = self.total.read_value(), self.count.read_value()
         zero = _mt.equal(count, self._constant(0))
         return _mt.select_v2(zero, self._constant(0), total / _mt.select_v2(

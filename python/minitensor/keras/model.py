@@ -21,6 +21,7 @@ A model made inside a distribution strategy's scope keeps that strategy
 from . import functional
 from .layers.layer import Layer, unique_name
 from .model_saving import ModelSaving
+from .model_summary import summary_lines
 from .trainer import Trainer
 from .training_step import captured_strategy
 
@@ -144,6 +145,5 @@ class Model(ModelSaving, Trainer, Layer):
     def summary(self, print_fn=None):
         """Prints each layer's name, type, output shape and parameter count, and the
         totals."""
-        from .model_summary import summary_lines
         for line in summary_lines(self):
             (print_fn or print)(line)

@@ -1,9 +1,20 @@
 """The saving methods of Model with Keras 3's names and files: save_weights / load_weights
 (.weights.h5, weights_h5.py) and save (.keras, keras_archive.py)."""
 
+import io as _io
 import os as _os
+import zipfile as _zipfile
 
-__all__ = ["ModelSaving"]
+__all__ = ["ModelSaving", "register_format"]
+
+# The writers and readers of the files, by name ("save_weights", "load_weights",
+# "save_model"), registered by weights_h5.py and keras_archive.py when keras/__init__.py
+# imports them: they import the model classes, which import this module.
+_FORMATS = {}
+
+
+def register_format(name, fn):
+    _FORMATS[name] = fn
 
 
 def _replace_atomically(write, filepath):
@@ -27,7 +38,7 @@ class ModelSaving:
     def save_weights(self, filepath, overwrite=True):
         """Writes the weights (and the optimizer's state, once it has slots) to a Keras 3
         ``.weights.h5`` file. Raises ValueError for another extension."""
-        from .weights_h5 import save_weights
+        save_weights = _FORMATS["save_weights"]
         if not str(filepath).endswith(".weights.h5"):
             raise ValueError("The filename must end in `.weights.h5`. "
                              f"Received: filepath={filepath}")
@@ -36,22 +47,19 @@ class ModelSaving:
     def load_weights(self, filepath, skip_mismatch=False):
         """Loads a Keras 3 ``.weights.h5`` file (or the weights of a ``.keras`` archive);
         ValueError when its layers do not match the model's."""
-        from . import weights_h5
         if str(filepath).endswith(".keras"):
-            import io
-            import zipfile
-            with zipfile.ZipFile(filepath) as z:
-                filepath = io.BytesIO(z.read("model.weights.h5"))
+            with _zipfile.ZipFile(filepath) as z:
+                filepath = _io.BytesIO(z.read("model.weights.h5"))
         elif not str(filepath).endswith(".weights.h5"):
             raise ValueError("File format not supported: filepath="
                              f"{filepath}. Keras 3 only supports V3 `.keras` and "
                              "`.weights.h5` files.")
-        weights_h5.load_weights(self, filepath, skip_mismatch=skip_mismatch)
+        _FORMATS["load_weights"](self, filepath, skip_mismatch=skip_mismatch)
 
     def save(self, filepath, overwrite=True, zipped=None, **kwargs):
         """Writes the model as a Keras 3 ``.keras`` archive. Raises ValueError for another
         extension."""
-        from .keras_archive import save_model
+        save_model = _FORMATS["save_model"]
         if not str(filepath).endswith(".keras"):
             raise ValueError("Invalid filepath extension for saving. Please add a `.keras` "
                              f"extension for the native Keras format. Received: "

@@ -3,6 +3,7 @@
 import random as _random
 
 import numpy as _np
+from .. import random
 
 __all__ = ["set_random_seed"]
 
@@ -15,7 +16,6 @@ def set_random_seed(seed):
         raise ValueError(
             f"Expected `seed` argument to be an integer. Received: seed={seed} (of type "
             f"{type(seed)})")
-    from .. import random
     _random.seed(seed)
     _np.random.seed(seed % 2**32)
     random.set_seed(seed)

@@ -30,6 +30,11 @@ The hook (for ``mt.distribute``; docs/keras.md, "The distribution hook"):
 """
 
 import numpy as _np
+from .._constant_op import constant
+from .._converted_ops import add_n
+from .._device_scope import device
+from .._tape import GradientTape
+from .. import distribute
 
 __all__ = ["captured_strategy", "replica_step", "train_step"]
 
@@ -37,7 +42,6 @@ __all__ = ["captured_strategy", "replica_step", "train_step"]
 def captured_strategy():
     """Returns the strategy whose scope is open, or None (no scope, or mt.distribute has
     no strategies yet)."""
-    from .. import distribute
     has_strategy = getattr(distribute, "has_strategy", None)
     get_strategy = getattr(distribute, "get_strategy", None)
     if has_strategy is None or get_strategy is None or not has_strategy():
@@ -50,7 +54,6 @@ def replica_step(model, x, y, global_batch_size, num_replicas=1):
     one replica's slice (tensors); returns (loss tensor, predictions). The penalties of
     ``model.losses`` (regularizers) count once per step: each replica adds 1/num_replicas
     of them."""
-    from .. import GradientTape, add_n
     with GradientTape() as tape:
         y_pred = model(x, training=True)
         loss = model._compiled_loss.replica_loss(y, y_pred, global_batch_size)
@@ -66,7 +69,6 @@ def replica_step(model, x, y, global_batch_size, num_replicas=1):
 def train_step(model, x, y):
     """Trains ``model`` on the global batch (x, y) of NumPy arrays; returns the batch's
     loss as a float and the predictions as a NumPy array."""
-    from .. import constant
     strategy = model._distribute_strategy
     batch = len(x)
     if strategy is None:
@@ -76,7 +78,6 @@ def train_step(model, x, y):
 
 
 def _distributed_step(strategy, model, x, y, batch):
-    from .. import constant, device, distribute
     if not model._variables_made:  # build under the scope, not inside a replica
         model(constant(x[:1]))
     devices = list(strategy.extended.worker_devices)

@@ -16,6 +16,13 @@ ImportError naming it.
 import re as _re
 
 import numpy as _np
+from .._constant_op import constant
+from .. import _minitensor as _mt
+from . import model_saving
+from .layers.input_layer import InputLayer
+from .layers.layer import Layer
+from .model import Model
+from .optimizers import Optimizer
 
 __all__ = ["load_weights", "save_weights", "walk_keras"]
 
@@ -42,10 +49,6 @@ def _snake(name):
 def walk_keras(model):
     """Returns [(path, object)] for the model, its layers and its optimizer, each object
     once, with Keras's paths ("" for the model)."""
-    from .layers.input_layer import InputLayer
-    from .layers.layer import Layer
-    from .model import Model
-    from .optimizers import Optimizer
     out, seen = [], set()
 
     def visit(obj, path):
@@ -74,7 +77,6 @@ def walk_keras(model):
 
 def _own_variables(obj):
     """Returns the object's own variables in Keras's order (None for one not made yet)."""
-    from .optimizers import Optimizer
     if isinstance(obj, Optimizer):
         return None  # handled by _optimizer_values
     return list(obj._weights)
@@ -83,7 +85,6 @@ def _own_variables(obj):
 def _optimizer_values(optimizer, model):
     """Returns the optimizer's variables as Keras orders them: iterations, learning rate,
     then each trainable variable's slots; None when it has no slots yet."""
-    from .. import _minitensor as _mt
     slots = [_mt._optimizer_slots(optimizer._impl, v) for v in model.trainable_variables]
     if not any(slots):
         return None
@@ -96,7 +97,6 @@ def _optimizer_values(optimizer, model):
 
 def save_weights(model, filepath, include_optimizer=True):
     """Writes ``filepath`` (ending in .weights.h5) in Keras 3's layout."""
-    from .optimizers import Optimizer
     with h5py().File(filepath, "w") as f:
         for path, obj in walk_keras(model):
             if isinstance(obj, Optimizer):
@@ -131,8 +131,6 @@ def load_weights(model, filepath, skip_mismatch=False):
     """Loads a Keras 3 weights file into the built ``model``: all layers' values are read
     and checked before any is assigned. The optimizer's are loaded when it has its slots
     and the counts agree. Raises ValueError for an unbuilt model or mismatched layers."""
-    from .. import _minitensor as _mt, constant
-    from .optimizers import Optimizer
     if not model.built and not model.weights:
         raise ValueError(f"Model '{model.name}' is not built: call it on data (or give it an "
                          "Input) before load_weights.")
@@ -163,3 +161,7 @@ def load_weights(model, filepath, skip_mismatch=False):
                 slot._assign(constant(_np.asarray(v, slot.dtype.as_numpy_dtype)))
         else:
             target.assign(_np.asarray(value, target.dtype.as_numpy_dtype))
+
+
+model_saving.register_format("save_weights", save_weights)
+model_saving.register_format("load_weights", load_weights)

@@ -1,9 +1,9 @@
 // The cost policy on a real GPU: the bus calibration measures the links between the host
 // and the GPU, a GPU op's timing reaches the model from its events without a wait, and an op
 // seen completed cuts the GPU's queue (Note [A queue that follows the device] in
-// placement/cost_model.h). Every test skips itself when no GPU is visible.
-#include "runtime/bus_calibration.h"
-#include "runtime/cost_policy.h"
+// runtime/cost/cost_model.h). Every test skips itself when no GPU is visible.
+#include "runtime/cost/bus_calibration.h"
+#include "runtime/cost/cost_policy.h"
 #include "runtime/eager/context.h"
 #include "tests/runtime/runtime_fixture.h"
 

@@ -2,6 +2,9 @@
 
 from .. import activations, initializers, regularizers
 from .layer import Layer
+from ..._converted_ops import matmul
+from ..._minitensor import reshape
+from ... import nn
 
 __all__ = ["Dense"]
 
@@ -39,7 +42,6 @@ class Dense(Layer):
                                         regularizer=self.bias_regularizer)
 
     def call(self, inputs):
-        from ... import matmul, nn, reshape
         outputs = inputs
         if len(inputs.shape) > 2:
             outputs = reshape(inputs, [-1, inputs.shape[-1]])

@@ -8,11 +8,11 @@ of an (input_dim, output_dim) table.
 import numpy as _np
 
 from ... import _minitensor as _mt
-from ... import convert_to_tensor
 from ..._converted_ops import cast
 from ...nn import embedding_lookup
 from .. import initializers, regularizers
 from .layer import Layer
+from ..._constant_op import convert_to_tensor
 
 __all__ = ["Embedding"]
 

@@ -12,7 +12,12 @@ import re as _re
 
 import numpy as _np
 
-from ... import Tensor, Variable, _mt, as_dtype, cast, constant
+from ..._constant_op import constant
+from ..._converted_ops import cast
+from ..._dtypes import as_dtype
+from ..._minitensor import Tensor
+from ..._variables import Variable
+from ... import _minitensor as _mt
 from .. import call_context, initializers, regularizers
 from ..keras_tensor import KerasTensor, Node, is_symbolic
 

@@ -17,6 +17,7 @@ import weakref
 from ... import _minitensor as _mt
 from ... import _clip_ops
 from . import schedules
+from ..._constant_op import convert_to_tensor
 
 __all__ = ["Adam", "AdamW", "Optimizer", "RMSprop", "SGD", "schedules"]
 
@@ -91,7 +92,6 @@ class Optimizer:
         grads, variables = [], []
         for grad, var in grads_and_vars:
             if grad is not None and not isinstance(grad, _mt.Tensor):
-                from ... import convert_to_tensor
                 grad = convert_to_tensor(grad, var.dtype)
             grads.append(grad)
             variables.append(var)

@@ -14,6 +14,8 @@ constant of the trace, as any Python value there.
 import math
 
 import numpy as np
+from ..._constant_op import constant
+from ..._dtypes import float32
 
 __all__ = ["CosineDecay", "ExponentialDecay", "InverseTimeDecay", "LearningRateSchedule",
            "PiecewiseConstantDecay", "PolynomialDecay", "deserialize", "serialize"]
@@ -32,7 +34,6 @@ class LearningRateSchedule:
     ``get_config()``."""
 
     def __call__(self, step):
-        from ... import constant, float32
         return constant(float(self._host_value(int(step))), float32)
 
     def _host_value(self, step):

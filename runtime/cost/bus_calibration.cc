@@ -1,4 +1,4 @@
-#include "runtime/bus_calibration.h"
+#include "runtime/cost/bus_calibration.h"
 
 #include <chrono>
 #include <cstdio>

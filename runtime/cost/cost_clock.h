@@ -1,5 +1,5 @@
 #pragma once
-// CostClock: where the cost policy reads the time (placement/cost_model.h). The runtime
+// CostClock: where the cost policy reads the time (runtime/cost/cost_model.h). The runtime
 // hands the model a SteadyCostClock; tests hand it a fake whose time they set, so that
 // queued work and measured durations are deterministic.
 //

@@ -1,27 +1,27 @@
-// Mirrors (runtime/mirror.h) under threads: several threads run cost-placed ops on two
-// logical CPUs over the same inputs, so that their copies race to become the inputs'
-// mirrors and to be read, while another thread hands those inputs' buffers out
-// (share_buffer, which drops their mirrors) and reads, assigns and reads again a variable
-// of its own (its mirror dropped before each write). ThreadSanitizer runs this file.
+// Cached copies (runtime/cost/copy_cache.h) under threads: several threads run cost-placed ops on
+// two logical CPUs over the same inputs, so that their copies race to become the inputs' cached
+// copies and to be read, while another thread hands those inputs' buffers out (share_buffer, which
+// drops their cached copies) and reads, assigns and reads again a variable of its own (its cached
+// copy dropped before each write). ThreadSanitizer runs this file.
 #include <atomic>
 #include <thread>
 #include <vector>
 
-#include "runtime/cost_policy.h"
+#include "runtime/cost/copy_cache.h"
+#include "runtime/cost/cost_policy.h"
 #include "runtime/eager/context.h"
 #include "runtime/minitensor.h"
-#include "runtime/mirror.h"
-#include "tests/placement/fake_cost_clock.h"
+#include "tests/runtime/fake_cost_clock.h"
 #include "tests/runtime/runtime_fixture.h"
 
 namespace mt::testing {
 namespace {
 
-using MirrorStressTest = RuntimeTest;
+using CopyCacheStressTest = RuntimeTest;
 
 constexpr int64_t kN = 256;
 
-TEST_F(MirrorStressTest, ThreadsShareMirrorsWhileAVariableIsWrittenAndBuffersHandedOut) {
+TEST_F(CopyCacheStressTest, ThreadsShareCachedCopiesWhileAVariableIsWrittenAndBuffersHandedOut) {
   split_cpu(2);
   internal::Runtime* rt = internal::Context::get().runtime().value();
   FakeCostClock clock;
@@ -63,7 +63,7 @@ TEST_F(MirrorStressTest, ThreadsShareMirrorsWhileAVariableIsWrittenAndBuffersHan
     for (int r = 0; writing.load(); ++r) {
       const float value = static_cast<float>(1 + r % 2);
       v.assign(constant(std::vector<float>(kN, value), {kN}));
-      // Read on CPU:1, which mirrors the variable's buffer; the next assignment drops it.
+      // Read on CPU:1, which cached copies the variable's buffer; the next assignment drops it.
       writer_failures += add(v.read_value(), shared_inputs[0]).to_vector<float>()[0] != value;
       if (r % 50 == 0) internal::share_buffer(*shared_inputs[r / 50 % 8].impl());
     }

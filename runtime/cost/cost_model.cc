@@ -1,4 +1,4 @@
-#include "placement/cost_model.h"
+#include "runtime/cost/cost_model.h"
 
 #include <algorithm>
 #include <cmath>
@@ -205,7 +205,8 @@ CostEstimate CostModel::estimate(const CostKey& key, int device, int64_t footpri
   // Note [What the host waits for]
   e.wait_ns = queues(device) && after_queued_work ? 0 : queued_ns(device);
   for (const CostInput& in : inputs) {
-    if (in.device == device || in.mirror == device || in.device < 0 || in.device >= num_devices())
+    if (in.device == device || in.cached_copy == device || in.device < 0 ||
+        in.device >= num_devices())
       continue;
     // A copy to the host waits for its source's queue; a GPU's copy is queued behind it.
     if (!queues(device)) e.wait_ns = std::max(e.wait_ns, queued_ns(in.device));
@@ -249,7 +250,7 @@ CostChoice CostModel::choose(const CostKey& key, int64_t footprint,
       if (home < 0 || bytes[in.device] > bytes[home]) home = in.device;
       after_queued_work |= queues(in.device);
       uint64_t here = in.device < 64 ? uint64_t{1} << in.device : 0;
-      if (in.mirror >= 0 && in.mirror < 64) here |= uint64_t{1} << in.mirror;
+      if (in.cached_copy >= 0 && in.cached_copy < 64) here |= uint64_t{1} << in.cached_copy;
       holds &= here;
     }
   }

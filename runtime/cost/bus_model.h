@@ -1,7 +1,7 @@
 #pragma once
 // BusModel: what moving bytes between two devices costs, as the cost policy estimates it
-// (placement/cost_model.h): latency + bytes / bandwidth per kind of link. The runtime
-// measures the links once per machine (runtime/bus_calibration.cc) and caches the figures
+// (runtime/cost/cost_model.h): latency + bytes / bandwidth per kind of link. The runtime
+// measures the links once per machine (runtime/cost/bus_calibration.cc) and caches the figures
 // in a small text file; this header holds the arithmetic and that file's format.
 //
 //   BusModel bus;

@@ -4,7 +4,7 @@
 #include <atomic>
 #include <cstdint>
 
-#include "placement/cost_clock.h"
+#include "runtime/cost/cost_clock.h"
 
 namespace mt::testing {
 

@@ -1,4 +1,4 @@
-#include "placement/cost_history_file.h"
+#include "runtime/cost/cost_history_file.h"
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"

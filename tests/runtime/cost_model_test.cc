@@ -1,9 +1,9 @@
 // The cost model's arithmetic and choices with a fake clock: estimates, copies, queues,
 // calibration, the memory skip and the words explanations use.
-#include "placement/cost_model.h"
+#include "runtime/cost/cost_model.h"
 
 #include "gtest/gtest.h"
-#include "tests/placement/fake_cost_clock.h"
+#include "tests/runtime/fake_cost_clock.h"
 
 namespace mt {
 namespace {
@@ -697,7 +697,7 @@ TEST_F(CostModelTest, HistoryRoundTripsAndReplacesTheEstimates) {
   EXPECT_EQ(c.device, kCpu);
 }
 
-// Note [Remote candidates] in runtime/cost_policy.h: a device of another task is reached
+// Note [Remote candidates] in runtime/cost/cost_policy.h: a device of another task is reached
 // over the network, both ways, and keeps no queue.
 TEST(CostModelRemoteTest, ADeviceOfAnotherTaskIsReachedOverTheNetworkAndKeepsNoQueue) {
   testing::FakeCostClock clock;

@@ -1,6 +1,6 @@
 #pragma once
 // Bus calibration (internal): what the cost policy knows of copies between this machine's
-// devices (placement/bus_model.h). The first time the policy decides, it reads the cache
+// devices (runtime/cost/bus_model.h). The first time the policy decides, it reads the cache
 // file; when that is missing, unreadable or of another machine, it times a small and a
 // large copy over each kind of link the devices have (CPU to CPU, CPU to GPU, GPU to CPU,
 // GPU to GPU: a few milliseconds) and writes the file for the next process.
@@ -12,7 +12,7 @@
 #include <optional>
 #include <string>
 
-#include "placement/bus_model.h"
+#include "runtime/cost/bus_model.h"
 
 namespace mt::internal {
 

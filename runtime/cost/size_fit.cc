@@ -1,4 +1,4 @@
-#include "placement/size_fit.h"
+#include "runtime/cost/size_fit.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,5 +1,5 @@
 // BusModel: the links' arithmetic, the two-copy solve and the cache file's format.
-#include "placement/bus_model.h"
+#include "runtime/cost/bus_model.h"
 
 #include "gtest/gtest.h"
 

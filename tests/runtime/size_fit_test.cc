@@ -1,5 +1,5 @@
 // SizeFit: t = a * bytes^b + c recovered from measured points (Note [Fitting a * bytes^b + c]).
-#include "placement/size_fit.h"
+#include "runtime/cost/size_fit.h"
 
 #include <cmath>
 

@@ -1,6 +1,6 @@
 #pragma once
 // CostPolicy: the cost placement policy inside the runtime (internal; the arithmetic is
-// placement/cost_model.h, the user's switch mt::config::set_placement_policy). It turns an
+// runtime/cost/cost_model.h, the user's switch mt::config::set_placement_policy). It turns an
 // op's inputs into the model's terms (devices, bytes, footprint bucket, which pools can
 // take the output), caches the decision per thread, times the kernels it asks to measure
 // and reads GPU timings later without waiting for the stream.
@@ -58,8 +58,8 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "core/mutex.h"
-#include "placement/cost_model.h"
 #include "placement/placer.h"
+#include "runtime/cost/cost_model.h"
 #include "runtime/eager/placement_policy.h"
 #include "runtime/eager/tensor.h"
 
@@ -96,8 +96,8 @@ class CostPolicy final : public PlacementPolicy {
   absl::StatusOr<Explained> explain(OpId op, DType dtype, absl::Span<const Tensor* const> inputs,
                                     int64_t out_bytes) override;
 
-  // The copy cache (Note [Mirrors] in runtime/mirror.h): a tensor copied twice to a device
-  // keeps the copy there, and the ops this policy places read it.
+  // The copy cache (Note [The copy cache] in runtime/cost/copy_cache.h): a tensor copied twice to a
+  // device keeps the copy there, and the ops this policy places read it.
   TensorImpl* kept_copy(OpId op, TensorImpl& src, const Device& device) override;
   void copied(OpId op, TensorImpl& src, TensorImpl& copy) override;
   bool holds_copy(OpId op, const TensorImpl& src, const Device& device) const override;
@@ -110,17 +110,17 @@ class CostPolicy final : public PlacementPolicy {
                 absl::Span<const Tensor* const> inputs, int64_t out_bytes) override;
   void abandoned(const CostTiming& timing, Device& device) override;
   // Queues the decision's estimate (note_launched) and marks the outputs as made by the op
-  // (Note [Looking along the data] in placement/cost_model.h).
+  // (Note [Looking along the data] in runtime/cost/cost_model.h).
   void launched(const Placement& p, absl::Span<const Tensor> outputs) override;
 
   // Returns the model (tests inject estimates through it).
   CostModel& model() { return *model_; }
 
   // Queues the estimate of an op this policy placed (`p`) on its device, once its launch has
-  // returned (Note [A queue that follows the device] in placement/cost_model.h).
+  // returned (Note [A queue that follows the device] in runtime/cost/cost_model.h).
   void note_launched(const Placement& p) { model_->note_enqueued(p.device, p.cost_exec_ns); }
 
-  // Measures the bus, or reads it from the cache file (runtime/bus_calibration.h), once.
+  // Measures the bus, or reads it from the cache file (runtime/cost/bus_calibration.h), once.
   void calibrate_bus();
 
   // Saves the history to `path`; loads it, returning false with a warning on stderr when

@@ -1,4 +1,4 @@
-#include "runtime/cost_policy.h"
+#include "runtime/cost/cost_policy.h"
 
 #include <unistd.h>
 
@@ -10,13 +10,13 @@
 #include "absl/algorithm/container.h"
 #include "absl/strings/str_cat.h"
 #include "core/status.h"
-#include "placement/cost_history_file.h"
-#include "runtime/bus_calibration.h"
+#include "runtime/cost/bus_calibration.h"
+#include "runtime/cost/copy_cache.h"
+#include "runtime/cost/cost_history_file.h"
 #include "runtime/eager/context.h"
 #include "runtime/eager/explain.h"
 #include "runtime/eager/placement_log.h"
 #include "runtime/eager/tensor_impl.h"
-#include "runtime/mirror.h"
 
 namespace mt::internal {
 
@@ -69,7 +69,7 @@ DecisionEntry& cache_slot(uint64_t key) {
 }
 
 // Returns the uses of the op whose cache entry is `e` since its previous decision, this one
-// included (Note [Read rates] in placement/cost_model.h), when this use `hit` the entry
+// included (Note [Read rates] in runtime/cost/cost_model.h), when this use `hit` the entry
 // (its key, epoch and generation): kReevaluateEvery when the cached decision ran out, fewer
 // when it ended early. 1 otherwise: nothing cached in this epoch, or the count spent.
 int uses_since_decision(const DecisionEntry& e, bool hit) {
@@ -200,14 +200,14 @@ CostChoice CostPolicy::decide(OpId op, DType dtype, absl::Span<const int> candid
     }
   }
   absl::InlinedVector<CostInput, 4> in;
-  const bool mirrors = uses_mirrors(op);  // as execute.cc reads them (Note [Mirrors])
+  const bool cached = uses_copy_cache(op);  // as execute.cc reads them (Note [The copy cache])
   for (const Tensor* t : inputs) {
     const TensorImpl* impl = t->impl();
     const int device = index_of(*impl->device);
     if (device < 0) continue;  // a tensor of an older runtime: nothing to estimate
-    const Device* mirror = mirrors ? mirror_device(*impl) : nullptr;
+    const Device* copy = cached ? cached_copy_device(*impl) : nullptr;
     in.push_back(CostInput{device, static_cast<int64_t>(impl->bytes()),
-                           mirror == nullptr ? -1 : index_of(*mirror)});
+                           copy == nullptr ? -1 : index_of(*copy)});
   }
   absl::InlinedVector<bool, 4> fit;
   for (int d : candidates) fit.push_back(fits(d, inputs, out_bytes));
@@ -237,10 +237,10 @@ uint64_t CostPolicy::cache_key(OpId op, DType dtype, absl::Span<const Tensor* co
                                int64_t footprint, int64_t out_bytes) const {
   if (inputs.size() > 7) return 0;
   // Op, dtype, footprint bucket, 5 bits of device per input, whether each of the first five
-  // inputs is mirrored (Note [Mirrors] in runtime/mirror.h; where, when there are but two
-  // devices, is the other one: with more, an op on a mirrored input is not cached), then the
-  // output's octave against the footprint's in 4 bits (Note [Cost decision cache]); bit 63
-  // marks a key. At most 7 inputs: an eighth's device would take the mirrors' bits.
+  // inputs is mirrored (Note [The copy cache] in runtime/cost/copy_cache.h; where, when there are
+  // but two devices, is the other one: with more, an op on a mirrored input is not cached), then
+  // the output's octave against the footprint's in 4 bits (Note [Cost decision cache]); bit 63
+  // marks a key. At most 7 inputs: an eighth's device would take the cached copies' bits.
   const int bucket = footprint_bucket(footprint);
   const int out_octave = std::clamp(footprint_bucket(out_bytes) - bucket, -7, 8) + 7;
   uint64_t key = uint64_t{1} << 63 | static_cast<uint64_t>(op) | static_cast<uint64_t>(dtype) << 8 |
@@ -249,8 +249,9 @@ uint64_t CostPolicy::cache_key(OpId op, DType dtype, absl::Span<const Tensor* co
     const int index = index_of(*inputs[i]->impl()->device);
     if (index < 0 || index >= 31) return 0;
     key |= static_cast<uint64_t>(index + 1) << (19 + 5 * i);
-    // uses_mirrors() only for a mirrored input: most ops have none, and this is every op's path.
-    if (inputs[i]->impl()->mirror.load(std::memory_order_relaxed) != nullptr && uses_mirrors(op)) {
+    // uses_copy_cache() only for a mirrored input: most ops have none, and this is every op's path.
+    if (inputs[i]->impl()->cached_copy.load(std::memory_order_relaxed) != nullptr &&
+        uses_copy_cache(op)) {
       if (i >= 5 || model_->num_devices() > 2) return 0;
       key |= uint64_t{1} << (54 + i);
     }
@@ -352,22 +353,22 @@ int CostPolicy::index_of(const Device& device) const {
 }
 
 TensorImpl* CostPolicy::kept_copy(OpId op, TensorImpl& src, const Device& device) {
-  return uses_mirrors(op) ? mirror_on(src, device) : nullptr;
+  return uses_copy_cache(op) ? cached_copy_on(src, device) : nullptr;
 }
 
 void CostPolicy::copied(OpId op, TensorImpl& src, TensorImpl& copy) {
-  if (uses_mirrors(op)) keep_mirror(src, copy);
+  if (uses_copy_cache(op)) keep_cached_copy(src, copy);
 }
 
 bool CostPolicy::holds_copy(OpId op, const TensorImpl& src, const Device& device) const {
-  return uses_mirrors(op) && mirror_device(src) == &device;
+  return uses_copy_cache(op) && cached_copy_device(src) == &device;
 }
 
-void CostPolicy::writing(TensorImpl& t) { drop_mirror(t); }
+void CostPolicy::writing(TensorImpl& t) { drop_cached_copy(t); }
 
 void CostPolicy::launched(const Placement& p, absl::Span<const Tensor> outputs) {
   note_launched(p);
-  if (p.cost_key == 0) return;  // Note [Looking along the data] in placement/cost_model.h
+  if (p.cost_key == 0) return;  // Note [Looking along the data] in runtime/cost/cost_model.h
   for (const Tensor& t : outputs) t.impl()->producer.store(p.cost_key, std::memory_order_relaxed);
 }
 

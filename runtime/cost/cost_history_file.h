@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "placement/cost_model.h"
+#include "runtime/cost/cost_model.h"
 
 namespace mt {
 

@@ -63,10 +63,10 @@
 // queued without waiting, and the output's next reader most often follows it to the GPU.
 // Charged a way back, the preprocessing chain's int32 pixels (784 KiB) were cast on the CPU
 // in some processes (262 us against a 24 us copy, 13 us on the GPU and 24 us back).
-// Nor does a candidate that holds every input already, on it or as a mirror (Note [Mirrors]
-// in runtime/mirror.h): a model's weights copied to the host and kept there, and the batch
-// with them. Running there leaves nothing behind; the next op's other data is mirrored there
-// as well, or that op weighs its copy itself. Charged a way back, a batch-1 MLP whose weights
+// Nor does a candidate that holds every input already, on it or as a cached copy (Note [The copy
+// cache] in runtime/cost/copy_cache.h): a model's weights copied to the host and kept there, and
+// the batch with them. Running there leaves nothing behind; the next op's other data is mirrored
+// there as well, or that op weighs its copy itself. Charged a way back, a batch-1 MLP whose weights
 // were made on the GPU could never move to the host one product at a time.
 //
 // Note [What the host waits for]
@@ -168,9 +168,9 @@
 #include "core/dtype.h"
 #include "core/mutex.h"
 #include "kernels/op_id.h"
-#include "placement/bus_model.h"
-#include "placement/cost_clock.h"
-#include "placement/size_fit.h"
+#include "runtime/cost/bus_model.h"
+#include "runtime/cost/cost_clock.h"
+#include "runtime/cost/size_fit.h"
 
 namespace mt {
 
@@ -195,12 +195,12 @@ struct CostDevice {
   bool remote = false;
 };
 
-// One input of an op: the device it lives on, its size, and the device holding its mirror
-// (runtime/mirror.h), where it costs no copy; -1 for none.
+// One input of an op: the device it lives on, its size, and the device holding its cached copy
+// (runtime/cost/copy_cache.h), where it costs no copy; -1 for none.
 struct CostInput {
   int device;
   int64_t bytes;
-  int mirror = -1;
+  int cached_copy = -1;
 };
 
 // The estimate for one candidate device.
@@ -274,7 +274,7 @@ class CostModel {
   const CostDevice& device(int index) const { return devices_[index]; }
 
   // Sets the bus figures, keeping the network's when `bus` has none (they are measured
-  // apart: Note [Remote candidates] in runtime/cost_policy.h). Bumps generation().
+  // apart: Note [Remote candidates] in runtime/cost/cost_policy.h). Bumps generation().
   void set_bus(const BusModel& bus);
   // Sets one link's figures. Bumps generation().
   void set_link(Link link, const LinkCost& cost);

@@ -1,4 +1,4 @@
-#include "placement/bus_model.h"
+#include "runtime/cost/bus_model.h"
 
 #include <algorithm>
 #include <vector>

@@ -1,46 +1,46 @@
-#include "runtime/mirror.h"
+#include "runtime/cost/copy_cache.h"
 
 #include "runtime/function/function_recorder.h"
 
 namespace mt::internal {
 
-bool uses_mirrors(OpId op) {
+bool uses_copy_cache(OpId op) {
   return !op_has_flag(op, kCopyIsResult) && active_recorder() == nullptr;
 }
 
-TensorImpl* mirror_on(TensorImpl& src, const Device& device) {
-  if (src.mirror.load(std::memory_order_acquire) == nullptr) return nullptr;
+TensorImpl* cached_copy_on(TensorImpl& src, const Device& device) {
+  if (src.cached_copy.load(std::memory_order_acquire) == nullptr) return nullptr;
   MutexLock lock(&src.pending_mu);
-  TensorImpl* m = src.mirror.load(std::memory_order_acquire);
+  TensorImpl* m = src.cached_copy.load(std::memory_order_acquire);
   if (m == nullptr || m->device != &device) return nullptr;
   ref(m);
   return m;
 }
 
-void keep_mirror(TensorImpl& src, TensorImpl& copy) {
+void keep_cached_copy(TensorImpl& src, TensorImpl& copy) {
   if (src.external_release != nullptr || src.device->remote() != nullptr ||
-      copy.device->remote() != nullptr || static_cast<int64_t>(src.bytes()) > kMaxMirrorBytes) {
+      copy.device->remote() != nullptr || static_cast<int64_t>(src.bytes()) > kMaxCachedCopyBytes) {
     return;
   }
   MutexLock lock(&src.pending_mu);
-  if (src.shared || src.mirror.load(std::memory_order_relaxed) != nullptr) return;
+  if (src.shared || src.cached_copy.load(std::memory_order_relaxed) != nullptr) return;
   if (src.copied_to.load(std::memory_order_relaxed) != copy.device) {  // the first copy there
     src.copied_to.store(copy.device, std::memory_order_release);
     return;
   }
   ref(&copy);
-  src.mirror.store(&copy, std::memory_order_release);
+  src.cached_copy.store(&copy, std::memory_order_release);
 }
 
-void drop_mirror(TensorImpl& src) {
-  if (src.mirror.load(std::memory_order_acquire) == nullptr &&
+void drop_cached_copy(TensorImpl& src) {
+  if (src.cached_copy.load(std::memory_order_acquire) == nullptr &&
       src.copied_to.load(std::memory_order_acquire) == nullptr) {
     return;
   }
   TensorImpl* m;
   {
     MutexLock lock(&src.pending_mu);
-    m = src.mirror.exchange(nullptr, std::memory_order_acq_rel);
+    m = src.cached_copy.exchange(nullptr, std::memory_order_acq_rel);
     src.copied_to.store(nullptr, std::memory_order_release);
   }
   if (m != nullptr) unref(m);
@@ -51,7 +51,7 @@ void share_buffer(TensorImpl& src) {
     MutexLock lock(&src.pending_mu);
     src.shared = true;
   }
-  drop_mirror(src);
+  drop_cached_copy(src);
 }
 
 }  // namespace mt::internal

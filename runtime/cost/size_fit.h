@@ -1,7 +1,7 @@
 #pragma once
 // SizeFit: a model of an op's execution time as a function of its footprint,
 // t(bytes) = a * bytes^b + c, fitted to measured points. The cost policy uses it for a
-// footprint it has not measured yet on a device (placement/cost_model.h).
+// footprint it has not measured yet on a device (runtime/cost/cost_model.h).
 //
 //   SizeFit fit;
 //   fit.add(4096, 2100);      // bytes, nanoseconds

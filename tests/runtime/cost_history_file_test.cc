@@ -1,9 +1,9 @@
 // The cost policy's history file: round trip, and the files it refuses (corrupt, another
 // machine or version) or reads in part (devices and ops this process lacks).
-#include "placement/cost_history_file.h"
+#include "runtime/cost/cost_history_file.h"
 
 #include "gtest/gtest.h"
-#include "tests/placement/fake_cost_clock.h"
+#include "tests/runtime/fake_cost_clock.h"
 
 namespace mt {
 namespace {
