@@ -10,8 +10,7 @@
 // and the file of each op family defines the function for its rows, usually once for the
 // whole family from its list in op_table.h:
 //
-//   #define MT_UNARY_KERNELS(Name, ...) \
-//     MT_OP_KERNELS(Name) { return add_unary<OpId::k##Name>(registry); }
+//   #define MT_UNARY_KERNELS(Name, ...) MT_OP_KERNELS(Name) { return add_unary<OpId::k##Name>(registry); }
 //   MT_UNARY_OPS(MT_UNARY_KERNELS)
 //
 // The backend's register function calls add_op_kernels for every row of the table
