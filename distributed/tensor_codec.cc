@@ -1,5 +1,8 @@
 #include "distributed/tensor_codec.h"
 
+#include <algorithm>
+#include <array>
+
 #include "absl/strings/str_cat.h"
 #include "core/status.h"
 
@@ -73,7 +76,29 @@ void encode_attrs(const OpAttrs& attrs, proto::Attrs* out) {
   out->set_beta_1(attrs.beta_1);
   out->set_beta_2(attrs.beta_2);
   out->set_epsilon(attrs.epsilon);
+  for (int32_t v : attrs.strides) out->add_strides(v);
+  for (int32_t v : attrs.dilations) out->add_dilations(v);
+  for (int32_t v : attrs.ksize) out->add_ksize(v);
+  out->set_padding(static_cast<int32_t>(attrs.padding));
+  for (int32_t v : attrs.explicit_paddings) out->add_explicit_paddings(v);
+  out->set_channels_first(attrs.channels_first);
 }
+
+namespace {
+
+// Fills `out` from a repeated field of its size, or leaves it when the field is empty.
+template <typename Field, size_t N>
+absl::Status decode_array(const Field& field, const char* name, std::array<int32_t, N>* out) {
+  if (field.empty()) return absl::OkStatus();
+  if (static_cast<size_t>(field.size()) != N) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("attribute ", name, " must have ", N, " entries, got ", field.size()));
+  }
+  std::copy(field.begin(), field.end(), out->begin());
+  return absl::OkStatus();
+}
+
+}  // namespace
 
 absl::StatusOr<OpAttrs> decode_attrs(const proto::Attrs& in) {
   OpAttrs attrs;
@@ -114,6 +139,17 @@ absl::StatusOr<OpAttrs> decode_attrs(const proto::Attrs& in) {
   attrs.beta_1 = in.beta_1();
   attrs.beta_2 = in.beta_2();
   attrs.epsilon = in.epsilon();
+  MT_RETURN_IF_ERROR(decode_array(in.strides(), "strides", &attrs.strides));
+  MT_RETURN_IF_ERROR(decode_array(in.dilations(), "dilations", &attrs.dilations));
+  MT_RETURN_IF_ERROR(decode_array(in.ksize(), "ksize", &attrs.ksize));
+  MT_RETURN_IF_ERROR(
+      decode_array(in.explicit_paddings(), "explicit_paddings", &attrs.explicit_paddings));
+  if (in.padding() < 0 || in.padding() > static_cast<int32_t>(Padding::kExplicit)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("attribute padding ", in.padding(), " is not VALID, SAME or EXPLICIT"));
+  }
+  attrs.padding = static_cast<Padding>(in.padding());
+  attrs.channels_first = in.channels_first();
   return attrs;
 }
 

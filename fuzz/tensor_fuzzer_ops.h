@@ -12,6 +12,7 @@
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -76,6 +77,32 @@ inline absl::InlinedVector<int64_t, 4> fuzz_list(FuzzedDataProvider& in,
   return list;
 }
 
+// An entry of a window's strides, dilations, ksize or explicit pads: small (0 and -1
+// included), now and then up to 2^16 (no more: a pool's loops visit every row and column
+// of its window, padding included).
+inline int32_t window_entry(FuzzedDataProvider& in) {
+  if (in.ConsumeIntegralInRange(0, 15) == 0) return in.ConsumeIntegralInRange(-1, 1 << 16);
+  return in.ConsumeIntegralInRange(-1, 4);
+}
+
+// The window of the convolutions and pools (Note [Convolutions] in kernels/conv_shape.cc),
+// mostly 1 in the batch and channel entries; read after every other field, so that those
+// decode from saved inputs as they did.
+inline void fuzz_window(FuzzedDataProvider& in, OpAttrs& a) {
+  a.channels_first = in.ConsumeBool();
+  for (std::array<int32_t, 4>* list : {&a.strides, &a.dilations, &a.ksize}) {
+    const bool outer_ones = in.ConsumeBool();
+    for (size_t i = 0; i < list->size(); ++i) {
+      const bool outer = i == 0 || i == (a.channels_first ? 1u : 3u);
+      (*list)[i] = outer && outer_ones ? 1 : window_entry(in);
+    }
+  }
+  a.padding = static_cast<Padding>(in.ConsumeIntegralInRange(0, 2));
+  if (in.ConsumeBool()) {
+    for (int32_t& p : a.explicit_paddings) p = in.ConsumeBool() ? 0 : window_entry(in);
+  }
+}
+
 // Every field of OpAttrs, each op reading its own; axes and lists near those of `dims`.
 inline OpAttrs fuzz_attrs(FuzzedDataProvider& in, const std::vector<int64_t>& dims) {
   const int rank = static_cast<int>(dims.size());
@@ -107,6 +134,7 @@ inline OpAttrs fuzz_attrs(FuzzedDataProvider& in, const std::vector<int64_t>& di
   a.beta_1 = fuzz_scalar(in).f;
   a.beta_2 = fuzz_scalar(in).f;
   a.epsilon = fuzz_scalar(in).f;
+  fuzz_window(in, a);
   return a;
 }
 

@@ -2,6 +2,7 @@
 // OpAttrs: the attributes an op call carries besides its inputs. One flat struct for every
 // op, so that building an op call needs no heap; each op reads only the fields it names.
 
+#include <array>
 #include <cstdint>
 
 #include "absl/container/inlined_vector.h"
@@ -16,6 +17,11 @@ struct Scalar {
   int64_t i = 0;
   bool b = false;
 };
+
+// Conv2D's and the pools' padding (TensorFlow's `padding`): none, the output size of
+// ceil(input / stride) with the padding split evenly (the extra one after), or
+// explicit_paddings.
+enum class Padding : uint8_t { kValid, kSame, kExplicit };
 
 struct OpAttrs {
   // MatMul; BatchMatMulV2's adj_x and adj_y (the adjoint is the transpose for real types).
@@ -59,6 +65,18 @@ struct OpAttrs {
   double beta_1 = 0;
   double beta_2 = 0;
   double epsilon = 0;
+  // Conv2D, its backprops and the pools (Note [Convolutions] in kernels/conv_shape.cc), in
+  // the data format's dimension order (N, H, W, C, or N, C, H, W when channels_first): the
+  // window's strides, dilations (Conv2D) and size (ksize, the pools), the padding and, for
+  // Padding::kExplicit, the (before, after) pair of each dimension. The backprops and
+  // AvgPoolGrad take the shape they write (TensorFlow's input_sizes, filter_sizes and
+  // orig_input_shape) in `dims`.
+  std::array<int32_t, 4> strides = {1, 1, 1, 1};
+  std::array<int32_t, 4> dilations = {1, 1, 1, 1};
+  std::array<int32_t, 4> ksize = {1, 1, 1, 1};
+  Padding padding = Padding::kValid;
+  std::array<int32_t, 8> explicit_paddings = {};
+  bool channels_first = false;  // data_format "NCHW"
 };
 
 }  // namespace mt

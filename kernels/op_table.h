@@ -180,6 +180,27 @@
     "random.stateless_truncated_normal", 1, kFloatDTypes, infer_random,                            \
     kSource | kRandom | kCostly)
 
+// Convolutions and pools over the two spatial dimensions of a 4-D tensor, NHWC or NCHW
+// (Note [Convolutions] in kernels/conv_shape.cc; attributes in OpAttrs). A filter is HWIO.
+// The backprops are Conv2D's gradients (input_sizes / filter_sizes in attrs.dims),
+// MaxPoolGrad takes (orig_input, orig_output, grad) and AvgPoolGrad (grad) with the
+// original input's shape in attrs.dims.
+#define MT_CONV_OPS(X)                                                                  \
+  X(Conv2D, "Conv2D", nn::conv2d, "nn.conv2d", 2, kFloatDTypes, infer_conv2d,           \
+    kGrad | kCostly | kGradReadsInputs)                                                 \
+  X(Conv2DBackpropInput, "Conv2DBackpropInput", nn::conv2d_backprop_input,              \
+    "nn.conv2d_backprop_input", 2, kFloatDTypes, infer_conv2d_backprop, kCostly)        \
+  X(Conv2DBackpropFilter, "Conv2DBackpropFilter", nn::conv2d_backprop_filter,           \
+    "nn.conv2d_backprop_filter", 2, kFloatDTypes, infer_conv2d_backprop, kCostly)       \
+  X(MaxPool, "MaxPool", nn::max_pool2d, "nn.max_pool2d", 1, kFloatDTypes, infer_pool,   \
+    kGrad | kCostly)                                                                    \
+  X(MaxPoolGrad, "MaxPoolGrad", nn::max_pool_grad, "nn.max_pool_grad", 3, kFloatDTypes, \
+    infer_pool_grad, kCostly)                                                           \
+  X(AvgPool, "AvgPool", nn::avg_pool2d, "nn.avg_pool2d", 1, kFloatDTypes, infer_pool,   \
+    kGrad | kCostly | kGradReadsNoValue)                                                \
+  X(AvgPoolGrad, "AvgPoolGrad", nn::avg_pool_grad, "nn.avg_pool_grad", 1, kFloatDTypes, \
+    infer_pool_grad, kCostly)
+
 // Variables (runtime/train/variable.h): input 0 of the kResource ops is the variable's value, whose
 // device they run on whatever the scope (TensorFlow's MaybePinToResourceDevice).
 // VarHandleOp allocates the variable's buffer; ReadVariableOp returns the value itself
@@ -208,4 +229,5 @@
   MT_ARRAY_OPS(X)      \
   MT_RANDOM_OPS(X)     \
   MT_NN_OPS(X)         \
+  MT_CONV_OPS(X)       \
   MT_RESOURCE_OPS(X)

@@ -69,6 +69,7 @@ NB_MODULE(_minitensor, m) {
   bind_tensor(m);
   bind_array_ops(m);
   bind_nn_ops(m);
+  bind_conv_ops(m);
   bind_config(m);
   bind_debugging(m);
   bind_memory_snapshot(m);

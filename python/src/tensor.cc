@@ -257,6 +257,8 @@ void bind_ops(nb::module_& m) {
   MT_RANDOM_OPS(MT_PY_ROW)
   family = "nn";
   MT_NN_OPS(MT_PY_ROW)
+  family = "conv";
+  MT_CONV_OPS(MT_PY_ROW)
   family = "resource";
   MT_RESOURCE_OPS(MT_PY_ROW)
 #undef MT_PY_ROW

@@ -99,6 +99,13 @@ constexpr Row kTable[] = {
     {OpId::kArgMin, {1, 1, 1, 1, 0, 1, 1}},
     {OpId::kBiasAdd, {1, 1, 1, 1, 0, 1, 1}},
     {OpId::kSparseSoftmaxCrossEntropyWithLogits, {1, 1, 0, 0, 0, 1, 1}},
+    {OpId::kConv2D, {1, 1, 0, 0, 0, 1, 1}},
+    {OpId::kConv2DBackpropInput, {1, 1, 0, 0, 0, 1, 1}},
+    {OpId::kConv2DBackpropFilter, {1, 1, 0, 0, 0, 1, 1}},
+    {OpId::kMaxPool, {1, 1, 0, 0, 0, 1, 1}},
+    {OpId::kMaxPoolGrad, {1, 1, 0, 0, 0, 1, 1}},
+    {OpId::kAvgPool, {1, 1, 0, 0, 0, 1, 1}},
+    {OpId::kAvgPoolGrad, {1, 1, 0, 0, 0, 1, 1}},
     {OpId::kStopGradient, {1, 1, 1, 1, 1, 1, 1}},
     {OpId::kUnsortedSegmentSum, {1, 1, 1, 1, 0, 1, 1}},
     {OpId::kVarHandleOp, {1, 1, 1, 1, 1, 1, 1}},
@@ -140,6 +147,8 @@ OpAttrs well_formed_attrs(OpId op) {
   if (op == OpId::kSlice) attrs.dims = {0, 0}, attrs.dims2 = {-1, 1};
   if (op == OpId::kArgMax || op == OpId::kArgMin) attrs.dst_dtype = DType::kInt64;
   if (op == OpId::kUnsortedSegmentSum) attrs.depth = 3;
+  if (op == OpId::kConv2DBackpropInput || op == OpId::kAvgPoolGrad) attrs.dims = {1, 2, 2, 1};
+  if (op == OpId::kConv2DBackpropFilter) attrs.dims = {1, 1, 1, 1};
   return attrs;
 }
 
@@ -161,6 +170,16 @@ bool infer_accepts(OpId op, DType dtype) {
   in.resize(arity);
   static const Shape kScalar;
   if (op == OpId::kResourceApplyAdam) in[4] = {&kScalar, apply_adam_lr_dtype(dtype)};  // lr_t
+  // The convolutions and pools take (1, 2, 2, 1) images, a 1x1 filter and a 1x1 window;
+  // Conv2DBackpropInput's filter comes first.
+  static const Shape kImage = Shape::make({1, 2, 2, 1}).value();
+  static const Shape kFilter = Shape::make({1, 1, 1, 1}).value();
+  for (OpId conv : MT_OP_LIST(MT_CONV_OPS)) {
+    if (op != conv) continue;
+    for (TensorMeta& t : in) t = {&kImage, dtype};
+    if (op == OpId::kConv2D) in[1].shape = &kFilter;
+    if (op == OpId::kConv2DBackpropInput) in[0].shape = &kFilter;
+  }
   OutputMetas out;  // the assignments have no output
   return infer_outputs(op, in, well_formed_attrs(op), &out).ok();
 }

@@ -170,7 +170,7 @@ TEST_F(DifferentialFuzzTest, ChainsDrawEveryOpOfTheTable) {
   std::cout << "[op coverage] " << kNumOps << " ops in " << tally.ops << " steps; the rarest, "
             << op_name(static_cast<OpId>(rarest)) << ", ran " << ran[rarest] << " times\n";
   for (auto family : {MT_OP_LIST(MT_ARRAY_OPS), MT_OP_LIST(MT_NN_OPS), MT_OP_LIST(MT_ARG_OPS),
-                      MT_OP_LIST(MT_RANDOM_OPS)}) {
+                      MT_OP_LIST(MT_RANDOM_OPS), MT_OP_LIST(MT_CONV_OPS)}) {
     for (OpId op : family) {
       if (op == OpId::kZerosLike || op == OpId::kOnesLike) continue;  // no attribute to spoil
       EXPECT_GT(failed[static_cast<int>(op)], 0) << op_name(op) << " never failed";

@@ -89,9 +89,9 @@ TEST_F(ExplainTest, NoKernelFallbackNamesTheMissingKernel) {
 }
 
 TEST_F(ExplainTest, UnknownOpIsInvalidArgument) {
-  Error e = expect_error([] { debugging::explain_placement("Conv2D", {}); });
+  Error e = expect_error([] { debugging::explain_placement("Conv3D", {}); });
   EXPECT_EQ(e.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_STREQ(e.what(), "[explain_placement] unknown op 'Conv2D'");
+  EXPECT_STREQ(e.what(), "[explain_placement] unknown op 'Conv3D'");
 }
 
 TEST_F(ExplainTest, EmptyInputIsInvalidArgument) {

@@ -1,6 +1,7 @@
 #pragma once
 // Central-difference checks of GradientTape's gradients, shared by gradient_check_test.cc
-// (math, reductions, nn ops; the check itself) and gradient_check_array_test.cc (array ops).
+// (math, reductions, nn and conv ops; the check itself) and gradient_check_array_test.cc
+// (array ops).
 // Each GradCase runs one differentiable op (a kGrad row of kernels/op_table.h) on float64
 // inputs; check() compares the tape's gradient of sum(output * w), w fixed and random, with
 // (loss(x + h) - loss(x - h)) / 2h for every input element.

@@ -1,12 +1,15 @@
 // GradientTape's gradients against float64 central differences, on the CPU: every kGrad row of
 // the op table has at least one case (EveryDifferentiableOpHasACase), so a new differentiable
 // row cannot go unchecked. This file holds the check (gradient_check.h) and the cases of the
-// math, element-wise, reduction and nn ops; gradient_check_array_test.cc those of the array ops.
+// math, element-wise, reduction, nn and conv ops; gradient_check_array_test.cc those of the
+// array ops.
 #include "tests/runtime/gradient_check.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <optional>
+#include <tuple>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -328,6 +331,75 @@ void add_nn_cases(std::vector<GradCase>& cases, RandomInputs& r) {
                    }});
 }
 
+nn::Conv2DOptions conv_options(std::array<int32_t, 4> strides, Padding padding,
+                               std::array<int32_t, 8> pads = {},
+                               std::array<int32_t, 4> dilations = {1, 1, 1, 1},
+                               bool channels_first = false) {
+  nn::Conv2DOptions o;
+  o.strides = strides;
+  o.padding = padding;
+  o.explicit_paddings = pads;
+  o.dilations = dilations;
+  o.channels_first = channels_first;
+  return o;
+}
+
+nn::PoolOptions pool_options(std::array<int32_t, 4> ksize, std::array<int32_t, 4> strides,
+                             Padding padding, std::array<int32_t, 8> pads = {},
+                             bool channels_first = false) {
+  nn::PoolOptions o;
+  o.ksize = ksize;
+  o.strides = strides;
+  o.padding = padding;
+  o.explicit_paddings = pads;
+  o.channels_first = channels_first;
+  return o;
+}
+
+// Conv2D in both inputs (through Conv2DBackpropInput and Conv2DBackpropFilter), MaxPool on
+// inputs without ties (a tie's gradient has no finite difference) and AvgPool, in NHWC and
+// NCHW, with strides, dilations and each padding.
+void add_conv_cases(std::vector<GradCase>& cases, RandomInputs& r) {
+  const std::tuple<const char*, Ints, Ints, nn::Conv2DOptions> convs[] = {
+      {"VALID", {2, 5, 4, 3}, {3, 2, 3, 2}, conv_options({1, 1, 1, 1}, Padding::kValid)},
+      {"SAME strides 2", {2, 5, 5, 2}, {3, 3, 2, 3}, conv_options({1, 2, 2, 1}, Padding::kSame)},
+      {"NCHW EXPLICIT dilations 2",
+       {1, 2, 5, 6},
+       {2, 2, 2, 2},
+       conv_options({1, 1, 1, 2}, Padding::kExplicit, {0, 0, 0, 0, 1, 0, 0, 2}, {1, 1, 2, 2},
+                    /*channels_first=*/true)}};
+  for (const auto& [name, x, f, options] : convs) {
+    cases.push_back(
+        {OpId::kConv2D,
+         absl::StrCat("Conv2D ", name, " ", str(x), " ", str(f)),
+         {r.uniform(x), r.uniform(f)},
+         [o = options](const std::vector<Tensor>& in) { return nn::conv2d(in[0], in[1], o); }});
+  }
+  const std::tuple<const char*, Ints, nn::PoolOptions> pools[] = {
+      {"SAME 3x3 strides 2",
+       {2, 5, 5, 2},
+       pool_options({1, 3, 3, 1}, {1, 2, 2, 1}, Padding::kSame)},
+      {"NCHW VALID 2x2",
+       {1, 2, 4, 5},
+       pool_options({1, 1, 2, 2}, {1, 1, 1, 1}, Padding::kValid, {},
+                    /*channels_first=*/true)},
+      {"EXPLICIT 2x3 strides 2",
+       {2, 5, 6, 1},
+       pool_options({1, 2, 3, 1}, {1, 2, 2, 1}, Padding::kExplicit, {0, 0, 1, 0, 2, 1, 0, 0})}};
+  for (const auto& [name, x, options] : pools) {
+    cases.push_back(
+        {OpId::kMaxPool,
+         absl::StrCat("MaxPool ", name),
+         {r.distinct(x)},
+         [o = options](const std::vector<Tensor>& in) { return nn::max_pool2d(in[0], o); }});
+    cases.push_back(
+        {OpId::kAvgPool,
+         absl::StrCat("AvgPool ", name),
+         {r.uniform(x)},
+         [o = options](const std::vector<Tensor>& in) { return nn::avg_pool2d(in[0], o); }});
+  }
+}
+
 }  // namespace
 
 std::vector<GradCase> math_grad_cases() {
@@ -338,6 +410,7 @@ std::vector<GradCase> math_grad_cases() {
   add_reduction_cases(cases, r);
   add_matmul_cases(cases, r);
   add_nn_cases(cases, r);
+  add_conv_cases(cases, r);
   return cases;
 }
 

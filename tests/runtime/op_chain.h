@@ -10,7 +10,8 @@
 // device, or an op of the op table (every row, every dtype) on inputs drawn from earlier
 // results: mostly compatible ones (broadcastable shapes, same dtype) with attributes valid
 // for their shapes, sometimes any, so that errors happen too. Leaves have rank 0 to 3 and
-// dimensions 0, 1 and odd sizes; array ops reshape them further, within kMaxElements.
+// dimensions 0, 1 and odd sizes; array ops reshape them further, within kMaxElements, and
+// the convolutions and pools make 4-D images of their own (op_chain_conv_steps.h).
 // Integer ops that could overflow (undefined behaviour on the CPU) are replaced by
 // identity, judged from the largest magnitude of the reference inputs, as are the steps of
 // op_chain_rules.h. A replay runs each op under a scope naming the device under test, on
@@ -203,6 +204,12 @@ class OpChain {
   void draw_index(Step& s, const std::vector<int64_t>& shape);
   void draw_broadcast(Step& s, const std::vector<int64_t>& shape);
   void draw_select(Step& s, const std::vector<int64_t>& shape);
+  // op_chain_conv_steps.h
+  Step draw_conv(int a);
+  void draw_image(Step& s, int a, DType* dtype, std::vector<int64_t>* image);
+  void draw_window(Step& s, const std::vector<int64_t>& image, int spoil, int64_t* k, int64_t* out);
+  void add_conv_operands(Step& s, DType dtype, const std::vector<int64_t>& image,
+                         const int64_t* out, const int64_t* k, bool mismatch);
 
   Outcome run(const Step& s, const std::vector<Tensor>& values, const std::string& device,
               Tensor* out) const;
@@ -288,7 +295,7 @@ inline Step OpChain::draw() {
   if (steps_.size() < 2 || chance(0.12)) return draw_source();
   const int a = chance(0.95) ? any_defined() : random_value();  // a failed one, sometimes
   Step s;
-  switch (uniform(0, 13)) {
+  switch (uniform(0, 14)) {
     case 0:
       s = draw_matmul(a);
       break;
@@ -336,6 +343,9 @@ inline Step OpChain::draw() {
     case 10:
       s = draw_array(a);
       break;
+    case 13:
+      s = draw_conv(a);
+      break;
     default:
       s = draw_nn(a);
   }
@@ -368,6 +378,15 @@ inline std::string OpChain::describe(size_t n) const {
       const StridedSliceOptions& m = s.masks;
       absl::StrAppend(&attrs, " masks ", m.begin_mask, " ", m.end_mask, " ", m.ellipsis_mask, " ",
                       m.new_axis_mask, " ", m.shrink_axis_mask);
+    }
+    if (s.kind == StepKind::kConv) {
+      const nn::Conv2DOptions& o = s.conv;
+      absl::StrAppend(&attrs, o.channels_first ? " NCHW" : " NHWC", " strides [",
+                      absl::StrJoin(o.strides, ", "), "] dilations [",
+                      absl::StrJoin(o.dilations, ", "), "] ksize [", absl::StrJoin(s.ksize, ", "),
+                      "] padding ", static_cast<int>(o.padding), " explicit [",
+                      absl::StrJoin(o.explicit_paddings, ", "), "] dims [",
+                      absl::StrJoin(s.dims, ", "), "]");
     }
     if (s.kind == StepKind::kRandom || s.op == OpId::kOneHot) {
       absl::StrAppend(&attrs, " values (", absl::StrJoin(s.values, ", "), ") seed ",
@@ -404,5 +423,6 @@ inline std::string OpChain::step_name(const Step& s) {
 
 // The drawing of each family's steps, as OpChain members.
 #include "tests/runtime/op_chain_array_steps.h"   // IWYU pragma: export
+#include "tests/runtime/op_chain_conv_steps.h"    // IWYU pragma: export
 #include "tests/runtime/op_chain_math_steps.h"    // IWYU pragma: export
 #include "tests/runtime/op_chain_source_steps.h"  // IWYU pragma: export

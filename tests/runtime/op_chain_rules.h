@@ -23,10 +23,10 @@ namespace mt::testing {
 // op is not drawn, the way integer overflow is not.
 
 // Returns whether the zeros `s` computes may have either sign (Note [Sign of zero]); the
-// nn ops sum too.
+// nn ops and the convolutions sum too, and a max pool may pick either zero of a tie.
 inline bool gives_loose_zero_sign(const Step& s) {
   return s.kind == StepKind::kMatMul || s.kind == StepKind::kAddN || s.kind == StepKind::kReduce ||
-         s.kind == StepKind::kSegmentSum || s.op == OpId::kRelu ||
+         s.kind == StepKind::kSegmentSum || s.op == OpId::kRelu || s.kind == StepKind::kConv ||
          (s.kind == StepKind::kNn && s.op != OpId::kBiasAdd);
 }
 
@@ -89,8 +89,9 @@ inline bool computes_inexact(const Step& s) {
 // Note [Discontinuous ops]: Exp, Log, Pow and the other kCostly ops differ across device
 // types by an ulp or two, and so may sums (MatMul, AddN, Sum, Mean, Softmax) once their
 // terms need more bits than the dtype holds (another order rounds otherwise); Floor, Round,
-// Sign, FloorDiv, FloorMod, the comparisons, ArgMax, ArgMin and casts to integers or bool
-// turn such a difference near a step of theirs into a whole unit (or another index).
+// Sign, FloorDiv, FloorMod, the comparisons, ArgMax, ArgMin, casts to integers or bool and
+// MaxPoolGrad (which sends a window's gradient to its first maximum) turn such a difference
+// near a step of theirs into a whole unit (or another index).
 // Returns whether `s` is one of those on a floating-point value that may carry such a
 // difference (`inexact`, per step; integer results are exact).
 inline bool discontinuous_on_inexact(const Step& s, const std::vector<Outcome>& reference,
@@ -100,7 +101,8 @@ inline bool discontinuous_on_inexact(const Step& s, const std::vector<Outcome>& 
       (s.kind == StepKind::kCast &&
        (s.dtype == DType::kInt32 || s.dtype == DType::kInt64 || s.dtype == DType::kBool)) ||
       op == OpId::kFloor || op == OpId::kRound || op == OpId::kSign || op == OpId::kFloorDiv ||
-      op == OpId::kFloorMod || op_is_comparison(op) || s.kind == StepKind::kArg;
+      op == OpId::kFloorMod || op_is_comparison(op) || s.kind == StepKind::kArg ||
+      op == OpId::kMaxPoolGrad;
   if (!discontinuous) return false;
   for (int i : s.inputs) {
     const DType t = reference[i].dtype;

@@ -119,6 +119,35 @@ inline Tensor run_nn(const Step& s, const std::vector<Tensor>& in) {
   }
 }
 
+// Runs an op of MT_CONV_OPS: Conv2D (input, filter), Conv2DBackpropInput (filter,
+// out_backprop), Conv2DBackpropFilter (input, out_backprop), MaxPool and AvgPool (input),
+// MaxPoolGrad (input, grad; its orig_output is the input's MaxPool, as the tape passes it)
+// and AvgPoolGrad (grad); s.dims is the shape a backprop or AvgPoolGrad writes.
+inline Tensor run_conv(const Step& s, const std::vector<Tensor>& in) {
+  nn::PoolOptions pool;
+  pool.ksize = s.ksize;
+  pool.strides = s.conv.strides;
+  pool.padding = s.conv.padding;
+  pool.explicit_paddings = s.conv.explicit_paddings;
+  pool.channels_first = s.conv.channels_first;
+  switch (s.op) {
+    case OpId::kConv2D:
+      return nn::conv2d(in[0], in[1], s.conv);
+    case OpId::kConv2DBackpropInput:
+      return nn::conv2d_backprop_input(s.dims, in[0], in[1], s.conv);
+    case OpId::kConv2DBackpropFilter:
+      return nn::conv2d_backprop_filter(in[0], s.dims, in[1], s.conv);
+    case OpId::kMaxPool:
+      return nn::max_pool2d(in[0], pool);
+    case OpId::kMaxPoolGrad:
+      return nn::max_pool_grad(in[0], nn::max_pool2d(in[0], pool), in[1], pool);
+    case OpId::kAvgPool:
+      return nn::avg_pool2d(in[0], pool);
+    default:
+      return nn::avg_pool_grad(s.dims, in[0], pool);
+  }
+}
+
 // Makes a variable of in[0] on the device (VarHandleOp, AssignVariableOp), runs the step's
 // op on it and returns its value (ReadVariableOp): in[0], or in[0] + in[1], in[0] - in[1],
 // or in[0] after two Adam steps with the gradient in[1] (ResourceApplyAdam).
@@ -176,6 +205,8 @@ inline Tensor run_op(const Step& s, const std::vector<Tensor>& in) {
       return run_nn(s, in);
     case StepKind::kSegmentSum:
       return unsorted_segment_sum(in[0], in[1], s.count);
+    case StepKind::kConv:
+      return run_conv(s, in);
     case StepKind::kVariable:
       return run_variable(s, in);
     case StepKind::kCast:

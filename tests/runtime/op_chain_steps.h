@@ -3,6 +3,7 @@
 // result back, comparing two results (op_chain_run.h runs a step).
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <optional>
@@ -43,6 +44,7 @@ enum class StepKind {
   kArray,       // a row of MT_ARRAY_OPS (op_chain_array_steps.h)
   kNn,          // a row of MT_NN_OPS
   kSegmentSum,  // UnsortedSegmentSum
+  kConv,        // a row of MT_CONV_OPS (op_chain_conv_steps.h)
   kVariable,    // a row of MT_RESOURCE_OPS: a variable made, assigned and read on the device
   kCast,
   kIdentity
@@ -97,6 +99,10 @@ struct Step {
   int pick = 0;       // which output of SplitV
   StridedSliceOptions masks;
   std::optional<int64_t> seed;  // a random op's seed
+  // The window of the convolutions and pools (a pool reads all but the dilations) and a
+  // pool's ksize; dims holds the shape a gradient op writes.
+  nn::Conv2DOptions conv;
+  std::array<int32_t, 4> ksize = {1, 1, 1, 1};
 };
 
 // Returns whether `op` is a random op whose numbers depend on what ran before (not one of

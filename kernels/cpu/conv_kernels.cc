@@ -1,0 +1,328 @@
+// CPU kernels of the convolutions and pools (MT_CONV_OPS; Note [Convolutions] in
+// kernels/conv_shape.cc): direct loops over the geometry (kernels/conv_geometry.h), split
+// across threads by output element (no two threads write one element), accumulating in the
+// element type (float32 for bfloat16 and float16, through widened_kernel). NHWC reads
+// filters and writes outputs along the channels, which the compiler vectorises; NCHW uses
+// the same loops through the geometry's index functions.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "core/status.h"
+#include "kernels/conv_geometry.h"
+#include "kernels/cpu/cpu_kernels.h"
+#include "kernels/cpu/thread_pool.h"
+#include "kernels/cpu/widened_kernel.h"
+
+namespace mt::cpu {
+namespace {
+
+using internal::ConvGeometry;
+
+// Work per thread chunk: about this many multiply-adds.
+constexpr int64_t kGrainWork = 1 << 15;
+
+int64_t grain_for(int64_t work_per_item) {
+  return std::max<int64_t>(1, kGrainWork / std::max<int64_t>(work_per_item, 1));
+}
+
+// The input row of output row `o` and window offset `k`, or -1 for padding.
+inline int64_t source(int64_t o, int64_t k, int64_t stride, int64_t dilation, int64_t pad,
+                      int64_t size) {
+  const int64_t i = o * stride - pad + k * dilation;
+  return i >= 0 && i < size ? i : -1;
+}
+
+// The output row that reads input row `i` at window offset `k`, or -1.
+inline int64_t reader(int64_t i, int64_t k, int64_t stride, int64_t dilation, int64_t pad,
+                      int64_t out_size) {
+  const int64_t t = i + pad - k * dilation;
+  if (t < 0 || t % stride != 0) return -1;
+  const int64_t o = t / stride;
+  return o < out_size ? o : -1;
+}
+
+template <typename T>
+absl::Status conv2d_kernel(const KernelContext& ctx) {
+  MT_ASSIGN_OR_RETURN(ConvGeometry g, internal::conv_geometry(OpId::kConv2D, *ctx.inputs[0].shape,
+                                                              *ctx.inputs[1].shape, *ctx.attrs));
+  const T* x = input_data<T>(ctx, 0);
+  const T* f = input_data<T>(ctx, 1);
+  T* y = output_data<T>(ctx);
+  const int64_t positions = g.batch * g.out_h * g.out_w;
+  parallel_for(
+      positions, grain_for(g.filter_h * g.filter_w * g.in_c * g.out_c),
+      [&](int64_t begin, int64_t end) {
+        std::vector<T> acc(g.out_c);
+        for (int64_t p = begin; p < end; ++p) {
+          const int64_t ow = p % g.out_w, oh = p / g.out_w % g.out_h, n = p / (g.out_w * g.out_h);
+          std::fill(acc.begin(), acc.end(), T(0));
+          for (int64_t kh = 0; kh < g.filter_h; ++kh) {
+            const int64_t ih = source(oh, kh, g.stride_h, g.dilation_h, g.pad_top, g.in_h);
+            if (ih < 0) continue;
+            for (int64_t kw = 0; kw < g.filter_w; ++kw) {
+              const int64_t iw = source(ow, kw, g.stride_w, g.dilation_w, g.pad_left, g.in_w);
+              if (iw < 0) continue;
+              for (int64_t ic = 0; ic < g.in_c; ++ic) {
+                const T v = x[g.input_index(n, ih, iw, ic)];
+                const T* frow = f + g.filter_index(kh, kw, ic, 0);
+                T* a = acc.data();
+                for (int64_t oc = 0; oc < g.out_c; ++oc) a[oc] += v * frow[oc];
+              }
+            }
+          }
+          for (int64_t oc = 0; oc < g.out_c; ++oc) y[g.output_index(n, oh, ow, oc)] = acc[oc];
+        }
+      });
+  return absl::OkStatus();
+}
+
+template <typename T>
+absl::Status conv2d_backprop_input_kernel(const KernelContext& ctx) {
+  MT_ASSIGN_OR_RETURN(ConvGeometry g,
+                      internal::conv_geometry(OpId::kConv2DBackpropInput, *ctx.output.shape,
+                                              *ctx.inputs[0].shape, *ctx.attrs));
+  const T* f = input_data<T>(ctx, 0);
+  const T* dy = input_data<T>(ctx, 1);
+  T* dx = output_data<T>(ctx);
+  const int64_t positions = g.batch * g.in_h * g.in_w;
+  parallel_for(
+      positions, grain_for(g.filter_h * g.filter_w * g.in_c * g.out_c),
+      [&](int64_t begin, int64_t end) {
+        std::vector<T> acc(g.in_c);
+        for (int64_t p = begin; p < end; ++p) {
+          const int64_t iw = p % g.in_w, ih = p / g.in_w % g.in_h, n = p / (g.in_w * g.in_h);
+          std::fill(acc.begin(), acc.end(), T(0));
+          for (int64_t kh = 0; kh < g.filter_h; ++kh) {
+            const int64_t oh = reader(ih, kh, g.stride_h, g.dilation_h, g.pad_top, g.out_h);
+            if (oh < 0) continue;
+            for (int64_t kw = 0; kw < g.filter_w; ++kw) {
+              const int64_t ow = reader(iw, kw, g.stride_w, g.dilation_w, g.pad_left, g.out_w);
+              if (ow < 0) continue;
+              for (int64_t ic = 0; ic < g.in_c; ++ic) {
+                const T* frow = f + g.filter_index(kh, kw, ic, 0);
+                T sum = 0;
+                for (int64_t oc = 0; oc < g.out_c; ++oc) {
+                  sum += dy[g.output_index(n, oh, ow, oc)] * frow[oc];
+                }
+                acc[ic] += sum;
+              }
+            }
+          }
+          for (int64_t ic = 0; ic < g.in_c; ++ic) dx[g.input_index(n, ih, iw, ic)] = acc[ic];
+        }
+      });
+  return absl::OkStatus();
+}
+
+template <typename T>
+absl::Status conv2d_backprop_filter_kernel(const KernelContext& ctx) {
+  MT_ASSIGN_OR_RETURN(ConvGeometry g,
+                      internal::conv_geometry(OpId::kConv2DBackpropFilter, *ctx.inputs[0].shape,
+                                              *ctx.output.shape, *ctx.attrs));
+  const T* x = input_data<T>(ctx, 0);
+  const T* dy = input_data<T>(ctx, 1);
+  T* df = output_data<T>(ctx);
+  // One (kh, kw, ic) row of the filter per item: it owns df[kh, kw, ic, :].
+  const int64_t rows = g.filter_h * g.filter_w * g.in_c;
+  parallel_for(
+      rows, grain_for(g.batch * g.out_h * g.out_w * g.out_c), [&](int64_t begin, int64_t end) {
+        std::vector<T> acc(g.out_c);
+        for (int64_t r = begin; r < end; ++r) {
+          const int64_t ic = r % g.in_c, kw = r / g.in_c % g.filter_w,
+                        kh = r / (g.in_c * g.filter_w);
+          std::fill(acc.begin(), acc.end(), T(0));
+          for (int64_t n = 0; n < g.batch; ++n) {
+            for (int64_t oh = 0; oh < g.out_h; ++oh) {
+              const int64_t ih = source(oh, kh, g.stride_h, g.dilation_h, g.pad_top, g.in_h);
+              if (ih < 0) continue;
+              for (int64_t ow = 0; ow < g.out_w; ++ow) {
+                const int64_t iw = source(ow, kw, g.stride_w, g.dilation_w, g.pad_left, g.in_w);
+                if (iw < 0) continue;
+                const T v = x[g.input_index(n, ih, iw, ic)];
+                T* a = acc.data();
+                if (!g.channels_first) {
+                  const T* drow = dy + g.output_index(n, oh, ow, 0);
+                  for (int64_t oc = 0; oc < g.out_c; ++oc) a[oc] += v * drow[oc];
+                } else {
+                  for (int64_t oc = 0; oc < g.out_c; ++oc) {
+                    a[oc] += v * dy[g.output_index(n, oh, ow, oc)];
+                  }
+                }
+              }
+            }
+          }
+          std::copy(acc.begin(), acc.end(), df + g.filter_index(kh, kw, ic, 0));
+        }
+      });
+  return absl::OkStatus();
+}
+
+// Calls fn(ih, iw) for each input position of output (oh, ow)'s pool window, row-major;
+// the taps over padding are never visited, so a window far larger than the input costs
+// no more than the input.
+template <typename Fn>
+inline void for_window(const ConvGeometry& g, int64_t oh, int64_t ow, Fn fn) {
+  const int64_t h0 = oh * g.stride_h - g.pad_top, w0 = ow * g.stride_w - g.pad_left;
+  const int64_t h_end = std::min(g.in_h, h0 + g.filter_h);
+  const int64_t w_end = std::min(g.in_w, w0 + g.filter_w);
+  for (int64_t ih = std::max<int64_t>(h0, 0); ih < h_end; ++ih) {
+    for (int64_t iw = std::max<int64_t>(w0, 0); iw < w_end; ++iw) fn(ih, iw);
+  }
+}
+
+// The first position of the window's maximum (a NaN wins at once), as an input offset;
+// -1 for a window that reads no element.
+template <typename T>
+int64_t window_argmax(const ConvGeometry& g, const T* x, int64_t n, int64_t oh, int64_t ow,
+                      int64_t c) {
+  int64_t best = -1;
+  T best_value = 0;
+  bool nan = false;
+  for_window(g, oh, ow, [&](int64_t ih, int64_t iw) {
+    if (nan) return;
+    const int64_t i = g.input_index(n, ih, iw, c);
+    const T v = x[i];
+    if (std::isnan(static_cast<double>(v))) {
+      best = i;
+      nan = true;
+    } else if (best < 0 || v > best_value) {
+      best = i;
+      best_value = v;
+    }
+  });
+  return best;
+}
+
+// Splits output offset e into (n, oh, ow, c).
+inline void output_position(const ConvGeometry& g, int64_t e, int64_t* n, int64_t* oh, int64_t* ow,
+                            int64_t* c) {
+  if (g.channels_first) {
+    *ow = e % g.out_w, *oh = e / g.out_w % g.out_h, *c = e / (g.out_w * g.out_h) % g.out_c,
+    *n = e / (g.out_w * g.out_h * g.out_c);
+  } else {
+    *c = e % g.out_c, *ow = e / g.out_c % g.out_w, *oh = e / (g.out_c * g.out_w) % g.out_h,
+    *n = e / (g.out_c * g.out_w * g.out_h);
+  }
+}
+
+template <typename T>
+absl::Status max_pool_kernel(const KernelContext& ctx) {
+  MT_ASSIGN_OR_RETURN(ConvGeometry g,
+                      internal::pool_geometry(OpId::kMaxPool, *ctx.inputs[0].shape, *ctx.attrs));
+  const T* x = input_data<T>(ctx, 0);
+  T* y = output_data<T>(ctx);
+  const int64_t n_out = g.batch * g.out_h * g.out_w * g.out_c;
+  parallel_for(n_out, grain_for(g.filter_h * g.filter_w), [&](int64_t begin, int64_t end) {
+    for (int64_t e = begin; e < end; ++e) {
+      int64_t n, oh, ow, c;
+      output_position(g, e, &n, &oh, &ow, &c);
+      const int64_t i = window_argmax(g, x, n, oh, ow, c);
+      y[e] = i < 0 ? -std::numeric_limits<T>::infinity() : x[i];
+    }
+  });
+  return absl::OkStatus();
+}
+
+template <typename T>
+absl::Status max_pool_grad_kernel(const KernelContext& ctx) {
+  MT_ASSIGN_OR_RETURN(ConvGeometry g, internal::pool_geometry(OpId::kMaxPoolGrad,
+                                                              *ctx.inputs[0].shape, *ctx.attrs));
+  const T* x = input_data<T>(ctx, 0);
+  const T* dy = input_data<T>(ctx, 2);
+  T* dx = output_data<T>(ctx);
+  std::fill(dx, dx + ctx.output.shape->num_elements(), T(0));
+  // One (n, c) plane per item: its windows write only that plane.
+  parallel_for(g.batch * g.in_c, grain_for(g.out_h * g.out_w * g.filter_h * g.filter_w),
+               [&](int64_t begin, int64_t end) {
+                 for (int64_t p = begin; p < end; ++p) {
+                   const int64_t c = p % g.in_c, n = p / g.in_c;
+                   for (int64_t oh = 0; oh < g.out_h; ++oh) {
+                     for (int64_t ow = 0; ow < g.out_w; ++ow) {
+                       const int64_t i = window_argmax(g, x, n, oh, ow, c);
+                       if (i >= 0) dx[i] += dy[g.output_index(n, oh, ow, c)];
+                     }
+                   }
+                 }
+               });
+  return absl::OkStatus();
+}
+
+template <typename T>
+absl::Status avg_pool_kernel(const KernelContext& ctx) {
+  MT_ASSIGN_OR_RETURN(ConvGeometry g,
+                      internal::pool_geometry(OpId::kAvgPool, *ctx.inputs[0].shape, *ctx.attrs));
+  const T* x = input_data<T>(ctx, 0);
+  T* y = output_data<T>(ctx);
+  const int64_t n_out = g.batch * g.out_h * g.out_w * g.out_c;
+  parallel_for(n_out, grain_for(g.filter_h * g.filter_w), [&](int64_t begin, int64_t end) {
+    for (int64_t e = begin; e < end; ++e) {
+      int64_t n, oh, ow, c;
+      output_position(g, e, &n, &oh, &ow, &c);
+      T sum = 0;
+      int64_t count = 0;
+      for_window(g, oh, ow, [&](int64_t ih, int64_t iw) {
+        sum += x[g.input_index(n, ih, iw, c)];
+        ++count;
+      });
+      y[e] = count > 0 ? sum / static_cast<T>(count) : T(0);
+    }
+  });
+  return absl::OkStatus();
+}
+
+template <typename T>
+absl::Status avg_pool_grad_kernel(const KernelContext& ctx) {
+  MT_ASSIGN_OR_RETURN(ConvGeometry g,
+                      internal::pool_geometry(OpId::kAvgPoolGrad, *ctx.output.shape, *ctx.attrs));
+  const T* dy = input_data<T>(ctx, 0);
+  T* dx = output_data<T>(ctx);
+  std::fill(dx, dx + ctx.output.shape->num_elements(), T(0));
+  parallel_for(g.batch * g.in_c, grain_for(g.out_h * g.out_w * g.filter_h * g.filter_w),
+               [&](int64_t begin, int64_t end) {
+                 for (int64_t p = begin; p < end; ++p) {
+                   const int64_t c = p % g.in_c, n = p / g.in_c;
+                   for (int64_t oh = 0; oh < g.out_h; ++oh) {
+                     for (int64_t ow = 0; ow < g.out_w; ++ow) {
+                       int64_t count = 0;
+                       for_window(g, oh, ow, [&](int64_t, int64_t) { ++count; });
+                       if (count == 0) continue;
+                       const T share = dy[g.output_index(n, oh, ow, c)] / static_cast<T>(count);
+                       for_window(g, oh, ow, [&](int64_t ih, int64_t iw) {
+                         dx[g.input_index(n, ih, iw, c)] += share;
+                       });
+                     }
+                   }
+                 }
+               });
+  return absl::OkStatus();
+}
+
+// Registers kernel<T> for float32 and float64 and its widened float32 form for the half
+// types (Note [Half kernels on the CPU] in widened_kernel.h).
+#define MT_FLOAT_KERNELS(op, kernel)                                 \
+  add_kernels(registry, op, FloatTypes{}, [](auto tag) -> KernelFn { \
+    using T = typename decltype(tag)::type;                          \
+    if constexpr (kIsHalf<T>) {                                      \
+      return &widened_kernel<T, &kernel<float>>;                     \
+    } else {                                                         \
+      return &kernel<T>;                                             \
+    }                                                                \
+  })
+
+}  // namespace
+
+MT_OP_KERNELS(Conv2D) { return MT_FLOAT_KERNELS(OpId::kConv2D, conv2d_kernel); }
+MT_OP_KERNELS(Conv2DBackpropInput) {
+  return MT_FLOAT_KERNELS(OpId::kConv2DBackpropInput, conv2d_backprop_input_kernel);
+}
+MT_OP_KERNELS(Conv2DBackpropFilter) {
+  return MT_FLOAT_KERNELS(OpId::kConv2DBackpropFilter, conv2d_backprop_filter_kernel);
+}
+MT_OP_KERNELS(MaxPool) { return MT_FLOAT_KERNELS(OpId::kMaxPool, max_pool_kernel); }
+MT_OP_KERNELS(MaxPoolGrad) { return MT_FLOAT_KERNELS(OpId::kMaxPoolGrad, max_pool_grad_kernel); }
+MT_OP_KERNELS(AvgPool) { return MT_FLOAT_KERNELS(OpId::kAvgPool, avg_pool_kernel); }
+MT_OP_KERNELS(AvgPoolGrad) { return MT_FLOAT_KERNELS(OpId::kAvgPoolGrad, avg_pool_grad_kernel); }
+
+}  // namespace mt::cpu
