@@ -280,3 +280,74 @@ def test_optimizer_state_of_a_tensorflow_file_loads():
         mt._minitensor._optimizer_slots(model.optimizer._impl,
                                         model.layers[0].kernel)[0].read_value().numpy(),
         momentum)
+
+
+# A ConvNet's weights (Conv2D, MaxPooling2D, AveragePooling2D) both ways.
+
+with open(os.path.join(FIXTURES, "cnn_expected.json")) as _f:
+    CNN_EXPECTED = json.load(_f)
+CNN_X = np.asarray(CNN_EXPECTED["x"], np.float32)
+CNN_Y = np.stack([CNN_X.mean((1, 2, 3)), CNN_X[:, :4].max((1, 2, 3)),
+                  CNN_X[:, 4:].min((1, 2, 3))], 1)
+
+
+def _cnn(seed=0):
+    """The model of fixtures/keras/write_cnn_with_tensorflow.py (and _TF_CNN below)."""
+    mt.keras.utils.set_random_seed(seed)
+    layers = mt.keras.layers
+    return mt.keras.Sequential([layers.Input(shape=(9, 9, 2)),
+                                layers.Conv2D(4, (3, 2), padding="same", activation="relu"),
+                                layers.MaxPooling2D(),
+                                layers.Conv2D(5, 2, dilation_rate=2, activation="tanh"),
+                                layers.AveragePooling2D(2, padding="same"),
+                                layers.Flatten(),
+                                layers.Dense(3)])
+
+
+def test_a_tensorflow_cnn_weights_file_loads_and_predicts_the_same():
+    model = _cnn(seed=5)
+    model.load_weights(os.path.join(FIXTURES, "tf_cnn.weights.h5"))
+    np.testing.assert_allclose(model.predict(CNN_X, verbose=0), CNN_EXPECTED["cnn"],
+                               rtol=1e-5, atol=1e-6)
+
+
+_TF_CNN = r"""
+import sys, numpy as np, keras
+x, y = np.load(sys.argv[1]), np.load(sys.argv[2])
+L = keras.layers
+m = keras.Sequential([L.Input(shape=(9, 9, 2)),
+                      L.Conv2D(4, (3, 2), padding="same", activation="relu"),
+                      L.MaxPooling2D(), L.Conv2D(5, 2, dilation_rate=2, activation="tanh"),
+                      L.AveragePooling2D(2, padding="same"), L.Flatten(), L.Dense(3)])
+m.compile(optimizer=keras.optimizers.Adam(0.01), loss="mse")
+m.optimizer.build(m.trainable_variables)
+m.load_weights(sys.argv[3])
+np.save(sys.argv[4], m.predict(x, verbose=0))
+m.fit(x, y, epochs=1, verbose=0)
+np.save(sys.argv[5], m.predict(x, verbose=0))
+"""
+
+
+def test_a_cnn_trained_here_loads_and_trains_on_in_tensorflow(tmp_path):
+    """The weights and Adam's state of a ConvNet written here predict the same in
+    TensorFlow, and one more step there (its gradients of Conv2D and the pools) equals one
+    more step here."""
+    python = _tensorflow_python()
+    if python is None:
+        pytest.skip("TensorFlow is not importable and MT_TF_PYTHON is not set")
+    model = _cnn(seed=8)
+    model.compile(optimizer=mt.keras.optimizers.Adam(0.01), loss="mse")
+    model.fit(CNN_X, CNN_Y, epochs=3, verbose=0)
+    model.save_weights(str(tmp_path / "cnn.weights.h5"))
+    np.save(tmp_path / "x.npy", CNN_X)
+    np.save(tmp_path / "y.npy", CNN_Y)
+    done = subprocess.run([python, "-c", _TF_CNN, str(tmp_path / "x.npy"),
+                           str(tmp_path / "y.npy"), str(tmp_path / "cnn.weights.h5"),
+                           str(tmp_path / "before.npy"), str(tmp_path / "after.npy")],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    np.testing.assert_allclose(np.load(tmp_path / "before.npy"),
+                               model.predict(CNN_X, verbose=0), rtol=1e-5, atol=1e-6)
+    model.fit(CNN_X, CNN_Y, epochs=1, verbose=0)
+    np.testing.assert_allclose(np.load(tmp_path / "after.npy"), model.predict(CNN_X, verbose=0),
+                               rtol=1e-4, atol=1e-5)

@@ -20,7 +20,7 @@ from .._constant_op import constant
 from .. import _minitensor as _mt
 from . import model_saving
 from .layers.input_layer import InputLayer
-from .layers.layer import Layer
+from .layers.layer import Layer, snake_case
 from .model import Model
 from .optimizers import Optimizer
 
@@ -42,10 +42,6 @@ def _natural_key(name):
     return [int(p) if p.isdigit() else p for p in _re.split(r"(\d+)", name)]
 
 
-def _snake(name):
-    return _re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
-
-
 def walk_keras(model):
     """Returns [(path, object)] for the model, its layers and its optimizer, each object
     once, with Keras's paths ("" for the model)."""
@@ -62,7 +58,7 @@ def walk_keras(model):
         if obj._functional is not None or hasattr(obj, "_layers"):  # Sequential, functional
             used = {}
             for layer in obj.layers:
-                name = _snake(type(layer).__name__)
+                name = snake_case(type(layer).__name__)  # conv2d, re_lu: Keras's names
                 used[name] = used.get(name, -1) + 1
                 visit(layer, join("layers/" + (f"{name}_{used[name]}" if used[name] else name)))
         for attr in sorted(vars(obj), key=_natural_key):

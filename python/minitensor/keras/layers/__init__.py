@@ -2,6 +2,7 @@
 file named for its kind (docs/keras.md lists them)."""
 
 from .activation_layers import Activation, ReLU, Softmax
+from .convolutional import Conv2D, Convolution2D
 from .dense import Dense
 from .dropout import Dropout
 from .embedding import Embedding
@@ -9,9 +10,12 @@ from .input_layer import Input, InputLayer
 from .layer import Layer
 from .layer_normalization import LayerNormalization
 from .merging import Add, Concatenate
-from .pooling import GlobalAveragePooling2D
+from .pooling import (AveragePooling2D, AvgPool2D, GlobalAveragePooling2D, GlobalAvgPool2D,
+                      GlobalMaxPool2D, GlobalMaxPooling2D, MaxPool2D, MaxPooling2D)
 from .reshaping import Flatten, Reshape
 
-__all__ = ["Activation", "Add", "Concatenate", "Dense", "Dropout", "Embedding", "Flatten",
-           "GlobalAveragePooling2D", "Input", "InputLayer", "Layer", "LayerNormalization",
-           "ReLU", "Reshape", "Softmax"]
+__all__ = ["Activation", "Add", "AveragePooling2D", "AvgPool2D", "Concatenate", "Conv2D",
+           "Convolution2D", "Dense", "Dropout", "Embedding", "Flatten",
+           "GlobalAveragePooling2D", "GlobalAvgPool2D", "GlobalMaxPool2D",
+           "GlobalMaxPooling2D", "Input", "InputLayer", "Layer", "LayerNormalization",
+           "MaxPool2D", "MaxPooling2D", "ReLU", "Reshape", "Softmax"]
