@@ -64,6 +64,27 @@ def test_traces_are_bounded_and_their_memory_returns_to_the_pool():
     assert current() - base < (1 << 20)
 
 
+def test_a_thousand_shapes_leave_the_pool_where_the_bound_says():
+    # The measure: 1,000 calls, each with a shape of its own.
+    def body(x):
+        return mt.reduce_sum(mt.tanh(x * 2.0) + x)
+
+    def current():
+        return mt.config.experimental.get_memory_info("CPU:0")["current"]
+
+    g = mt.function(body)
+    base = current()
+    for n in range(1000):
+        g(mt.zeros([n + 1, 256]))
+    bound = mt._function.MAX_TRACED_SIGNATURES
+    assert g.experimental_get_tracing_count() == 1000 and g.traced_signatures == bound
+    # The arena holds at most the bound's traces, each a few tensors of the largest shapes.
+    assert 0 < g.arena_bytes <= bound * 3 * 1000 * 256 * 4
+    assert current() - base <= g.arena_bytes + (1 << 20)
+    del g
+    assert current() - base < (1 << 20)
+
+
 def test_input_signature_converts_and_accepts_any_size_where_none():
     @mt.function(input_signature=[mt.TensorSpec([None], mt.float32)])
     def f(x):
