@@ -97,6 +97,14 @@ def _key(structure):
     return f"id:{id(structure)}"
 
 
+@functools.lru_cache(maxsize=None)
+def _tensor_args_key(count):
+    """The flattened structure and key of a call with `count` tensors as its positional
+    arguments and no keywords: what _flatten and _key give for it, computed once."""
+    structure = ((_HOLE,) * count, {})
+    return structure, _key(structure)
+
+
 # Note [Traces kept per function]: a function keeps one C++ cache (_FunctionCache) per
 # Python key and tuple of argument shapes, at most MAX_TRACED_SIGNATURES of them, least
 # recently called first out; dropping a cache frees its recordings and returns their arenas
@@ -205,9 +213,15 @@ class Function:
             return self._python_function(*args, **kwargs)
         if self._input_signature is not None:
             args, kwargs = self._bind(args, kwargs)
-        tensors = []
-        structure = _flatten((args, kwargs), tensors)
-        key = _key(structure) + _mt._replica_key()
+        if not kwargs and all(type(a) is _mt.Tensor for a in args):
+            # The common call, tensors alone: its structure and key depend on the count only.
+            tensors = list(args)
+            structure, key = _tensor_args_key(len(args))
+            key += _mt._replica_key()
+        else:
+            tensors = []
+            structure = _flatten((args, kwargs), tensors)
+            key = _key(structure) + _mt._replica_key()
         cache = self._cache_for(key, tensors)
         if cache is None:  # reduce_retracing: another shape of a traced signature
             return self._python_function(*args, **kwargs)
