@@ -7,11 +7,13 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "core/status.h"
 #include "kernels/conv_geometry.h"
 #include "kernels/cpu/cpu_kernels.h"
+#include "kernels/cpu/gemm.h"
 #include "kernels/cpu/thread_pool.h"
 #include "kernels/cpu/widened_kernel.h"
 
@@ -43,6 +45,88 @@ inline int64_t reader(int64_t i, int64_t k, int64_t stride, int64_t dilation, in
   return o < out_size ? o : -1;
 }
 
+// Note [Convolution as a product]: in NHWC, Conv2D is a GEMM of its patches. Row p of
+// the patch matrix holds, for output position p = (n, oh, ow), the input values its taps
+// read in (kh, kw, ic) order (zero for padding); an HWIO filter flattened to
+// [filter_h * filter_w * in_c, out_c] has its rows in the same order, and their product is
+// the output's [positions, out_c] rows. The patches are made a chunk of positions at a time
+// (at most kPatchElements values), so memory stays bounded. Conv2DBackpropFilter is the
+// transposed product, patches^T times the output's gradient, summed over the chunks.
+constexpr int64_t kPatchElements = int64_t{1} << 22;
+
+// Fills rows [p0, p0 + rows) of the patch matrix (`cols` = filter_h * filter_w * in_c).
+template <typename T>
+void fill_patches(const ConvGeometry& g, const T* x, int64_t p0, int64_t rows, int64_t cols,
+                  T* patches) {
+  parallel_for(rows, grain_for(cols), [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) {
+      const int64_t p = p0 + r;
+      const int64_t ow = p % g.out_w, oh = p / g.out_w % g.out_h, n = p / (g.out_w * g.out_h);
+      T* row = patches + r * cols;
+      for (int64_t kh = 0; kh < g.filter_h; ++kh) {
+        const int64_t ih = source(oh, kh, g.stride_h, g.dilation_h, g.pad_top, g.in_h);
+        for (int64_t kw = 0; kw < g.filter_w; ++kw) {
+          const int64_t iw = source(ow, kw, g.stride_w, g.dilation_w, g.pad_left, g.in_w);
+          T* dst = row + (kh * g.filter_w + kw) * g.in_c;
+          if (ih < 0 || iw < 0) {
+            std::fill(dst, dst + g.in_c, T(0));
+          } else {
+            const T* src = x + g.input_index(n, ih, iw, 0);
+            std::copy(src, src + g.in_c, dst);
+          }
+        }
+      }
+    }
+  });
+}
+
+// Whether the GEMM path takes this call: NHWC, float or double, and work to share.
+template <typename T>
+bool use_patches(const ConvGeometry& g) {
+  return !g.channels_first && (std::is_same_v<T, float> || std::is_same_v<T, double>)&&g.in_c > 0 &&
+         g.out_c > 0 && g.batch * g.out_h * g.out_w > 0 &&
+         g.filter_h * g.filter_w * g.in_c <= kPatchElements;
+}
+
+template <typename T>
+void conv2d_by_patches(const ConvGeometry& g, const T* x, const T* f, T* y) {
+  const int64_t cols = g.filter_h * g.filter_w * g.in_c;
+  const int64_t positions = g.batch * g.out_h * g.out_w;
+  const int64_t chunk = std::max<int64_t>(1, std::min(positions, kPatchElements / cols));
+  std::vector<T> patches(chunk * cols);
+  for (int64_t p0 = 0; p0 < positions; p0 += chunk) {
+    const int64_t rows = std::min(chunk, positions - p0);
+    fill_patches(g, x, p0, rows, cols, patches.data());
+    GemmArgs args{rows, g.out_c, cols,  patches.data(),   cols,   false,
+                  f,    g.out_c, false, y + p0 * g.out_c, g.out_c};
+    run_gemm<T>(args, intra_op_threads());
+  }
+}
+
+template <typename T>
+void conv2d_backprop_filter_by_patches(const ConvGeometry& g, const T* x, const T* dy, T* df) {
+  const int64_t cols = g.filter_h * g.filter_w * g.in_c;
+  const int64_t positions = g.batch * g.out_h * g.out_w;
+  const int64_t chunk = std::max<int64_t>(1, std::min(positions, kPatchElements / cols));
+  std::vector<T> patches(chunk * cols);
+  std::vector<T> partial;
+  for (int64_t p0 = 0; p0 < positions; p0 += chunk) {
+    const int64_t rows = std::min(chunk, positions - p0);
+    fill_patches(g, x, p0, rows, cols, patches.data());
+    T* out = df;
+    if (p0 > 0) {
+      partial.resize(cols * g.out_c);
+      out = partial.data();
+    }
+    GemmArgs args{cols,    g.out_c, rows, patches.data(), cols, true, dy + p0 * g.out_c,
+                  g.out_c, false,   out,  g.out_c};
+    run_gemm<T>(args, intra_op_threads());
+    if (p0 > 0) {
+      for (int64_t i = 0; i < cols * g.out_c; ++i) df[i] += partial[i];
+    }
+  }
+}
+
 template <typename T>
 absl::Status conv2d_kernel(const KernelContext& ctx) {
   MT_ASSIGN_OR_RETURN(ConvGeometry g, internal::conv_geometry(OpId::kConv2D, *ctx.inputs[0].shape,
@@ -50,6 +134,10 @@ absl::Status conv2d_kernel(const KernelContext& ctx) {
   const T* x = input_data<T>(ctx, 0);
   const T* f = input_data<T>(ctx, 1);
   T* y = output_data<T>(ctx);
+  if (use_patches<T>(g)) {
+    conv2d_by_patches(g, x, f, y);
+    return absl::OkStatus();
+  }
   const int64_t positions = g.batch * g.out_h * g.out_w;
   parallel_for(
       positions, grain_for(g.filter_h * g.filter_w * g.in_c * g.out_c),
@@ -124,6 +212,10 @@ absl::Status conv2d_backprop_filter_kernel(const KernelContext& ctx) {
   const T* x = input_data<T>(ctx, 0);
   const T* dy = input_data<T>(ctx, 1);
   T* df = output_data<T>(ctx);
+  if (use_patches<T>(g)) {
+    conv2d_backprop_filter_by_patches(g, x, dy, df);
+    return absl::OkStatus();
+  }
   // One (kh, kw, ic) row of the filter per item: it owns df[kh, kw, ic, :].
   const int64_t rows = g.filter_h * g.filter_w * g.in_c;
   parallel_for(

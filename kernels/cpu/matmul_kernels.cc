@@ -19,6 +19,7 @@
 
 #include "kernels/batch_matmul.h"
 #include "kernels/cpu/cpu_kernels.h"
+#include "kernels/cpu/gemm.h"
 #include "kernels/cpu/loops.h"
 #include "kernels/cpu/onednn_gemm.h"
 #include "kernels/cpu/thread_pool.h"
@@ -51,7 +52,8 @@ Grid choose_grid(int64_t m, int64_t n, int threads) {
   return best;
 }
 
-// Computes one product (k > 0), on up to `threads` threads.
+}  // namespace
+
 template <typename T>
 void run_gemm(const GemmArgs& g, int threads) {
   const int64_t work = g.m * g.n * g.k;
@@ -76,6 +78,11 @@ void run_gemm(const GemmArgs& g, int threads) {
     }
   });
 }
+
+template void run_gemm<float>(const GemmArgs& g, int threads);
+template void run_gemm<double>(const GemmArgs& g, int threads);
+
+namespace {
 
 template <typename T>
 absl::Status matmul_kernel(const KernelContext& ctx) {
