@@ -51,7 +51,9 @@ inline int64_t reader(int64_t i, int64_t k, int64_t stride, int64_t dilation, in
 // [filter_h * filter_w * in_c, out_c] has its rows in the same order, and their product is
 // the output's [positions, out_c] rows. The patches are made a chunk of positions at a time
 // (at most kPatchElements values), so memory stays bounded. Conv2DBackpropFilter is the
-// transposed product, patches^T times the output's gradient, summed over the chunks.
+// transposed product, patches^T times the output's gradient, summed over the chunks, and
+// Conv2DBackpropInput the output's gradient times the filter transposed, added back into
+// the input's places (col2im).
 constexpr int64_t kPatchElements = int64_t{1} << 22;
 
 // Fills rows [p0, p0 + rows) of the patch matrix (`cols` = filter_h * filter_w * in_c).
@@ -127,6 +129,47 @@ void conv2d_backprop_filter_by_patches(const ConvGeometry& g, const T* x, const 
   }
 }
 
+// Conv2DBackpropInput as a product: the patches' gradient, dy times the filter transposed,
+// added back where each patch came from (col2im). A chunk holds whole images, so that the
+// threads, one image each, never add into the same element.
+template <typename T>
+void conv2d_backprop_input_by_patches(const ConvGeometry& g, const T* f, const T* dy, T* dx) {
+  const int64_t cols = g.filter_h * g.filter_w * g.in_c;
+  const int64_t per_image = g.out_h * g.out_w;
+  const int64_t images = std::max<int64_t>(1, kPatchElements / (per_image * cols));
+  std::fill(dx, dx + g.batch * g.in_h * g.in_w * g.in_c, T(0));
+  std::vector<T> patches(std::min(images, g.batch) * per_image * cols);
+  for (int64_t n0 = 0; n0 < g.batch; n0 += images) {
+    const int64_t count = std::min(images, g.batch - n0);
+    const int64_t p0 = n0 * per_image;
+    GemmArgs args{
+        count * per_image, cols, g.out_c, dy + p0 * g.out_c, g.out_c, false, f, g.out_c, true,
+        patches.data(),    cols};
+    run_gemm<T>(args, intra_op_threads());
+    parallel_for(count, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) {
+        const int64_t n = n0 + i;
+        for (int64_t oh = 0; oh < g.out_h; ++oh) {
+          for (int64_t ow = 0; ow < g.out_w; ++ow) {
+            const T* row = patches.data() + ((i * g.out_h + oh) * g.out_w + ow) * cols;
+            for (int64_t kh = 0; kh < g.filter_h; ++kh) {
+              const int64_t ih = source(oh, kh, g.stride_h, g.dilation_h, g.pad_top, g.in_h);
+              if (ih < 0) continue;
+              for (int64_t kw = 0; kw < g.filter_w; ++kw) {
+                const int64_t iw = source(ow, kw, g.stride_w, g.dilation_w, g.pad_left, g.in_w);
+                if (iw < 0) continue;
+                const T* src = row + (kh * g.filter_w + kw) * g.in_c;
+                T* dst = dx + g.input_index(n, ih, iw, 0);
+                for (int64_t c = 0; c < g.in_c; ++c) dst[c] += src[c];
+              }
+            }
+          }
+        }
+      }
+    });
+  }
+}
+
 template <typename T>
 absl::Status conv2d_kernel(const KernelContext& ctx) {
   MT_ASSIGN_OR_RETURN(ConvGeometry g, internal::conv_geometry(OpId::kConv2D, *ctx.inputs[0].shape,
@@ -174,6 +217,10 @@ absl::Status conv2d_backprop_input_kernel(const KernelContext& ctx) {
   const T* f = input_data<T>(ctx, 0);
   const T* dy = input_data<T>(ctx, 1);
   T* dx = output_data<T>(ctx);
+  if (use_patches<T>(g) && g.out_h * g.out_w * g.filter_h * g.filter_w * g.in_c <= kPatchElements) {
+    conv2d_backprop_input_by_patches(g, f, dy, dx);
+    return absl::OkStatus();
+  }
   const int64_t positions = g.batch * g.in_h * g.in_w;
   parallel_for(
       positions, grain_for(g.filter_h * g.filter_w * g.in_c * g.out_c),

@@ -475,3 +475,33 @@ def test_a_window_one_larger_than_the_input_gives_an_empty_output():
     # TensorFlow 2.21: VALID output ceil((5 - 6 + 1) / 1) = 0 rows, not an error
     assert mt.nn.max_pool2d(X, 6, 1, "VALID").shape == (1, 0, 0, 2)
     assert mt.nn.conv2d(X, np.ones((6, 3, 2, 4)), 1, "VALID").shape == (1, 0, 3, 4)
+
+
+def test_nhwc_calls_of_several_patch_chunks_match_the_direct_nchw_loops():
+    # NHWC float32 goes through patches and the GEMM a chunk of positions (or, for the input's
+    # gradient, of images) at a time (Note [Convolution as a product]); NCHW through the
+    # direct loops. 65,536 positions of 144 taps make three chunks.
+    from minitensor import _minitensor as raw
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((16, 64, 64, 16)).astype(np.float32)
+    f = rng.standard_normal((3, 3, 16, 8)).astype(np.float32)
+    dy = rng.standard_normal((16, 64, 64, 8)).astype(np.float32)
+    nchw = lambda a: np.ascontiguousarray(np.transpose(a, (0, 3, 1, 2)))
+    nhwc = lambda a: np.transpose(a, (0, 2, 3, 1))
+    one = [1, 1, 1, 1]
+    y = raw.conv2d(mt.constant(x), mt.constant(f), one, "SAME", [], "NHWC", one).numpy()
+    y_ref = nhwc(raw.conv2d(mt.constant(nchw(x)), mt.constant(f), one, "SAME", [], "NCHW",
+                            one).numpy())
+    np.testing.assert_allclose(y, y_ref, rtol=1e-5, atol=1e-4)
+    df = raw.conv2d_backprop_filter(mt.constant(x), [3, 3, 16, 8], mt.constant(dy), one, "SAME",
+                                    [], "NHWC", one).numpy()
+    df_ref = raw.conv2d_backprop_filter(mt.constant(nchw(x)), [3, 3, 16, 8],
+                                        mt.constant(nchw(dy)), one, "SAME", [], "NCHW",
+                                        one).numpy()
+    np.testing.assert_allclose(df, df_ref, rtol=1e-4, atol=1e-2)
+    dx = raw.conv2d_backprop_input(list(x.shape), mt.constant(f), mt.constant(dy), one, "SAME",
+                                   [], "NHWC", one).numpy()
+    dx_ref = nhwc(raw.conv2d_backprop_input([16, 16, 64, 64], mt.constant(f),
+                                            mt.constant(nchw(dy)), one, "SAME", [], "NCHW",
+                                            one).numpy())
+    np.testing.assert_allclose(dx, dx_ref, rtol=1e-5, atol=1e-4)
