@@ -8,9 +8,9 @@
 //   MT_OP_TABLE(MT_DECLARE_OP_KERNELS)
 //
 // and the file of each op family defines the function for its rows, usually once for the
-// whole family from its list in op_table.h:
+// whole family from its list in op_table.h: unary_kernels.cc defines MT_UNARY_KERNELS(Name)
+// as `MT_OP_KERNELS(Name) { return add_unary<OpId::k##Name>(registry); }` and expands
 //
-//   #define MT_UNARY_KERNELS(Name, ...) MT_OP_KERNELS(Name) { return add_unary<OpId::k##Name>(registry); }
 //   MT_UNARY_OPS(MT_UNARY_KERNELS)
 //
 // The backend's register function calls add_op_kernels for every row of the table

@@ -82,12 +82,14 @@ void fill_patches(const ConvGeometry& g, const T* x, int64_t p0, int64_t rows, i
   });
 }
 
-// Whether the GEMM path takes this call: NHWC, float or double, and work to share.
+// Whether the GEMM path takes this call: NHWC, float or double, work to share, and patches
+// of its smallest chunk (`rows` positions) within kPatchElements.
 template <typename T>
-bool use_patches(const ConvGeometry& g) {
-  return !g.channels_first && (std::is_same_v<T, float> || std::is_same_v<T, double>)&&g.in_c > 0 &&
-         g.out_c > 0 && g.batch * g.out_h * g.out_w > 0 &&
-         g.filter_h * g.filter_w * g.in_c <= kPatchElements;
+bool use_patches(const ConvGeometry& g, int64_t rows) {
+  constexpr bool kFloating = std::is_same_v<T, float> || std::is_same_v<T, double>;
+  const int64_t cols = g.filter_h * g.filter_w * g.in_c;
+  return kFloating && !g.channels_first && g.in_c > 0 && g.out_c > 0 &&
+         g.batch * g.out_h * g.out_w > 0 && rows * cols <= kPatchElements;
 }
 
 template <typename T>
@@ -177,7 +179,7 @@ absl::Status conv2d_kernel(const KernelContext& ctx) {
   const T* x = input_data<T>(ctx, 0);
   const T* f = input_data<T>(ctx, 1);
   T* y = output_data<T>(ctx);
-  if (use_patches<T>(g)) {
+  if (use_patches<T>(g, /*rows=*/1)) {
     conv2d_by_patches(g, x, f, y);
     return absl::OkStatus();
   }
@@ -217,7 +219,7 @@ absl::Status conv2d_backprop_input_kernel(const KernelContext& ctx) {
   const T* f = input_data<T>(ctx, 0);
   const T* dy = input_data<T>(ctx, 1);
   T* dx = output_data<T>(ctx);
-  if (use_patches<T>(g) && g.out_h * g.out_w * g.filter_h * g.filter_w * g.in_c <= kPatchElements) {
+  if (use_patches<T>(g, /*rows=*/g.out_h * g.out_w)) {  // a chunk holds whole images
     conv2d_backprop_input_by_patches(g, f, dy, dx);
     return absl::OkStatus();
   }
@@ -259,7 +261,7 @@ absl::Status conv2d_backprop_filter_kernel(const KernelContext& ctx) {
   const T* x = input_data<T>(ctx, 0);
   const T* dy = input_data<T>(ctx, 1);
   T* df = output_data<T>(ctx);
-  if (use_patches<T>(g)) {
+  if (use_patches<T>(g, /*rows=*/1)) {
     conv2d_backprop_filter_by_patches(g, x, dy, df);
     return absl::OkStatus();
   }

@@ -49,36 +49,24 @@ absl::Status random_int_kernel(const KernelContext& ctx) {
   return absl::OkStatus();
 }
 
+// The kernels of a random row: its dtypes, float or integer, pick the kernel.
 template <OpId kOp>
-absl::Status add_float_kernels(KernelRegistry& registry) {
-  return add_kernels(registry, kOp, FloatTypes{}, [](auto tag) -> KernelFn {
-    return &random_float_kernel<kOp, typename decltype(tag)::type>;
-  });
+absl::Status add_random(KernelRegistry& registry) {
+  if constexpr (op_dtypes(kOp) == kRandomIntDTypes) {
+    return add_kernels(registry, kOp, TypesIn<kRandomIntDTypes>{},
+                       [](auto) -> KernelFn { return &random_int_kernel; });
+  } else {
+    return add_kernels(registry, kOp, FloatTypes{}, [](auto tag) -> KernelFn {
+      return &random_float_kernel<kOp, typename decltype(tag)::type>;
+    });
+  }
 }
 
 }  // namespace
 
-MT_OP_KERNELS(RandomUniform) { return add_float_kernels<OpId::kRandomUniform>(registry); }
-MT_OP_KERNELS(RandomStandardNormal) {
-  return add_float_kernels<OpId::kRandomStandardNormal>(registry);
-}
-MT_OP_KERNELS(TruncatedNormal) { return add_float_kernels<OpId::kTruncatedNormal>(registry); }
-MT_OP_KERNELS(StatelessRandomUniformV2) {
-  return add_float_kernels<OpId::kStatelessRandomUniformV2>(registry);
-}
-MT_OP_KERNELS(StatelessRandomNormalV2) {
-  return add_float_kernels<OpId::kStatelessRandomNormalV2>(registry);
-}
-MT_OP_KERNELS(StatelessTruncatedNormalV2) {
-  return add_float_kernels<OpId::kStatelessTruncatedNormalV2>(registry);
-}
-MT_OP_KERNELS(RandomUniformInt) {
-  return add_kernels(registry, OpId::kRandomUniformInt, TypesIn<kRandomIntDTypes>{},
-                     [](auto) -> KernelFn { return &random_int_kernel; });
-}
-MT_OP_KERNELS(StatelessRandomUniformIntV2) {
-  return add_kernels(registry, OpId::kStatelessRandomUniformIntV2, TypesIn<kRandomIntDTypes>{},
-                     [](auto) -> KernelFn { return &random_int_kernel; });
-}
+#define MT_RANDOM_KERNELS(Name, ...) \
+  MT_OP_KERNELS(Name) { return add_random<OpId::k##Name>(registry); }
+MT_RANDOM_OPS(MT_RANDOM_KERNELS)
+#undef MT_RANDOM_KERNELS
 
 }  // namespace mt::cpu

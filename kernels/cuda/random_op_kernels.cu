@@ -61,38 +61,24 @@ absl::Status run_random_int(const KernelContext& ctx) {
                             ctx.output.shape->num_elements(), gpu_state(ctx).stream));
 }
 
+// The kernels of a random row: its dtypes, float or integer, pick the kernel.
 template <OpId kOp>
-absl::Status add_float_kernels(KernelRegistry& registry) {
-  return add_gpu_kernels(registry, kOp, FloatTypes{}, [](auto tag) -> KernelFn {
-    return &run_random_float<kOp, typename decltype(tag)::type>;
-  });
-}
-
-template <OpId kOp>
-absl::Status add_int_kernels(KernelRegistry& registry) {
-  return add_gpu_kernels(registry, kOp, TypesIn<kRandomIntDTypes>{},
-                         [](auto) -> KernelFn { return &run_random_int<kOp>; });
+absl::Status add_random(KernelRegistry& registry) {
+  if constexpr (op_dtypes(kOp) == kRandomIntDTypes) {
+    return add_gpu_kernels(registry, kOp, TypesIn<kRandomIntDTypes>{},
+                           [](auto) -> KernelFn { return &run_random_int<kOp>; });
+  } else {
+    return add_gpu_kernels(registry, kOp, FloatTypes{}, [](auto tag) -> KernelFn {
+      return &run_random_float<kOp, typename decltype(tag)::type>;
+    });
+  }
 }
 
 }  // namespace
 
-MT_OP_KERNELS(RandomUniform) { return add_float_kernels<OpId::kRandomUniform>(registry); }
-MT_OP_KERNELS(RandomStandardNormal) {
-  return add_float_kernels<OpId::kRandomStandardNormal>(registry);
-}
-MT_OP_KERNELS(TruncatedNormal) { return add_float_kernels<OpId::kTruncatedNormal>(registry); }
-MT_OP_KERNELS(StatelessRandomUniformV2) {
-  return add_float_kernels<OpId::kStatelessRandomUniformV2>(registry);
-}
-MT_OP_KERNELS(StatelessRandomNormalV2) {
-  return add_float_kernels<OpId::kStatelessRandomNormalV2>(registry);
-}
-MT_OP_KERNELS(StatelessTruncatedNormalV2) {
-  return add_float_kernels<OpId::kStatelessTruncatedNormalV2>(registry);
-}
-MT_OP_KERNELS(RandomUniformInt) { return add_int_kernels<OpId::kRandomUniformInt>(registry); }
-MT_OP_KERNELS(StatelessRandomUniformIntV2) {
-  return add_int_kernels<OpId::kStatelessRandomUniformIntV2>(registry);
-}
+#define MT_RANDOM_KERNELS(Name, ...) \
+  MT_OP_KERNELS(Name) { return add_random<OpId::k##Name>(registry); }
+MT_RANDOM_OPS(MT_RANDOM_KERNELS)
+#undef MT_RANDOM_KERNELS
 
 }  // namespace mt::cuda

@@ -237,30 +237,24 @@ void bind_ops(nb::module_& m) {
   // Every row as the package re-exports it (python/minitensor/_op_table.py): its py_name
   // and its family list in kernels/op_table.h, in table order.
   nb::list rows;
-  const char* family = nullptr;
 #define MT_PY_ROW(Name, tf, cc, py, ...) rows.append(nb::make_tuple(py, family));
-  family = "data";
-  MT_DATA_OPS(MT_PY_ROW)
-  family = "math";
-  MT_MATH_OPS(MT_PY_ROW)
-  family = "binary";  // the comparisons included
-  MT_BINARY_OPS(MT_PY_ROW)
-  family = "unary";
-  MT_UNARY_OPS(MT_PY_ROW)
-  family = "reduction";
-  MT_REDUCTION_OPS(MT_PY_ROW)
-  family = "arg";
-  MT_ARG_OPS(MT_PY_ROW)
-  family = "array";
-  MT_ARRAY_OPS(MT_PY_ROW)
-  family = "random";
-  MT_RANDOM_OPS(MT_PY_ROW)
-  family = "nn";
-  MT_NN_OPS(MT_PY_ROW)
-  family = "conv";
-  MT_CONV_OPS(MT_PY_ROW)
-  family = "resource";
-  MT_RESOURCE_OPS(MT_PY_ROW)
+#define MT_PY_FAMILY(list, name) \
+  {                              \
+    const char* family = name;   \
+    list(MT_PY_ROW)              \
+  }
+  MT_PY_FAMILY(MT_DATA_OPS, "data")
+  MT_PY_FAMILY(MT_MATH_OPS, "math")
+  MT_PY_FAMILY(MT_BINARY_OPS, "binary")  // the comparisons included
+  MT_PY_FAMILY(MT_UNARY_OPS, "unary")
+  MT_PY_FAMILY(MT_REDUCTION_OPS, "reduction")
+  MT_PY_FAMILY(MT_ARG_OPS, "arg")
+  MT_PY_FAMILY(MT_ARRAY_OPS, "array")
+  MT_PY_FAMILY(MT_RANDOM_OPS, "random")
+  MT_PY_FAMILY(MT_NN_OPS, "nn")
+  MT_PY_FAMILY(MT_CONV_OPS, "conv")
+  MT_PY_FAMILY(MT_RESOURCE_OPS, "resource")
+#undef MT_PY_FAMILY
 #undef MT_PY_ROW
   MT_CHECK(rows.size() == static_cast<size_t>(kNumOps));  // a family list missing above
   m.attr("_op_rows") = nb::tuple(rows);
