@@ -6,7 +6,9 @@ the same run, and beside torch.add from Python when PyTorch is installed.
 
 --bin names the folder holding runtime_benchmark (and eager_gpu_benchmark with CUDA) for
 the C++ figures; default build/default/bench. Targets (issue 12): <= 1.0 us on the CPU and
-<= the empty-kernel launch floor + 1.5 us on the GPU, both ahead of torch.add.
+<= the empty-kernel launch floor + 1.5 us on the GPU, both ahead of torch.add. Also
+mt.function's call of the same add (target: <= 1 us over the eager add) and a 1M-element
+chain replayed beside the same chain run eagerly (target: never slower).
 """
 
 import argparse
@@ -71,6 +73,21 @@ def main():
         a, b = mt.constant([1.0]), mt.constant([2.0])
         rows.append(("python mt.add, CPU", per_call_us(lambda: mt.add(a, b), args.seconds)))
         rows.append(("python a + b, CPU", per_call_us(lambda: a + b, args.seconds)))
+        add_function = mt.function(lambda x, y: x + y)
+        rows.append(("python mt.function add, CPU",
+                     per_call_us(lambda: add_function(a, b), args.seconds)))
+        # A 1M-element chain of ten steps, eagerly and replayed.
+        big = mt.ones([1 << 20])
+
+        def chain(x):
+            for _ in range(10):
+                x = mt.tanh(x * 1.0001)
+            return x
+
+        chain_function = mt.function(chain)
+        rows.append(("python 1M chain eager, CPU", per_call_us(lambda: chain(big), args.seconds)))
+        rows.append(("python 1M chain function, CPU",
+                     per_call_us(lambda: chain_function(big), args.seconds)))
     gpu = bool(mt.config.list_physical_devices("GPU"))
     if gpu:
         with mt.device("/GPU:0"):
@@ -108,6 +125,12 @@ def main():
           + (f"; ahead of torch.add ({figures['python torch.add, CPU']:.3f} us): "
              f"{'yes' if cpu < figures['python torch.add, CPU'] else 'NO'}"
              if "python torch.add, CPU" in figures else ""))
+    over = figures["python mt.function add, CPU"] - cpu
+    print(f"target function CPU: {over:.3f} us over the eager add <= 1.0 us: "
+          f"{'yes' if over <= 1.0 else 'NO'}")
+    eager, replay = figures["python 1M chain eager, CPU"], figures["python 1M chain function, CPU"]
+    print(f"target chain: function {replay:.1f} us <= eager {eager:.1f} us: "
+          f"{'yes' if replay <= eager else 'NO'}")
     if "python mt.add, GPU" in figures and "C++ empty kernel launch (floor)" in figures:
         g, floor = figures["python mt.add, GPU"], figures["C++ empty kernel launch (floor)"]
         line = f"target GPU: {g:.3f} us <= floor {floor:.3f} + 1.5 us: " \

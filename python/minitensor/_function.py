@@ -153,6 +153,9 @@ class Function:
         self._detector = _detector(python_function)
         self._outputs = {}  # signature key -> the outputs' structure
         self._descriptor_cache = weakref.WeakKeyDictionary()
+        # The last call with tensors alone (Note [A call's fast path]): (count, its cache's
+        # replay, key, outputs' structure, cache, cache.replay_count then).
+        self._fast = None
         functools.update_wrapper(self, python_function)
 
     def _bind(self, args, kwargs):
@@ -209,15 +212,36 @@ class Function:
         self._trim()
 
     def __call__(self, *args, **kwargs):
+        # Note [A call's fast path]: a call with as many tensors alone as the last such call,
+        # whose signature has traced, replays it straight from its C++ cache: the key, the
+        # cache and the outputs' structure are the last call's. Anything else (a new
+        # signature, another argument, a replica's call) goes the whole way, which sets or
+        # clears the fast path again, and tells the retracing detector how many calls the
+        # fast path made (its cache's replay count). The cache is the most recently called
+        # one, so the least-recently-called order needs no update.
+        fast = self._fast
+        if fast is not None and not kwargs and len(args) == fast[0]:
+            flat_out = fast[1](args, fast[2])
+            if flat_out is not None:
+                return flat_out[0] if fast[3] is _HOLE else _pack(fast[3], iter(flat_out))
+        return self._call(args, kwargs)
+
+    def _call(self, args, kwargs):
+        if self._fast is not None:  # the fast path's calls, for the retracing detector
+            self._detector.called(self._fast[4].replay_count - self._fast[5])
+            self._fast = None
         if _mt.functions_run_eagerly():
             return self._python_function(*args, **kwargs)
         if self._input_signature is not None:
             args, kwargs = self._bind(args, kwargs)
-        if not kwargs and all(type(a) is _mt.Tensor for a in args):
+        tensors_alone = not kwargs and all(type(a) is _mt.Tensor for a in args)
+        if tensors_alone:
             # The common call, tensors alone: its structure and key depend on the count only.
             tensors = list(args)
             structure, key = _tensor_args_key(len(args))
-            key += _mt._replica_key()
+            replica_key = _mt._replica_key()
+            tensors_alone = not replica_key
+            key += replica_key
         else:
             tensors = []
             structure = _flatten((args, kwargs), tensors)
@@ -252,6 +276,9 @@ class Function:
         flat_out = cache.call(tensors, body, key, names)
         if traced:
             self._note_trace(key, tensors, cache)
+        if tensors_alone and not self._by_shape and self._input_signature is None:
+            self._fast = (len(args), cache.replay, key, self._outputs[key], cache,
+                          cache.replay_count)
         return _pack(self._outputs[key], iter(flat_out))
 
     def _arg_names(self, args, kwargs, count):

@@ -41,8 +41,8 @@ class RetracingDetector:
         self._calls_per_trace = collections.deque(maxlen=_HISTORY)
         self._warnings = 0
 
-    def called(self):
-        self._calls_since_trace += 1
+    def called(self, count=1):
+        self._calls_since_trace += count
 
     def traced(self):
         """Notes that the latest call traced; warns when the function retraces often."""

@@ -7,6 +7,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,7 +37,31 @@ void bind_function(nb::module_& m) {
             return cache.call(args, traced, key, names);
           },
           nb::arg("args"), nb::arg("body"), nb::arg("key"), nb::arg("names"))
+      // The fast path of a call with tensors alone: the outputs of replaying `args`' signature
+      // (and `key`), or None when only call() can run it (an argument that is not a
+      // Tensor, a new or eager signature, a replica's call, functions running eagerly).
+      .def(
+          "replay",
+          [](FunctionCache& cache, nb::tuple args, const std::string& key) -> nb::object {
+            if (internal::current_replica_id() >= 0) return nb::none();
+            const nb::handle tensor_type = nb::type<Tensor>();
+            std::vector<Tensor> tensors;
+            tensors.reserve(args.size());
+            for (nb::handle a : args) {
+              if (!a.type().is(tensor_type)) return nb::none();
+              tensors.push_back(*nb::inst_ptr<Tensor>(a));
+            }
+            std::optional<std::vector<Tensor>> out;
+            {
+              nb::gil_scoped_release release;
+              out = cache.replay(tensors, key);
+            }
+            if (!out) return nb::none();
+            return nb::cast(std::move(*out));
+          },
+          nb::arg("args"), nb::arg("key"))
       .def_prop_ro("tracing_count", &FunctionCache::tracing_count)
+      .def_prop_ro("replay_count", &FunctionCache::replay_count)
       .def_prop_ro("replay_kind", &FunctionCache::replay_kind)
       .def_prop_ro("arena_bytes", &FunctionCache::arena_bytes);
   // What a function's Python key adds inside MirroredStrategy::run: each replica traces its

@@ -22,8 +22,9 @@ void append(std::string* key, const T& value) {
 // The signature of a call: each argument's dtype, shape, device and first alias, the
 // innermost device scope, the replica (Note [Replicas in a function]) and the configuration
 // epoch, after `extra`.
-std::string signature(absl::Span<const Tensor> args, std::string_view extra) {
-  std::string key(extra);
+// Written into `key`, whose capacity a caller keeps from call to call.
+void signature(absl::Span<const Tensor> args, std::string_view extra, std::string& key) {
+  key.assign(extra);
   key.push_back('\0');
   append(&key, Context::get().epoch());
   append(&key, current_replica_id());
@@ -49,7 +50,12 @@ std::string signature(absl::Span<const Tensor> args, std::string_view extra) {
     append(&key, static_cast<int32_t>(impl->shape.rank()));
     for (int64_t d : impl->shape.dims()) append(&key, d);
   }
-  return key;
+}
+
+// This thread's buffer for signatures (a replay allocates none).
+std::string& signature_buffer() {
+  thread_local std::string buffer;
+  return buffer;
 }
 
 const char* kind_of(const ConcreteFunction* f) {
@@ -63,25 +69,38 @@ std::atomic<bool> g_run_eagerly{false};
 
 bool functions_run_eagerly() { return g_run_eagerly.load(std::memory_order_relaxed); }
 
+std::shared_ptr<FunctionCache::Entry> FunctionCache::find(const std::string& key) {
+  MutexLock lock(&mu_);
+  auto it = entries_.find(key);
+  if (it == entries_.end()) return nullptr;
+  last_kind_ = kind_of(it->second->concrete.get());
+  last_graphs_ = it->second->concrete == nullptr ? 0 : it->second->concrete->num_graphs();
+  return it->second;
+}
+
 std::vector<Tensor> FunctionCache::call(absl::Span<const Tensor> args, const Body& body,
                                         std::string_view extra_key,
                                         absl::Span<const std::string> arg_names) {
   if (functions_run_eagerly() || active_recorder() != nullptr) {
     return body(args);
   }
-  std::string key = signature(args, extra_key);
-  std::shared_ptr<Entry> entry;
-  {
-    MutexLock lock(&mu_);
-    auto it = entries_.find(key);
-    if (it != entries_.end()) {
-      entry = it->second;
-      last_kind_ = kind_of(entry->concrete.get());
-      last_graphs_ = entry->concrete == nullptr ? 0 : entry->concrete->num_graphs();
-    }
-  }
-  if (entry == nullptr) return trace(args, body, std::move(key), arg_names);
+  std::string& key = signature_buffer();
+  signature(args, extra_key, key);
+  std::shared_ptr<Entry> entry = find(key);
+  if (entry == nullptr) return trace(args, body, key, arg_names);
   if (entry->concrete == nullptr) return body(args);
+  replay_count_.fetch_add(1, std::memory_order_relaxed);
+  return value_or_throw(entry->concrete->call(args));
+}
+
+std::optional<std::vector<Tensor>> FunctionCache::replay(absl::Span<const Tensor> args,
+                                                         std::string_view extra_key) {
+  if (functions_run_eagerly() || active_recorder() != nullptr) return std::nullopt;
+  std::string& key = signature_buffer();
+  signature(args, extra_key, key);
+  std::shared_ptr<Entry> entry = find(key);
+  if (entry == nullptr || entry->concrete == nullptr) return std::nullopt;
+  replay_count_.fetch_add(1, std::memory_order_relaxed);
   return value_or_throw(entry->concrete->call(args));
 }
 

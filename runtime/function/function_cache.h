@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,7 +36,16 @@ class FunctionCache {
                            std::string_view extra_key = {},
                            absl::Span<const std::string> arg_names = {});
 
+  // Replays the signature of `args` (with `extra_key`) when it has traced and can replay;
+  // nullopt when call() would trace or run a body instead (a new signature, one that runs
+  // eagerly, functions running eagerly, another function tracing). A caller's fast path:
+  // it needs no body. Throws mt::Error as call() does.
+  std::optional<std::vector<Tensor>> replay(absl::Span<const Tensor> args,
+                                            std::string_view extra_key = {});
+
   int tracing_count() const { return tracing_count_.load(std::memory_order_relaxed); }
+  // How many calls replayed a trace (through call() or replay()).
+  int64_t replay_count() const { return replay_count_.load(std::memory_order_relaxed); }
   std::string replay_kind() const;
   // The CUDA graphs a replay of the last signature called launches.
   int graphs_per_replay() const;
@@ -45,14 +55,17 @@ class FunctionCache {
   struct Entry {
     std::unique_ptr<ConcreteFunction> concrete;  // null: runs eagerly
   };
+  // The entry of signature `key`, null when it has not traced; notes it as the last called.
+  std::shared_ptr<Entry> find(const std::string& key);
   std::vector<Tensor> trace(absl::Span<const Tensor> args, const Body& body, std::string key,
                             absl::Span<const std::string> arg_names);
 
   std::string name_;
   std::atomic<int> tracing_count_{0};
+  std::atomic<int64_t> replay_count_{0};
   mutable Mutex mu_;
   absl::flat_hash_map<std::string, std::shared_ptr<Entry>> entries_ ABSL_GUARDED_BY(mu_);
-  std::string last_kind_ ABSL_GUARDED_BY(mu_);
+  const char* last_kind_ ABSL_GUARDED_BY(mu_) = "";
   int last_graphs_ ABSL_GUARDED_BY(mu_) = 0;
 };
 

@@ -194,3 +194,68 @@ def test_a_new_constant_at_every_call_keeps_the_bound_too():
     assert float(f(x, 59.0)[0, 0]) == 59.0
     del f
     assert current() - base < (1 << 20)
+
+
+# The fast path of calls with tensors alone (Note [A call's fast path] in _function.py).
+
+
+def test_calls_on_the_fast_path_count_in_the_retracing_warning(caplog):
+    def body(x):
+        return x + 1.0
+
+    g = mt.function(body)
+    with caplog.at_level(logging.WARNING, logger="minitensor"):
+        for n in range(5):
+            g(mt.zeros([n + 1]))              # traces
+            for _ in range(3):
+                g(mt.zeros([n + 1]))          # replays, on the fast path after the first
+    messages = _warnings(caplog)
+    # Five traces among the last 4 * 3 + 5 calls (TensorFlow counts every call).
+    assert messages and messages[0].startswith(f"5 out of the last 17 calls to {body!r}")
+
+
+def test_the_fast_path_retraces_a_new_dtype_and_follows_run_functions_eagerly():
+    traces = []
+
+    def body(x, y):
+        traces.append(x.dtype)
+        return x * y
+
+    f = mt.function(body)
+    one, two = mt.constant([1.0]), mt.constant([2.0])
+    assert f(one, two).numpy().tolist() == [2.0]
+    assert f(one, two).numpy().tolist() == [2.0]
+    assert f(mt.constant([3]), mt.constant([4])).numpy().tolist() == [12]  # same count
+    assert f.experimental_get_tracing_count() == 2
+    assert f(one, two).numpy().tolist() == [2.0]
+    assert len(traces) == 2
+    mt.config.run_functions_eagerly(True)
+    try:
+        assert f(one, two).numpy().tolist() == [2.0]
+        assert len(traces) == 3               # the body ran: no replay
+    finally:
+        mt.config.run_functions_eagerly(False)
+    assert f(one, two).numpy().tolist() == [2.0] and len(traces) == 3
+
+
+def test_the_fast_path_leaves_other_arguments_to_the_whole_call():
+    f = mt.function(lambda x, y: x + y)
+    x = mt.constant([1.0, 2.0])
+    v = mt.Variable([10.0, 20.0])
+    assert f(x, x).numpy().tolist() == [2.0, 4.0]
+    assert f(x, x).numpy().tolist() == [2.0, 4.0]
+    assert f(x, v).numpy().tolist() == [11.0, 22.0]        # a variable, same count
+    v.assign([30.0, 40.0])
+    assert f(x, v).numpy().tolist() == [31.0, 42.0]        # read at every call
+    assert f(x, 5.0).numpy().tolist() == [6.0, 7.0]        # a Python number
+    assert f(x, y=x).numpy().tolist() == [2.0, 4.0]        # a keyword
+    assert f(x, x).numpy().tolist() == [2.0, 4.0]
+
+
+def test_the_fast_path_returns_the_traced_structure():
+    f = mt.function(lambda x: {"double": x * 2.0, "pair": (x, x + 1.0)})
+    x = mt.constant([1.0])
+    for _ in range(3):
+        out = f(x)
+        assert out["double"].numpy().tolist() == [2.0]
+        assert [t.numpy().tolist() for t in out["pair"]] == [[1.0], [2.0]]

@@ -7,6 +7,7 @@
 
 #include "gmock/gmock.h"
 #include "runtime/eager/context.h"
+#include "runtime/function/function_cache.h"
 #include "tests/runtime/function_checks.h"
 #include "tests/runtime/runtime_fixture.h"
 
@@ -183,6 +184,39 @@ TEST_F(FunctionTest, ARandomOpMakesTheSignatureRunEagerly) {
   EXPECT_EQ(calls, 2);
   EXPECT_EQ(f.replay_kind(), "eager");
   EXPECT_THAT(log(), ::testing::Contains(HasSubstr("cannot replay this signature")));
+}
+
+// FunctionCache::replay, the fast path of Python's calls: outputs only for a traced,
+// replayable signature; nothing else (no trace, no body) otherwise.
+TEST_F(FunctionTest, ReplayWithoutABodyRunsTracedSignaturesOnly) {
+  internal::FunctionCache cache("f");
+  int calls = 0;
+  const internal::FunctionCache::Body body = [&](absl::Span<const Tensor> a) {
+    ++calls;
+    return std::vector<Tensor>{add(a[0], a[0])};
+  };
+  const Tensor x = constant({1.f, 2.f});
+  EXPECT_FALSE(cache.replay({x}, "key").has_value());  // not traced: nothing runs
+  EXPECT_EQ(cache.tracing_count(), 0);
+  cache.call({x}, body, "key");
+  EXPECT_FALSE(cache.replay({x}, "other key").has_value());
+  EXPECT_FALSE(cache.replay({constant({1.0, 2.0})}, "key").has_value());  // a new dtype
+  std::optional<std::vector<Tensor>> out = cache.replay({constant({3.f, 4.f})}, "key");
+  ASSERT_TRUE(out.has_value());
+  EXPECT_EQ((*out)[0].to_vector<float>(), (std::vector<float>{6, 8}));
+  EXPECT_EQ(cache.replay_count(), 1);
+  EXPECT_EQ(calls, 1);
+  config::run_functions_eagerly(true);
+  EXPECT_FALSE(cache.replay({x}, "key").has_value());
+  config::run_functions_eagerly(false);
+
+  internal::FunctionCache eager("g");  // a random op: the signature runs its body
+  const internal::FunctionCache::Body random_body = [&](absl::Span<const Tensor> a) {
+    return std::vector<Tensor>{add(a[0], random::uniform({2}))};
+  };
+  eager.call({x}, random_body, "key");
+  EXPECT_FALSE(eager.replay({x}, "key").has_value());
+  EXPECT_EQ(eager.replay_count(), 0);
 }
 
 TEST_F(FunctionTest, RunFunctionsEagerlyTracesNothing) {
