@@ -92,6 +92,28 @@ bool use_patches(const ConvGeometry& g, int64_t rows) {
          g.batch * g.out_h * g.out_w > 0 && rows * cols <= kPatchElements;
 }
 
+// Note [Padding never multiplies]: the direct loops skip a tap that falls in the padding,
+// as TensorFlow's kernels do, so an infinite or NaN weight there adds nothing. The patch
+// matrix holds a zero for it instead, and zero times an infinity is NaN: where some tap
+// falls in the padding and the value that multiplies the patches (the filter, or the
+// output's gradient for the filter's gradient) is not all finite, the call takes the
+// direct loops. Conv2DBackpropInput drops the padded taps' products itself.
+inline bool reads_padding(const ConvGeometry& g) {
+  const auto outside = [](int64_t out, int64_t filter, int64_t stride, int64_t dilation,
+                          int64_t pad, int64_t in) {
+    return out > 0 && (pad > 0 || (out - 1) * stride + (filter - 1) * dilation - pad >= in);
+  };
+  return outside(g.out_h, g.filter_h, g.stride_h, g.dilation_h, g.pad_top, g.in_h) ||
+         outside(g.out_w, g.filter_w, g.stride_w, g.dilation_w, g.pad_left, g.in_w);
+}
+
+template <typename T>
+bool all_finite(const T* v, int64_t n) {
+  bool finite = true;
+  for (int64_t i = 0; i < n; ++i) finite &= std::isfinite(v[i]);
+  return finite;
+}
+
 template <typename T>
 void conv2d_by_patches(const ConvGeometry& g, const T* x, const T* f, T* y) {
   const int64_t cols = g.filter_h * g.filter_w * g.in_c;
@@ -179,7 +201,8 @@ absl::Status conv2d_kernel(const KernelContext& ctx) {
   const T* x = input_data<T>(ctx, 0);
   const T* f = input_data<T>(ctx, 1);
   T* y = output_data<T>(ctx);
-  if (use_patches<T>(g, /*rows=*/1)) {
+  if (use_patches<T>(g, /*rows=*/1) &&
+      (!reads_padding(g) || all_finite(f, g.filter_h * g.filter_w * g.in_c * g.out_c))) {
     conv2d_by_patches(g, x, f, y);
     return absl::OkStatus();
   }
@@ -261,7 +284,8 @@ absl::Status conv2d_backprop_filter_kernel(const KernelContext& ctx) {
   const T* x = input_data<T>(ctx, 0);
   const T* dy = input_data<T>(ctx, 1);
   T* df = output_data<T>(ctx);
-  if (use_patches<T>(g, /*rows=*/1)) {
+  if (use_patches<T>(g, /*rows=*/1) &&
+      (!reads_padding(g) || all_finite(dy, g.batch * g.out_h * g.out_w * g.out_c))) {
     conv2d_backprop_filter_by_patches(g, x, dy, df);
     return absl::OkStatus();
   }

@@ -3,6 +3,7 @@
 // strides, dilations and odd sizes, on every float dtype; small cases by hand (which pin the
 // reference's reading of Note [Convolutions] too) and empty sums.
 #include <array>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -199,6 +200,35 @@ TEST(Conv2DBackpropKernelTest, ComputesSmallCasesByHand) {
   EXPECT_THAT(run_values(OpId::kConv2DBackpropFilter,
                          {iota(S({1, 3, 3, 1})), filled(S({1, 2, 2, 1}), 1)}, attrs),
               ElementsAre(12, 16, 24, 28));
+}
+
+// Note [Padding never multiplies]: a tap in the padding adds nothing, even where the value
+// it would multiply is infinite (zero times it would be NaN). TensorFlow 2.21 gives these.
+template <typename T>
+void expect_padding_never_multiplies() {
+  const double inf = std::numeric_limits<double>::infinity();
+  std::vector<T> w(9, T(1));
+  w[0] = std::numeric_limits<T>::infinity();
+  const HostTensor ones = HostTensor::make<T>(S({1, 3, 3, 1}), std::vector<T>(9, T(1)));
+  const HostTensor weights = HostTensor::make<T>(S({3, 3, 1, 1}), w);
+  OpAttrs same;
+  same.padding = Padding::kSame;
+  EXPECT_THAT(run_values(OpId::kConv2D, {ones, weights}, same),
+              ElementsAre(4, 6, 4, 6, inf, inf, 4, inf, inf));
+  OpAttrs filter = same;
+  filter.dims = {3, 3, 1, 1};
+  const HostTensor dy = HostTensor::make<T>(S({1, 3, 3, 1}), w);
+  EXPECT_THAT(run_values(OpId::kConv2DBackpropFilter, {ones, dy}, filter),
+              ElementsAre(4, 6, 4, 6, inf, inf, 4, inf, inf));
+  OpAttrs input = same;
+  input.dims = {1, 3, 3, 1};
+  EXPECT_THAT(run_values(OpId::kConv2DBackpropInput, {weights, ones}, input),
+              ElementsAre(inf, inf, 4, inf, inf, 6, 4, 6, 4));
+}
+
+TEST(Conv2DKernelTest, PaddingNeverMultipliesAnInfiniteWeight) {
+  expect_padding_never_multiplies<float>();
+  expect_padding_never_multiplies<double>();
 }
 
 TEST(Conv2DKernelTest, WritesZerosForAnEmptySum) {

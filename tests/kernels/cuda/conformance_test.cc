@@ -619,9 +619,9 @@ TEST_F(ConformanceTest, EveryGpuKernelMatchesTheCpu) {
   // 19's 9 numeric ops, 7 float ones and 3 logical ones on bool; Softmax and LogSoftmax on
   // the 4 float ones, BatchMatMulV2 on the 4 float ones, Min and Prod on the 6 numeric ones,
   // Any and All on bool; Equal and NotEqual on all 7, the 4 orderings on the 6 numeric ones;
-  // StopGradient on all 7.
+  // StopGradient on all 7; Erf on the 4 float ones.
   EXPECT_EQ(pairs_, 4 * 7 + 4 + 7 * 6 + 2 * 4 + 3 * 6 + 9 * 6 + 7 * 4 + 3 + 2 * 4 + 4 + 2 * 6 + 2 +
-                        2 * 7 + 4 * 6 + 7)
+                        2 * 7 + 4 * 6 + 7 + 4)
       << "(op, dtype) pairs run on the GPU";
 }
 

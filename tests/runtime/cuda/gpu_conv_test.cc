@@ -98,7 +98,8 @@ void expect_same(const std::string& what, Op op, double tol) {
     int bad = 0;
     for (size_t j = 0; j < g.size(); ++j) {
       const bool same = std::isnan(c[j]) ? std::isnan(g[j])
-                                         : std::fabs(g[j] - c[j]) <= tol * (1 + std::fabs(c[j]));
+                        : std::isinf(c[j]) ? g[j] == c[j]
+                                           : std::fabs(g[j] - c[j]) <= tol * (1 + std::fabs(c[j]));
       if (!same && ++bad <= 5) {
         ADD_FAILURE() << "output " << i << " element " << j << ": " << g[j] << " vs " << c[j];
       }
@@ -309,9 +310,17 @@ TEST_F(GpuConvTest, NonFiniteValuesMatchTheCpu) {
           o.ksize = o.strides = {1, 2, 2, 1};
           const Tensor y = nn::max_pool2d(x, o);
           const Tensor dy = cast(constant(std::vector<float>{1, 2, 3, 4}, {1, 2, 2, 1}), d);
+          // Padding never multiplies: an infinite weight over it adds nothing (Note
+          // [Padding never multiplies] in kernels/cpu/conv_kernels.cc).
+          nn::Conv2DOptions same;
+          same.padding = Padding::kSame;
+          const Tensor inf_filter = cast(
+              constant(std::vector<float>{INFINITY, 1, 1, 1, 1, 1, 1, 1, 1}, {3, 3, 1, 1}), d);
+          const Tensor ones = cast(constant(std::vector<float>(16, 1.f), {1, 4, 4, 1}), d);
           return std::vector{
               y, nn::max_pool_grad(x, y, dy, o), nn::avg_pool2d(x, o),
-              nn::conv2d(x, cast(constant(std::vector<float>{1, -1}, {1, 2, 1, 1}), d))};
+              nn::conv2d(x, cast(constant(std::vector<float>{1, -1}, {1, 2, 1, 1}), d)),
+              nn::conv2d(ones, inf_filter, same)};
         },
         tolerance(d));
   }
