@@ -24,6 +24,8 @@ int main() {
   }
 
   // Ops run on the one visible GPU; a second GPU, if the machine has one, is unknown now.
+  // (Soft placement, on by default as in TensorFlow, would run the op on GPU:0 instead.)
+  mt::config::set_soft_device_placement(false);
   mt::Tensor a = mt::constant({{1.f, 2.f}, {3.f, 4.f}});
   std::cout << "MatMul ran on " << mt::matmul(a, a).device() << "\n";
   try {
