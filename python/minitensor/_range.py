@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+from . import _host_reads
 from . import _minitensor as _mt
 from . import errors
 from ._constant_op import convert_to_tensor, values
@@ -26,6 +27,7 @@ def _argument(name: str, value: Any, dtype: Optional[DType]):
     """Returns (dtype, 0-d NumPy value) of one argument: a tensor keeps its dtype (cast to
     ``dtype`` when given), a Python or NumPy value converts as convert_to_tensor does."""
     if isinstance(value, (Tensor, _mt._Variable)):
+        _host_reads.check(f"the {name} of `mt.range`")  # a trace would fix its value
         t = convert_to_tensor(value)
         if dtype is not None and t.dtype != dtype:
             t = _mt.cast(t, dtype)
@@ -47,7 +49,8 @@ def range(start, limit=None, delta=1, dtype: Optional[DTypeLike] = None,
     ``range(n)`` counts from 0. Without ``dtype`` the output takes the widest dtype of the
     arguments (int32 < int64 < float16 < bfloat16 < float32 < float64; a Python int is
     int32, a float float32). A zero delta, or one that moves away from limit, raises
-    InvalidArgumentError. Tensor arguments are read on the host."""
+    InvalidArgumentError. Tensor arguments are read on the host, which mt.function's trace
+    refuses (OperatorNotAllowedInGraphError): the length would be fixed at the trace."""
     if limit is None:
         start, limit = 0, start
     want = None if dtype is None else as_dtype(dtype)

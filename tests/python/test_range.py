@@ -71,3 +71,19 @@ def test_iterating_a_tensor_still_works_beside_mt_range():
 def test_float_lengths_are_tensorflows(args, lengths):
     for name, n in lengths.items():
         assert mt.range(*args, dtype=getattr(mt, name)).shape == (n,), name
+
+
+def test_a_function_replays_a_python_range_and_refuses_a_tensor_bound():
+    @mt.function
+    def shifted(x):
+        return x + mt.cast(mt.range(3), mt.float32)
+
+    for _ in range(2):  # the trace, then a replay
+        np.testing.assert_array_equal(shifted(mt.constant([1.0, 1.0, 1.0])).numpy(), [1, 2, 3])
+
+    @mt.function
+    def count(n):
+        return mt.range(n)
+
+    with pytest.raises(mt.errors.OperatorNotAllowedInGraphError, match="limit of `mt.range`"):
+        count(mt.constant(3))
