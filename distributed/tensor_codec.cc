@@ -82,6 +82,14 @@ void encode_attrs(const OpAttrs& attrs, proto::Attrs* out) {
   out->set_padding(static_cast<int32_t>(attrs.padding));
   for (int32_t v : attrs.explicit_paddings) out->add_explicit_paddings(v);
   out->set_channels_first(attrs.channels_first);
+  out->set_exclusive(attrs.exclusive);
+  out->set_reverse(attrs.reverse);
+  out->set_start_f(attrs.start.f);
+  out->set_start_i(attrs.start.i);
+  out->set_limit_f(attrs.limit.f);
+  out->set_limit_i(attrs.limit.i);
+  out->set_delta_f(attrs.delta.f);
+  out->set_delta_i(attrs.delta.i);
 }
 
 namespace {
@@ -150,6 +158,11 @@ absl::StatusOr<OpAttrs> decode_attrs(const proto::Attrs& in) {
   }
   attrs.padding = static_cast<Padding>(in.padding());
   attrs.channels_first = in.channels_first();
+  attrs.exclusive = in.exclusive();
+  attrs.reverse = in.reverse();
+  attrs.start = Scalar{in.start_f(), in.start_i(), false};
+  attrs.limit = Scalar{in.limit_f(), in.limit_i(), false};
+  attrs.delta = Scalar{in.delta_f(), in.delta_i(), false};
   return attrs;
 }
 

@@ -135,6 +135,12 @@ inline OpAttrs fuzz_attrs(FuzzedDataProvider& in, const std::vector<int64_t>& di
   a.beta_2 = fuzz_scalar(in).f;
   a.epsilon = fuzz_scalar(in).f;
   fuzz_window(in, a);
+  // Cumsum's and Range's, read last so that saved inputs keep decoding as they did.
+  a.exclusive = in.ConsumeBool();
+  a.reverse = in.ConsumeBool();
+  a.start = fuzz_scalar(in);
+  a.limit = fuzz_scalar(in);
+  a.delta = fuzz_scalar(in);
   return a;
 }
 

@@ -221,3 +221,45 @@ absl::Status infer_tile(OpId op, absl::Span<const TensorMeta> inputs, const OpAt
 }
 
 }  // namespace mt::internal
+
+namespace mt::internal {
+
+// MatrixBandPart: a batch of matrices, bounds (attrs.dims) within the matrix or negative.
+absl::Status infer_band_part(OpId op, absl::Span<const TensorMeta> inputs, const OpAttrs& attrs,
+                             OutputMetas* out) {
+  const Shape& in = *inputs[0].shape;
+  MT_RETURN_IF_ERROR(check_dtype(op, inputs[0].dtype));
+  if (in.rank() < 2) {
+    return op_error(op, "input must be at least 2-dim, received shape: ", list(in.dims()));
+  }
+  if (attrs.dims.size() != 2) {
+    return op_error(op, "expected (num_lower, num_upper), got ", attrs.dims.size(), " values");
+  }
+  const int64_t rows = in.dim(in.rank() - 2), cols = in.dim(in.rank() - 1);
+  if (attrs.dims[0] > rows) {
+    return op_error(op, "num_lower must be negative or less or equal to number of rows (", rows,
+                    ") got: ", attrs.dims[0]);
+  }
+  if (attrs.dims[1] > cols) {
+    return op_error(op, "num_upper must be negative or less or equal to number of columns (", cols,
+                    ") got: ", attrs.dims[1]);
+  }
+  out->push_back(OutputMeta{in, inputs[0].dtype});
+  return absl::OkStatus();
+}
+
+// Cumsum: the output has the input's shape; the axis lies in [-rank, rank).
+absl::Status infer_cumsum(OpId op, absl::Span<const TensorMeta> inputs, const OpAttrs& attrs,
+                          OutputMetas* out) {
+  const Shape& in = *inputs[0].shape;
+  MT_RETURN_IF_ERROR(check_dtype(op, inputs[0].dtype));
+  const int64_t rank = in.rank();
+  if (attrs.axis < -rank || attrs.axis >= rank) {
+    return op_error(op, "ScanOp: Expected scan axis in the range [", -rank, ", ", rank,
+                    "), but got ", attrs.axis);
+  }
+  out->push_back(OutputMeta{in, inputs[0].dtype});
+  return absl::OkStatus();
+}
+
+}  // namespace mt::internal

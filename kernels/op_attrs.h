@@ -33,16 +33,26 @@ struct OpAttrs {
   bool keep_dims = false;
   DType dst_dtype = DType::kFloat32;  // Cast: the target dtype
   Scalar value;                       // Fill: the value to fill with; OneHot: on_value
+  // Range: the first value, the bound it stops before and the step (`f` for the float
+  // dtypes, `i` for the integers).
+  Scalar start;
+  Scalar limit;
+  Scalar delta = {1, 1, true};
   // The array ops (Note [Array op attributes] in kernels/array_layout.h):
   //   dims:  Reshape, BroadcastTo: the shape; Transpose: perm; Tile: multiples; SplitV:
-  //          size_splits (empty: num_split equal parts); Slice, StridedSlice: begin
+  //          size_splits (empty: num_split equal parts); Slice, StridedSlice: begin;
+  //          MatrixBandPart: (num_lower, num_upper)
   //   dims2: Slice: size; StridedSlice: end
   //   dims3: StridedSlice: strides
   absl::InlinedVector<int64_t, 4> dims;
   absl::InlinedVector<int64_t, 4> dims2;
   absl::InlinedVector<int64_t, 4> dims3;
-  // ExpandDims, ConcatV2, Pack, SplitV, GatherV2, OneHot: the axis (negative from the end)
+  // ExpandDims, ConcatV2, Pack, SplitV, GatherV2, OneHot, Cumsum: the axis (negative from
+  // the end)
   int64_t axis = 0;
+  // Cumsum: leave each element out of its own sum (exclusive), sum from the end (reverse).
+  bool exclusive = false;
+  bool reverse = false;
   int64_t num_split = 0;  // SplitV without size_splits: the number of equal parts
   int64_t depth = 0;      // OneHot
   Scalar off_value;       // OneHot (the output dtype is dst_dtype)

@@ -29,10 +29,12 @@
 // (one CPU loop and one CUDA functor per element-wise op, one wrapper signature) can expand
 // just that family; MT_OP_TABLE is all of them, in OpId order.
 
-// The data ops: constants, fills, copies and casts.
+// The data ops: constants, fills, copies and casts. Range writes start + i * delta
+// (attrs.start, limit, delta; kernels/range.h) into the 1-D output its wrapper sized.
 #define MT_DATA_OPS(X)                                                                          \
   X(EagerConst, "_EagerConst", constant, "constant", 1, kAllDTypes, infer_data_op, kSource)     \
   X(Fill, "Fill", fill, "fill", 1, kAllDTypes, infer_data_op, kSource)                          \
+  X(Range, "Range", range, "range", 1, kNumericDTypes, infer_range, kSource)                    \
   X(Identity, "Identity", identity, "identity", 1, kAllDTypes, infer_data_op,                   \
     kGrad | kCopyIsResult | kGradReadsNoValue)                                                  \
   X(Cast, "Cast", cast, "cast", 1, kAllDTypes, infer_data_op, kGrad | kGradReadsNoValue)        \
@@ -95,6 +97,8 @@
   X(Log1p, "Log1p", log1p, "math.log1p", 1, kFloatDTypes, infer_unary, kGrad | kCostly)            \
   X(Tanh, "Tanh", tanh, "tanh", 1, kFloatDTypes, infer_unary, kGrad | kCostly | kGradReadsOutputs) \
   X(Erf, "Erf", erf, "math.erf", 1, kFloatDTypes, infer_unary, kGrad | kCostly | kGradReadsInputs) \
+  X(Sin, "Sin", sin, "sin", 1, kFloatDTypes, infer_unary, kGrad | kCostly | kGradReadsInputs)      \
+  X(Cos, "Cos", cos, "cos", 1, kFloatDTypes, infer_unary, kGrad | kCostly | kGradReadsInputs)      \
   X(Sigmoid, "Sigmoid", sigmoid, "sigmoid", 1, kFloatDTypes, infer_unary,                          \
     kGrad | kCostly | kGradReadsOutputs)                                                           \
   X(Sign, "Sign", sign, "sign", 1, kNumericDTypes, infer_unary, kNone)                             \
@@ -138,7 +142,10 @@
 
 // Shape and data movement (Note [Array ops] in kernels/array_layout.h): copies that
 // rearrange elements, for every dtype. GatherV2 takes (params, indices), keyed by params;
-// OneHot is keyed by its indices and writes attrs.dst_dtype.
+// OneHot is keyed by its indices and writes attrs.dst_dtype. MatrixBandPart keeps a band of
+// each innermost matrix (attrs.dims: num_lower, num_upper; negative keeps the whole
+// triangle) and zeroes the rest; Cumsum is the running sum along attrs.axis
+// (kernels/array_shape.cc).
 #define MT_ARRAY_OPS(X)                                                                            \
   X(Reshape, "Reshape", reshape, "reshape", 1, kAllDTypes, infer_reshape, kGrad)                   \
   X(Transpose, "Transpose", transpose, "transpose", 1, kAllDTypes, infer_transpose, kGrad)         \
@@ -155,6 +162,10 @@
   X(BroadcastTo, "BroadcastTo", broadcast_to, "broadcast_to", 1, kAllDTypes, infer_broadcast_to,   \
     kGrad)                                                                                         \
   X(Tile, "Tile", tile, "tile", 1, kAllDTypes, infer_tile, kGrad)                                  \
+  X(MatrixBandPart, "MatrixBandPart", linalg::band_part, "linalg.band_part", 1, kAllDTypes,        \
+    infer_band_part, kGrad | kGradReadsNoValue)                                                    \
+  X(Cumsum, "Cumsum", cumsum, "math.cumsum", 1, kNumericDTypes, infer_cumsum,                      \
+    kGrad | kGradReadsNoValue)                                                                     \
   X(ZerosLike, "ZerosLike", zeros_like, "zeros_like", 1, kAllDTypes, infer_data_op, kNone)         \
   X(OnesLike, "OnesLike", ones_like, "ones_like", 1, kAllDTypes, infer_data_op, kNone)             \
   X(SelectV2, "SelectV2", where, "where", 3, kAllDTypes, infer_select, kGrad | kKeyInput1)

@@ -103,6 +103,14 @@ struct UnaryFn<OpId::kErf> {  // CUDA's erf/erff: within 2 ulp
   MT_FLOAT_FN(erf(x))
 };
 template <>
+struct UnaryFn<OpId::kSin> {  // CUDA's sin/sinf: within 2 ulp
+  MT_FLOAT_FN(sin(x))
+};
+template <>
+struct UnaryFn<OpId::kCos> {  // CUDA's cos/cosf: within 2 ulp
+  MT_FLOAT_FN(cos(x))
+};
+template <>
 struct UnaryFn<OpId::kTanh> {  // within 2 ulp
   MT_FLOAT_FN(tanh(x))
 };

@@ -17,6 +17,7 @@ GIL while they run. Errors are the exceptions of ``mt.errors``.
 from __future__ import annotations
 
 import atexit as _atexit
+import builtins as _builtins
 from typing import Any as _Any
 
 import numpy as _np
@@ -39,11 +40,13 @@ from ._division import divide, truediv  # noqa: F401  (also Tensor's / on intege
 from . import _operators  # noqa: F401  (Tensor's ==, <, ..., bool() and hash())
 from . import _host_reads
 from ._minitensor import unsorted_segment_sum as _unsorted_segment_sum  # noqa: F401
+from ._minitensor import cumsum  # noqa: F401  (tf.cumsum; the row is math.cumsum)
 from ._tape import GradientTape, UnconnectedGradients, stop_gradient
 from ._variables import Variable
 from ._function import function
 from ._control_flow import cond, while_loop
 from ._clip_ops import clip_by_global_norm, clip_by_norm, clip_by_value
+from ._range import range  # noqa: A001  (tf.range; the module's code uses _builtins.range)
 
 __version__ = "0.1.0"
 
@@ -54,7 +57,7 @@ def _iter(self):
     """Iterates over the first dimension, as tf.Tensor does (a scalar raises TypeError)."""
     if self.ndim == 0:
         raise TypeError("Cannot iterate over a scalar tensor.")
-    return (self[i] for i in range(len(self)))
+    return (self[i] for i in _builtins.range(len(self)))
 
 
 # Without it Python would iterate through __getitem__ until an IndexError that never comes.

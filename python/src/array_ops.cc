@@ -189,6 +189,18 @@ void bind_copy_ops(nb::module_& m) {
       [](nb::handle x, nb::handle multiples) { return tile(to_tensor(x), to_ints(multiples)); },
       nb::arg("input"), nb::arg("multiples"));
   m.def(
+      "cumsum",
+      [](nb::handle x, int64_t axis, bool exclusive, bool reverse) {
+        return cumsum(to_tensor(x), axis, exclusive, reverse);
+      },
+      nb::arg("x"), nb::arg("axis") = 0, nb::arg("exclusive") = false, nb::arg("reverse") = false);
+  m.def(
+      "band_part",
+      [](nb::handle x, int64_t num_lower, int64_t num_upper) {
+        return linalg::band_part(to_tensor(x), num_lower, num_upper);
+      },
+      nb::arg("input"), nb::arg("num_lower"), nb::arg("num_upper"));
+  m.def(
       "zeros_like", [](nb::handle x) { return zeros_like(to_tensor(x)); }, nb::arg("input"));
   m.def(
       "ones_like", [](nb::handle x) { return ones_like(to_tensor(x)); }, nb::arg("input"));

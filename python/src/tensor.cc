@@ -201,6 +201,13 @@ void bind_ops(nb::module_& m) {
       "fill",
       [](std::vector<int64_t> dims, double value, DType dtype) { return fill(dims, value, dtype); },
       Release(), nb::arg("dims"), nb::arg("value"), nb::arg("dtype"));
+  // mt.range infers the dtype and converts the arguments in Python (_range.py).
+  m.def(
+      "range",
+      [](double start, double limit, double delta, DType dtype) {
+        return range(start, limit, delta, dtype);
+      },
+      Release(), nb::arg("start"), nb::arg("limit"), nb::arg("delta"), nb::arg("dtype"));
   m.def("matmul", &matmul, Release(), nb::arg("a"), nb::arg("b"), nb::arg("transpose_a") = false,
         nb::arg("transpose_b") = false, nb::arg("adjoint_a") = false, nb::arg("adjoint_b") = false);
   m.def(

@@ -154,6 +154,19 @@ Grads Grad<OpId::kTile>::run(const GradContext& c) {
   return {reshape(reduce_sum(g, Axes(absl::MakeConstSpan(axes))), dims_of(in))};
 }
 
+// MatrixBandPart is linear and keeps its elements in place: the band of the gradient.
+template <>
+Grads Grad<OpId::kMatrixBandPart>::run(const GradContext& c) {
+  return {linalg::band_part(c.output_grads[0], c.attrs.dims[0], c.attrs.dims[1])};
+}
+
+// Cumsum: each input element adds into the outputs after it (before it when reverse), so
+// the gradient is the cumulative sum the other way.
+template <>
+Grads Grad<OpId::kCumsum>::run(const GradContext& c) {
+  return {cumsum(c.output_grads[0], c.attrs.axis, c.attrs.exclusive, !c.attrs.reverse)};
+}
+
 template <>
 Grads Grad<OpId::kSelectV2>::run(const GradContext& c) {
   const Tensor& g = c.output_grads[0];

@@ -128,6 +128,8 @@ MT_UNARY_GRAD(Log, div(g, x))
 MT_UNARY_GRAD(Log1p, div(g, add(x, scalar_like(x, 1))))
 MT_UNARY_GRAD(Erf,
               mul(g, mul(scalar_like(x, 1.1283791670955126), exp(neg(square(x))))))  // 2/sqrt(pi)
+MT_UNARY_GRAD(Sin, mul(g, cos(x)))
+MT_UNARY_GRAD(Cos, neg(mul(g, sin(x))))
 MT_UNARY_GRAD(Tanh, mul(g, sub(scalar_like(y, 1), square(y))))
 MT_UNARY_GRAD(Sigmoid, mul(g, mul(y, sub(scalar_like(y, 1), y))))
 #undef MT_UNARY_GRAD

@@ -138,6 +138,24 @@ Tensor tile(const Tensor& input, const Ints& multiples) {
   return run(OpId::kTile, input, attrs);
 }
 
+Tensor cumsum(const Tensor& x, int64_t axis, bool exclusive, bool reverse) {
+  OpAttrs attrs;
+  attrs.axis = axis;
+  attrs.exclusive = exclusive;
+  attrs.reverse = reverse;
+  return run(OpId::kCumsum, x, attrs);
+}
+
+namespace linalg {
+
+Tensor band_part(const Tensor& input, int64_t num_lower, int64_t num_upper) {
+  OpAttrs attrs;
+  attrs.dims = {num_lower, num_upper};
+  return run(OpId::kMatrixBandPart, input, attrs);
+}
+
+}  // namespace linalg
+
 Tensor zeros_like(const Tensor& input) { return run(OpId::kZerosLike, input, OpAttrs()); }
 Tensor ones_like(const Tensor& input) { return run(OpId::kOnesLike, input, OpAttrs()); }
 

@@ -74,11 +74,21 @@ Tensor one_hot(const Tensor& indices, int64_t depth, double on_value = 1, double
 Tensor broadcast_to(const Tensor& input, const Ints& shape);
 // Repeats `input` multiples[i] times along dimension i.
 Tensor tile(const Tensor& input, const Ints& multiples);
+// Returns the running sum of `x` along `axis` (tf.math.cumsum): without element i when
+// `exclusive`, from the end when `reverse`.
+Tensor cumsum(const Tensor& x, int64_t axis = 0, bool exclusive = false, bool reverse = false);
 // Returns a tensor of the input's shape and dtype filled with 0 (false) or 1 (true).
 Tensor zeros_like(const Tensor& input);
 Tensor ones_like(const Tensor& input);
 // Picks x where `condition` (bool) is true, else y (SelectV2, tf.where with three
 // arguments); the three broadcast together, x and y have one dtype.
 Tensor where(const Tensor& condition, const Tensor& x, const Tensor& y);
+
+namespace linalg {
+// Keeps the band of each innermost matrix of `input` (rank >= 2): element (m, n) where
+// m - n <= num_lower and n - m <= num_upper, a negative bound keeping that whole triangle;
+// the rest is zero (tf.linalg.band_part).
+Tensor band_part(const Tensor& input, int64_t num_lower, int64_t num_upper);
+}  // namespace linalg
 
 }  // namespace mt

@@ -1,6 +1,10 @@
 #include "runtime/ops/constant.h"
 
+#include <cmath>
+#include <limits>
+
 #include "absl/strings/str_cat.h"
+#include "kernels/range.h"
 #include "runtime/eager/error.h"
 #include "runtime/eager/execute.h"
 
@@ -78,6 +82,41 @@ Tensor fill(absl::Span<const int64_t> dims, double value, DType dtype) {
   attrs.value = Scalar{value, integer ? static_cast<int64_t>(value) : 0, value != 0};
   return internal::value_or_throw(
       internal::execute_source(OpId::kFill, dtype, shape, nullptr, attrs));
+}
+
+namespace {
+
+// Returns `v` as Range's Scalar for `dtype`: InvalidArgument for an integer dtype unless `v`
+// is an integer it holds.
+absl::StatusOr<Scalar> range_scalar(double v, DType dtype) {
+  if (dtype_kind(dtype) != DTypeKind::kInt) return Scalar{v, 0, v != 0};
+  const double lo =
+      dtype == DType::kInt32 ? std::numeric_limits<int32_t>::min() : -9223372036854775808.0;
+  const double hi = dtype == DType::kInt32 ? std::numeric_limits<int32_t>::max()
+                                           : 9223372036854774784.0;  // below 2^63
+  if (!(v >= lo && v <= hi) || std::trunc(v) != v) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("[Range] Cannot convert ", v, " to ", dtype_name(dtype)));
+  }
+  return Scalar{v, static_cast<int64_t>(v), v != 0};
+}
+
+}  // namespace
+
+Tensor range(double start, double limit, double delta, DType dtype) {
+  if (static_cast<int>(dtype) >= kNumDTypes) {
+    internal::throw_if_error(absl::InvalidArgumentError(
+        absl::StrCat("[Range] invalid dtype ", static_cast<int>(dtype))));
+  }
+  OpAttrs attrs;
+  attrs.start = internal::value_or_throw(range_scalar(start, dtype));
+  attrs.limit = internal::value_or_throw(range_scalar(limit, dtype));
+  attrs.delta = internal::value_or_throw(range_scalar(delta, dtype));
+  const int64_t size =
+      internal::value_or_throw(internal::range_size(dtype, attrs.start, attrs.limit, attrs.delta));
+  Shape shape = internal::value_or_throw(Shape::make({size}));
+  return internal::value_or_throw(
+      internal::execute_source(OpId::kRange, dtype, shape, nullptr, attrs));
 }
 
 Tensor zeros(absl::Span<const int64_t> shape, DType dtype) { return fill(shape, 0, dtype); }

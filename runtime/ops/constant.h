@@ -104,4 +104,12 @@ Tensor fill(absl::Span<const int64_t> shape, double value, DType dtype = DType::
 Tensor zeros(absl::Span<const int64_t> shape, DType dtype = DType::kFloat32);
 Tensor ones(absl::Span<const int64_t> shape, DType dtype = DType::kFloat32);
 
+// Creates the 1-D `dtype` tensor start, start + delta, ... up to `limit`, excluded (Range;
+// tf.range), its length computed in the dtype as TensorFlow does. Element i is start + i *
+// delta in double (start and delta rounded to the dtype first), rounded once: TensorFlow's
+// CPU kernel adds delta step by step instead, so a long float range may differ from it in
+// the last bits. A zero delta, or one that moves away from limit, is InvalidArgument;
+// integer dtypes need integer arguments (mt.range infers the dtype as tf.range does).
+Tensor range(double start, double limit, double delta = 1, DType dtype = DType::kFloat32);
+
 }  // namespace mt

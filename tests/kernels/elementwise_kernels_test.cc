@@ -104,6 +104,10 @@ TYPED_TEST(FloatUnaryTest, TranscendentalOpsWithinFewUlps) {
   expect_unary<T>(
       OpId::kErf, [](T x) { return std::erf(static_cast<double>(x)); }, 4, -6, 6);
   expect_unary<T>(
+      OpId::kSin, [](T x) { return std::sin(static_cast<double>(x)); }, 4, -100, 100);
+  expect_unary<T>(
+      OpId::kCos, [](T x) { return std::cos(static_cast<double>(x)); }, 4, -100, 100);
+  expect_unary<T>(
       OpId::kSigmoid, [](T x) { return 1 / (1 + std::exp(-static_cast<double>(x))); }, 4, -120,
       120);
 }

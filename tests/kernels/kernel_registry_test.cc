@@ -53,6 +53,8 @@ constexpr Row kTable[] = {
     {OpId::kLog1p, {1, 1, 0, 0, 0, 1, 1}},
     {OpId::kTanh, {1, 1, 0, 0, 0, 1, 1}},
     {OpId::kErf, {1, 1, 0, 0, 0, 1, 1}},
+    {OpId::kSin, {1, 1, 0, 0, 0, 1, 1}},
+    {OpId::kCos, {1, 1, 0, 0, 0, 1, 1}},
     {OpId::kSigmoid, {1, 1, 0, 0, 0, 1, 1}},
     {OpId::kSign, {1, 1, 1, 1, 0, 1, 1}},
     {OpId::kFloor, {1, 1, 0, 0, 0, 1, 1}},
@@ -71,6 +73,9 @@ constexpr Row kTable[] = {
     {OpId::kOneHot, {0, 0, 1, 1, 0, 0, 0}},
     {OpId::kBroadcastTo, {1, 1, 1, 1, 1, 1, 1}},
     {OpId::kTile, {1, 1, 1, 1, 1, 1, 1}},
+    {OpId::kMatrixBandPart, {1, 1, 1, 1, 1, 1, 1}},
+    {OpId::kCumsum, {1, 1, 1, 1, 0, 1, 1}},
+    {OpId::kRange, {1, 1, 1, 1, 0, 1, 1}},
     {OpId::kZerosLike, {1, 1, 1, 1, 1, 1, 1}},
     {OpId::kOnesLike, {1, 1, 1, 1, 1, 1, 1}},
     {OpId::kRandomUniform, {1, 1, 0, 0, 0, 1, 1}},
@@ -143,6 +148,8 @@ OpAttrs well_formed_attrs(OpId op) {
   if (op == OpId::kTranspose) attrs.dims = {1, 0};
   if (op == OpId::kBroadcastTo) attrs.dims = {2, 2};
   if (op == OpId::kTile) attrs.dims = {1, 2};
+  if (op == OpId::kMatrixBandPart) attrs.dims = {1, -1};
+  if (op == OpId::kRange) attrs.limit = {2, 2, true};  // [0, 1]: Range's output is a vector
   if (op == OpId::kSplitV) attrs.num_split = 2;
   if (op == OpId::kSlice) attrs.dims = {0, 0}, attrs.dims2 = {-1, 1};
   if (op == OpId::kArgMax || op == OpId::kArgMin) attrs.dst_dtype = DType::kInt64;
@@ -162,6 +169,10 @@ bool infer_accepts(OpId op, DType dtype) {
   const bool labels = op == OpId::kSparseSoftmaxCrossEntropyWithLogits;
   const bool index = op == OpId::kGatherV2 || labels || op == OpId::kUnsortedSegmentSum;
   const bool vector = op == OpId::kBiasAdd || labels;
+  if (op == OpId::kRange) {  // its input is its output, sized for the attributes
+    OutputMetas range;
+    return infer_outputs(op, {{&kVector, dtype}}, well_formed_attrs(op), &range).ok();
+  }
   std::vector<TensorMeta> in = {{&kSquare, dtype},
                                 {vector ? &kVector : &kSquare, index ? DType::kInt32 : dtype}};
   if (op == OpId::kSelectV2) in = {{&kSquare, DType::kBool}, {&kSquare, dtype}, {&kSquare, dtype}};

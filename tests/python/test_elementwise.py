@@ -18,6 +18,8 @@ UNARY = [
     (mt.math.log1p, np.log1p, POSITIVE),
     (mt.tanh, np.tanh, X),
     (mt.math.erf, np.vectorize(math.erf), X),
+    (mt.sin, np.sin, X),
+    (mt.math.cos, np.cos, X),
     (mt.sigmoid, lambda x: 1 / (1 + np.exp(-x)), X),
     (mt.sign, np.sign, X),
     (mt.floor, np.floor, X),
@@ -53,7 +55,8 @@ def test_integer_unary_ops():
 
 
 def test_math_module_has_every_alias():
-    for name in ["sqrt", "rsqrt", "square", "log", "log1p", "erf", "tanh", "sigmoid", "sign",
+    for name in ["sqrt", "rsqrt", "square", "log", "log1p", "erf", "sin", "cos", "tanh",
+                 "sigmoid", "sign",
                  "floor", "round", "logical_not", "pow", "maximum", "minimum",
                  "squared_difference", "floordiv", "floormod", "logical_and", "logical_or"]:
         assert callable(getattr(mt.math, name)), name
@@ -166,3 +169,18 @@ def test_erf_gradient_is_two_over_sqrt_pi_times_exp_minus_x_squared():
     grad = tape.gradient(y, x).numpy()
     want = 2 / np.sqrt(np.pi) * np.exp(-np.square(x.numpy()))
     np.testing.assert_allclose(grad, want, rtol=1e-6)
+
+
+def test_sin_and_cos_gradients_are_each_other():
+    x = mt.Variable(np.array([-2.0, 0.0, 0.5, 3.0], np.float64))
+    with mt.GradientTape(persistent=True) as tape:
+        s = mt.reduce_sum(mt.sin(x))
+        c = mt.reduce_sum(mt.cos(x))
+    np.testing.assert_allclose(tape.gradient(s, x).numpy(), np.cos(x.numpy()), rtol=1e-13)
+    np.testing.assert_allclose(tape.gradient(c, x).numpy(), -np.sin(x.numpy()), rtol=1e-13)
+
+
+def test_sin_rejects_integers_as_tensorflow():
+    with pytest.raises(mt.errors.InvalidArgumentError,
+                       match=r"\[Sin\] dtype int32 is not supported"):
+        mt.sin(mt.constant([1, 2]))

@@ -736,6 +736,41 @@ TEST_F(BadInputTest, BroadcastToAndTileRejectIncompatibleShapes) {
       kInvalid, "[Tile] Expected multiples[1] >= 0, but got -1");
 }
 
+TEST_F(BadInputTest, BandPartAndCumsumRejectBadRanksBoundsAndAxes) {
+  expect(
+      [] {
+        linalg::band_part(constant({1.f, 2.f}), 1, -1);
+      },
+      kInvalid, "[MatrixBandPart] input must be at least 2-dim, received shape: [2]");
+  expect([] { linalg::band_part(matrix(), 3, 0); }, kInvalid,
+         "[MatrixBandPart] num_lower must be negative or less or equal to number of rows (2) "
+         "got: 3");
+  expect([] { cumsum(matrix(), -3); }, kInvalid,
+         "[Cumsum] ScanOp: Expected scan axis in the range [-2, 2), but got -3");
+  expect([] { cumsum(constant({true})); }, kInvalid,
+         "[Cumsum] dtype bool is not supported; expected one of float32, float64, int32, int64, "
+         "bfloat16, float16");
+  expect(
+      [] {
+        sin(constant({1, 2}));
+      },
+      kInvalid,
+      "[Sin] dtype int32 is not supported; expected one of float32, float64, bfloat16, "
+      "float16");
+}
+
+TEST_F(BadInputTest, RangeRejectsZeroAndWrongSignedDeltas) {
+  expect([] { range(0, 5, 0, DType::kInt32); }, kInvalid, "[Range] Requires delta != 0: 0");
+  expect([] { range(5, 0, 1, DType::kInt32); }, kInvalid,
+         "[Range] Requires start <= limit when delta > 0: 5/0");
+  expect([] { range(0, 5, -0.5); }, kInvalid,
+         "[Range] Requires start >= limit when delta < 0: 0/5");
+  expect([] { range(3, 5.5, 1, DType::kInt32); }, kInvalid, "[Range] Cannot convert 5.5 to int32");
+  expect([] { range(0, 2, 1, DType::kBool); }, kInvalid,
+         "[Range] dtype bool is not supported; expected one of float32, float64, int32, int64, "
+         "bfloat16, float16");
+}
+
 TEST_F(BadInputTest, ComparisonsRejectMixedDtypesBoolOrderingsAndUnbroadcastableShapes) {
   expect(
       [] {

@@ -1,7 +1,10 @@
 // GradientTape's gradients of the array ops (and UnsortedSegmentSum) against float64 central
 // differences: the cases of gradient_check.h for reshape, transpose, expand_dims, squeeze,
-// concat, stack, split, slice, strided_slice, gather, broadcast_to, tile, where and
-// unsorted_segment_sum, with the attrs each op takes.
+// concat, stack, split, slice, strided_slice, gather, broadcast_to, tile, band_part, cumsum,
+// where and unsorted_segment_sum, with the attrs each op takes.
+#include <tuple>
+#include <utility>
+
 #include "absl/strings/str_cat.h"
 #include "tests/runtime/gradient_check.h"
 
@@ -163,6 +166,23 @@ void add_broadcast_cases(std::vector<GradCase>& cases, RandomInputs& r) {
   cases.push_back(one(OpId::kTile, "Tile {1, 4, 2}", r.uniform({2, 1, 3}), [](const Tensor& x) {
     return tile(x, {1, 4, 2});
   }));
+  for (const auto& [lower, upper] : {std::pair{1, -1}, std::pair{0, 0}, std::pair{-1, 2}}) {
+    cases.push_back(one(OpId::kMatrixBandPart, absl::StrCat("MatrixBandPart ", lower, " ", upper),
+                        r.uniform({2, 3, 4}), [lower = lower, upper = upper](const Tensor& x) {
+                          return linalg::band_part(x, lower, upper);
+                        }));
+  }
+  for (const auto& [axis, exclusive, reverse] :
+       {std::tuple{0, false, false}, std::tuple{1, true, false}, std::tuple{-1, false, true},
+        std::tuple{1, true, true}}) {
+    cases.push_back(one(OpId::kCumsum,
+                        absl::StrCat("Cumsum axis ", axis, exclusive ? " exclusive" : "",
+                                     reverse ? " reverse" : ""),
+                        r.uniform({3, 4}),
+                        [axis = axis, exclusive = exclusive, reverse = reverse](const Tensor& x) {
+                          return cumsum(x, axis, exclusive, reverse);
+                        }));
+  }
   const Tensor full = constant({{true, false, true}, {false, false, true}});
   cases.push_back({OpId::kSelectV2,
                    "SelectV2 y broadcast",

@@ -180,7 +180,8 @@ void add_unary_cases(std::vector<GradCase>& cases, RandomInputs& r) {
       {OpId::kSquare, &mt::square, kAny},    {OpId::kLog, &mt::log, kPositive},
       {OpId::kLog1p, &mt::log1p, kPositive}, {OpId::kTanh, &mt::tanh, kAny},
       {OpId::kSigmoid, &mt::sigmoid, kAny},  {OpId::kIdentity, &mt::identity, kAny},
-      {OpId::kErf, &mt::erf, kAny}};
+      {OpId::kErf, &mt::erf, kAny},          {OpId::kSin, &mt::sin, kAny},
+      {OpId::kCos, &mt::cos, kAny}};
   for (const auto& [op, f, domain] : ops) {
     for (const Ints& shape : {Ints{2, 3}, Ints{}}) {
       const GradInput in = domain == kAny            ? r.uniform(shape, -2, 2)

@@ -184,6 +184,7 @@ class OpChain {
   Step draw();
   // op_chain_source_steps.h
   Step draw_source();
+  void draw_range(Step& s);
   Step draw_random();
   // op_chain_math_steps.h
   Step draw_binary(int a);
@@ -204,6 +205,7 @@ class OpChain {
   void draw_index(Step& s, const std::vector<int64_t>& shape);
   void draw_broadcast(Step& s, const std::vector<int64_t>& shape);
   void draw_select(Step& s, const std::vector<int64_t>& shape);
+  void draw_band_or_scan(Step& s, const std::vector<int64_t>& shape);
   // op_chain_conv_steps.h
   Step draw_conv(int a);
   void draw_image(Step& s, int a, DType* dtype, std::vector<int64_t>* image);
@@ -388,7 +390,7 @@ inline std::string OpChain::describe(size_t n) const {
                       absl::StrJoin(o.explicit_paddings, ", "), "] dims [",
                       absl::StrJoin(s.dims, ", "), "]");
     }
-    if (s.kind == StepKind::kRandom || s.op == OpId::kOneHot) {
+    if (s.kind == StepKind::kRandom || s.op == OpId::kOneHot || s.op == OpId::kRange) {
       absl::StrAppend(&attrs, " values (", absl::StrJoin(s.values, ", "), ") seed ",
                       s.seed ? absl::StrCat(*s.seed) : "none");
     }
@@ -401,7 +403,7 @@ inline std::string OpChain::describe(size_t n) const {
 }
 
 inline std::string OpChain::step_name(const Step& s) {
-  static const char* const kFill[] = {"fill", "zeros", "ones"};
+  static const char* const kFill[] = {"fill", "zeros", "ones", "range"};
   switch (s.kind) {
     case StepKind::kLeaf:
       return "constant";

@@ -49,6 +49,10 @@ inline Step OpChain::draw_array(int a) {
     case OpId::kSelectV2:
       draw_select(s, shape);
       break;
+    case OpId::kMatrixBandPart:
+    case OpId::kCumsum:
+      draw_band_or_scan(s, shape);
+      break;
     default:  // ZerosLike, OnesLike
       break;
   }
@@ -246,6 +250,24 @@ inline void OpChain::draw_broadcast(Step& s, const std::vector<int64_t>& shape) 
   } else if (bad) {
     s.dims.assign(rank + 1, -1);
   }
+}
+
+// MatrixBandPart with bounds from -1 (all) to the matrix's size; Cumsum along an axis in
+// range, exclusive or not, reversed or not. Bad: a bound past the matrix, an axis past the
+// rank (a rank below 2, or 0, spoils them too).
+inline void OpChain::draw_band_or_scan(Step& s, const std::vector<int64_t>& shape) {
+  const int rank = static_cast<int>(shape.size());
+  const bool bad = chance(kBadAttrs);
+  if (s.op == OpId::kCumsum) {
+    s.axis = bad ? rank : uniform(-rank, std::max(rank - 1, -rank));
+    s.flag_a = chance(0.5);  // exclusive
+    s.flag_b = chance(0.5);  // reverse
+    return;
+  }
+  const int rows = rank >= 2 ? static_cast<int>(shape[rank - 2]) : 0;
+  const int cols = rank >= 2 ? static_cast<int>(shape[rank - 1]) : 0;
+  s.dims = {uniform(-1, rows), uniform(-1, cols)};
+  if (bad) s.dims[uniform(0, 1)] = std::max(rows, cols) + 1;
 }
 
 // SelectV2: a bool condition and two values of one dtype, their shapes broadcasting with

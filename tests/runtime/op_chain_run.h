@@ -98,6 +98,10 @@ inline Tensor run_array(const Step& s, const std::vector<Tensor>& in) {
       return zeros_like(in[0]);
     case OpId::kOnesLike:
       return ones_like(in[0]);
+    case OpId::kMatrixBandPart:
+      return linalg::band_part(in[0], s.dims[0], s.dims[1]);
+    case OpId::kCumsum:
+      return cumsum(in[0], s.axis, s.flag_a, s.flag_b);
     default:
       return where(in[0], in[1], in[2]);
   }
@@ -216,9 +220,10 @@ inline Tensor run_op(const Step& s, const std::vector<Tensor>& in) {
   }
 }
 
-// Makes a leaf or a fill (fill, zeros or ones).
+// Makes a leaf or a fill (fill, zeros, ones, or range of values (start, limit, delta)).
 inline Tensor make_source(const Step& s) {
   if (s.kind == StepKind::kFill) {
+    if (s.variant == 3) return range(s.values[0], s.values[1], s.values[2], s.dtype);
     if (s.variant == 1) return zeros(s.shape, s.dtype);
     if (s.variant == 2) return ones(s.shape, s.dtype);
     return fill(s.shape, s.values[0], s.dtype);

@@ -1,6 +1,7 @@
 #pragma once
 // Drawing the source steps of a random op chain (op_chain.h), those with no input: leaves
-// (constants), fills and the random ops (MT_RANDOM_OPS).
+// (constants), fills (Fill, and Range as a fill's fourth variant) and the random ops
+// (MT_RANDOM_OPS).
 
 #include <initializer_list>
 
@@ -8,7 +9,7 @@
 
 namespace mt::testing {
 
-// A leaf (a constant), a fill (fill, zeros, ones) or a random op.
+// A leaf (a constant), a fill (fill, zeros, ones, range) or a random op.
 inline Step OpChain::draw_source() {
   const int which = uniform(0, 9);
   if (which < 6) return leaf(random_dtype(), random_shape());
@@ -21,7 +22,21 @@ inline Step OpChain::draw_source() {
   s.shape = random_shape();
   s.values = {static_cast<double>(uniform(-6, 6))};
   s.device = uniform(0, static_cast<int>(devices_.size()) - 1);
+  if (chance(0.3)) draw_range(s);
   return s;
+}
+
+// Range from a start in [-6, 6] towards a limit up to 12 away, by a step of either sign (a
+// fraction now and then, which an integer dtype rejects); bad: a zero step, or a step away
+// from the limit. Its dtype is any (bool is rejected).
+inline void OpChain::draw_range(Step& s) {
+  static constexpr double kDeltas[] = {1, 2, 3, 0.5, 1.5};
+  s.op = OpId::kRange;
+  s.variant = 3;
+  const double start = uniform(-6, 6), limit = start + uniform(-12, 12);
+  double delta = kDeltas[uniform(0, 4)] * (limit < start ? -1 : 1);
+  if (chance(kBadAttrs)) delta = chance(0.5) ? 0 : -delta;
+  s.values = {start, limit, delta};
 }
 
 // A row of MT_RANDOM_OPS: a shape, uniform bounds or normal parameters, mostly valid; an

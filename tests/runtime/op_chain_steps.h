@@ -81,7 +81,7 @@ struct Step {
   StepKind kind = StepKind::kLeaf;
   OpId op = OpId::kEagerConst;    // the op the step runs (a fill's is Fill)
   int variant = 0;                // which row of kBinaryOps, kUnaryOps or kReductionOps, or which
-                                  // fill (fill zeros ones)
+                                  // fill (fill zeros ones range)
   std::vector<int> inputs;        // indices of earlier steps
   DType dtype = DType::kFloat32;  // a leaf's or random op's dtype; Cast's, ArgMax's or OneHot's
                                   // output dtype

@@ -275,6 +275,20 @@ struct UnaryFn<OpId::kErf> {  // the C library's erf, within 1 ulp
   }
 };
 template <>
+struct UnaryFn<OpId::kSin> {  // the C library's sin
+  template <typename T>
+  T operator()(T x) const {
+    return std::sin(x);
+  }
+};
+template <>
+struct UnaryFn<OpId::kCos> {  // the C library's cos
+  template <typename T>
+  T operator()(T x) const {
+    return std::cos(x);
+  }
+};
+template <>
 struct UnaryFn<OpId::kRsqrt> {  // 1 / sqrt(x), both correctly rounded, as on the GPU
   template <typename T>
   T operator()(T x) const {

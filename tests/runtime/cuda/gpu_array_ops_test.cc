@@ -10,6 +10,8 @@ namespace {
 
 constexpr DType kDTypes[] = {DType::kFloat32, DType::kFloat64,  DType::kInt32,  DType::kInt64,
                              DType::kBool,    DType::kBFloat16, DType::kFloat16};
+constexpr DType kNumericDTypes[] = {DType::kFloat32, DType::kFloat64,  DType::kInt32,
+                                    DType::kInt64,   DType::kBFloat16, DType::kFloat16};
 
 class GpuArrayOpsTest : public testing::RuntimeTest {
  protected:
@@ -44,10 +46,11 @@ std::vector<float> host(const Tensor& t) {
   return cast(t, DType::kFloat32).to_vector<float>();
 }
 
-// Runs `op(dtype)` under /GPU:0 and under /CPU:0 for every dtype and expects equal results.
+// Runs `op(dtype)` under /GPU:0 and under /CPU:0 for every dtype (of `dtypes`) and expects
+// equal results.
 template <typename Op>
-void expect_same(const char* what, Op op) {
-  for (DType dtype : kDTypes) {
+void expect_same(const char* what, Op op, absl::Span<const DType> dtypes = kDTypes) {
+  for (DType dtype : dtypes) {
     SCOPED_TRACE(std::string(what) + " " + dtype_name(dtype));
     std::vector<Tensor> gpu, cpu;
     {
@@ -139,6 +142,32 @@ TEST_F(GpuArrayOpsTest, GathersAndBroadcastsMatchTheCpu) {
                        broadcast_to(input(d, {5, 1}), {5, 7})};
   });
   expect_same("tile", [](DType d) { return std::vector{tile(input(d, {3, 1, 5}), {2, 400, 3})}; });
+}
+
+// Cumsum sums each line in the CPU's order, so that every dtype matches exactly; Range's
+// elements are start + i * delta rounded once on both.
+TEST_F(GpuArrayOpsTest, BandPartCumsumAndRangeMatchTheCpu) {
+  expect_same("band_part", [](DType d) {
+    return std::vector{linalg::band_part(input(d, {3, 37, 45}), 5, -1),
+                       linalg::band_part(input(d, {40, 3}), 0, 2),
+                       linalg::band_part(input(d, {2, 0, 3}), -1, 0)};
+  });
+  expect_same(
+      "cumsum",
+      [](DType d) {
+        return std::vector{cumsum(input(d, {3, 300, 5}), 1),
+                           cumsum(input(d, {7, 1000}), -1, true, true),
+                           cumsum(input(d, {4, 3}), 0, false, true), cumsum(input(d, {0, 4}), 1)};
+      },
+      kNumericDTypes);
+  expect_same(
+      "range",
+      [](DType d) {
+        return std::vector{range(-5, 2000, 3, d), range(10, -10, -2, d), range(4, 4, 1, d)};
+      },
+      kNumericDTypes);
+  expect_same("range of fractions", [](DType d) { return std::vector{range(0, 1, 0.1, d)}; },
+              {DType::kFloat32, DType::kFloat64, DType::kBFloat16, DType::kFloat16});
 }
 
 TEST_F(GpuArrayOpsTest, OneHotMatchesTheCpu) {

@@ -1,0 +1,32 @@
+#pragma once
+// Range's length, shared by its wrapper (which sizes the output) and its shape function
+// (which checks the size it was given), with TensorFlow's errors.
+//
+//   range_size(DType::kInt32, Scalar{0, 0}, Scalar{0, 5}, Scalar{0, 2});  // 3: 0, 2, 4
+
+#include <cstdint>
+#include <limits>
+
+#include "absl/status/statusor.h"
+#include "core/dtype.h"
+#include "kernels/op_attrs.h"
+
+namespace mt::internal {
+
+// Returns how many elements start, start + delta, ... lie before `limit`: the `i` fields for
+// the integer dtypes, `f` for the others. InvalidArgument for a zero delta, a delta of the
+// wrong sign for limit, or more than int64 elements.
+absl::StatusOr<int64_t> range_size(DType dtype, const Scalar& start, const Scalar& limit,
+                                   const Scalar& delta);
+
+// Returns `v` rounded to float, an infinity past float's largest finite value (where a plain
+// conversion is undefined behaviour).
+inline float narrow_to_float(double v) {
+  constexpr double kMax = std::numeric_limits<float>::max();
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  if (v > kMax) return kInf;
+  if (v < -kMax) return -kInf;
+  return static_cast<float>(v);
+}
+
+}  // namespace mt::internal
