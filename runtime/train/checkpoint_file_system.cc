@@ -67,6 +67,9 @@ class PosixReadableFile : public ReadableFile {
     }
     return absl::OkStatus();
   }
+  void will_need(uint64_t offset, uint64_t size) const override {
+    ::posix_fadvise(fd_, static_cast<off_t>(offset), static_cast<off_t>(size), POSIX_FADV_WILLNEED);
+  }
 
  private:
   int fd_;
@@ -90,6 +93,7 @@ class PosixFileSystem : public FileSystem {
       ::close(fd);
       return s;
     }
+    ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);  // a checkpoint is read front to back
     return std::make_unique<PosixReadableFile>(fd, static_cast<uint64_t>(st.st_size), path);
   }
   absl::Status rename(const std::string& from, const std::string& to) override {
