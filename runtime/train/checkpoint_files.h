@@ -42,7 +42,7 @@ absl::StatusOr<absl::flat_hash_map<std::string, Tensor>> read_checkpoint(FileSys
                                                                          const std::string& prefix);
 
 // Assigns a tensor read_checkpoint made to `variable` (same dtype and shape): a plain
-// variable on the CPU takes the tensor's buffer as its own, without a copy (Note [Restore
+// variable on the CPU takes the tensor's buffer as its own, without a copy (Note [Checkpoint
 // speed] in checkpoint_reader.cc); any other variable assigns it.
 void assign_restored(Variable variable, const Tensor& value);
 
