@@ -158,6 +158,34 @@ def test_iterator_restores_its_position(tmp_path, name):
     assert _values(fresh, 40) == expected
 
 
+# The other kinds, checked against the saved iterator itself.
+def _more_pipelines():
+    data = mt.data.Dataset
+    return {
+        "from_tensors_repeat": data.from_tensors(np.arange(3)).repeat(4),
+        "padded_batch": data.range(1, 14).map(lambda n: mt.fill([int(n)], int(n)))
+        .padded_batch(3),
+        "interleave": data.range(4).interleave(
+            lambda v: data.range(v * 10, v * 10 + 3), cycle_length=2, block_length=2),
+        "cache": data.range(9).map(lambda v: v + 100).cache().repeat(2),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(_more_pipelines()))
+def test_other_kinds_restore_their_position(tmp_path, name):
+    it = iter(_more_pipelines()[name])
+    _values(it, 3)
+    ckpt = mt.train.Checkpoint(iterator=it)
+    path = ckpt.write(str(tmp_path / name))
+    expected = _values(it, 30)
+    assert expected[0] != "end"
+    ckpt.read(path).assert_consumed()
+    assert _values(it, 30) == expected
+    fresh = iter(_more_pipelines()[name])
+    mt.train.Checkpoint(iterator=fresh).read(path).assert_consumed()
+    assert _values(fresh, 30) == expected
+
+
 def test_shuffled_repeated_iterator_resumes_mid_epoch(tmp_path):
     def pipeline(seed):
         return mt.data.Dataset.range(10).shuffle(4, seed=seed).repeat(3).batch(3).skip(1)
