@@ -32,7 +32,7 @@ class GpuRandomGeneratorTest : public testing::RuntimeTest {
   std::string dir_;
 };
 
-TEST_F(GpuRandomGeneratorTest, GpuStateGivesTheCpusNumbersAndRestores) {
+TEST_F(GpuRandomGeneratorTest, GpuStateGivesTensorFlowsNumbersAndRestores) {
   std::optional<random::Generator> made;
   {
     DeviceScope scope("/GPU:0");
