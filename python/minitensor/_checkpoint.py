@@ -54,11 +54,12 @@ class CheckpointLoadStatus:
 
     def match(self):
         """Assigns every pending value whose object now exists; all checks first."""
-        variables, optimizers, layers = _graph.walk(self._root)
+        variables, optimizers, layers, saveables = _graph.walk(self._root)
         plan, unmatched = [], []
         for path, var in variables:
             if path in self._pending:
-                plan.append((path, self._checked(path, var), var.assign))
+                plan.append((path, self._checked(path, var),
+                             lambda v, var=var: _mt._assign_restored(var, v)))
             elif path not in self._matched:
                 unmatched.append(path)
         for opt_path, opt in optimizers:
@@ -72,9 +73,20 @@ class CheckpointLoadStatus:
                 while _slot_name(opt_path, var_path, i) in self._pending:
                     key = _slot_name(opt_path, var_path, i)
                     value = self._checked(key, var)
-                    plan.append((key, value, lambda v, o=opt, var=var, i=i:
-                                 _mt._optimizer_make_slot(o._impl, var, i)._assign(v)))
+                    plan.append((key, value, lambda v, o=opt, var=var, i=i: _mt._assign_restored(
+                        _mt._optimizer_make_slot(o._impl, var, i), v)))
                     i += 1
+        for path, obj in saveables:
+            values = {k[len(path) + 1:]: v for k, v in self._pending.items()
+                      if k.startswith(path + "/") and "/" not in k[len(path) + 1:]}
+            if not values:
+                if not any(k.startswith(path + "/") for k in self._matched):
+                    unmatched.append(path)
+                continue
+            obj._check_tensors(values)
+            for name in list(values)[:-1]:
+                plan.append((f"{path}/{name}", None, lambda _: None))
+            plan.append((f"{path}/{list(values)[-1]}", values, obj._restore_from_tensors))
         for key, value, assign in plan:
             assign(value)
             del self._pending[key]
@@ -188,8 +200,11 @@ class Checkpoint:
 
     def _tensors(self):
         """Returns the (name, tensor) pairs of everything tracked, as they are now."""
-        variables, optimizers, _ = _graph.walk(self)
+        variables, optimizers, _, saveables = _graph.walk(self)
         tensors = [(path, var.read_value()) for path, var in variables]
+        for path, obj in saveables:
+            tensors += [(f"{path}/{name}", value)
+                        for name, value in obj._serialize_to_tensors().items()]
         for opt_path, opt in optimizers:
             tensors.append((f"{opt_path}/iterations", constant(opt.iterations, dtype=int64)))
             for var_path, var in variables:
@@ -202,10 +217,10 @@ class Checkpoint:
         background thread when ``options`` ask for asynchronous checkpoints."""
         self.sync()
         file_prefix = _os.fspath(file_prefix)
+        tensors = self._tensors()  # raises before anything is made for what cannot be saved
         directory = _os.path.dirname(file_prefix)
         if directory:
             _os.makedirs(directory, exist_ok=True)
-        tensors = self._tensors()
 
         def write():
             _mt._write_checkpoint(file_prefix, tensors)

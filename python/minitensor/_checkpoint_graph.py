@@ -7,7 +7,11 @@ Trackable objects and their children, each named by a path segment:
   - an optimizer has "iterations" and, for each variable of the graph at path V, its
     slot variables as "slots/V/<i>";
   - a Checkpoint, or any object with such attributes (a tf.Module-like object), has its
-    trackable attributes by name.
+    trackable attributes by name; an object with ``_checkpoint_children`` (a random
+    Generator: its "state" variable) names its own;
+  - an object with ``_serialize_to_tensors`` (a dataset Iterator) is a leaf whose tensors
+    are "<path>/<name>" for each name it returns, given back to its
+    ``_restore_from_tensors`` (after ``_check_tensors``) by a restore.
 """
 
 from . import _minitensor as _mt
@@ -26,9 +30,13 @@ def _is_optimizer(obj):
     return isinstance(obj, Optimizer)
 
 
+def is_saveable(obj):
+    return hasattr(obj, "_serialize_to_tensors")
+
+
 def is_trackable(obj):
     return isinstance(obj, _mt._Variable) or _is_layer(obj) or _is_optimizer(obj) or \
-        hasattr(obj, "_checkpoint_children")
+        hasattr(obj, "_checkpoint_children") or is_saveable(obj)
 
 
 def children(obj):
@@ -43,15 +51,15 @@ def children(obj):
             if getattr(obj, "optimizer", None) is not None:
                 out.append(("optimizer", obj.optimizer))
         return out
-    if _is_optimizer(obj) or isinstance(obj, _mt._Variable):
+    if _is_optimizer(obj) or isinstance(obj, _mt._Variable) or is_saveable(obj):
         return []
     return [(k, v) for k, v in vars(obj).items() if not k.startswith("_") and is_trackable(v)]
 
 
 def walk(root):
-    """Returns (variables, optimizers, layers): each a list of (path, object), every
-    object once (by its first path), in a stable order."""
-    variables, optimizers, layers, seen = [], [], [], set()
+    """Returns (variables, optimizers, layers, saveables): each a list of (path, object),
+    every object once (by its first path), in a stable order."""
+    variables, optimizers, layers, saveables, seen = [], [], [], [], set()
     stack = [("", root)]
     while stack:
         path, obj = stack.pop(0)
@@ -61,10 +69,12 @@ def walk(root):
         if isinstance(obj, _mt._Variable):
             variables.append((path, obj))
             continue
-        if _is_optimizer(obj):
+        if is_saveable(obj):
+            saveables.append((path, obj))
+        elif _is_optimizer(obj):
             optimizers.append((path, obj))
         elif _is_layer(obj):
             layers.append((path, obj))
         stack.extend((f"{path}/{name}" if path else name, child)
                      for name, child in children(obj))
-    return variables, optimizers, layers
+    return variables, optimizers, layers, saveables

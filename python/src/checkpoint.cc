@@ -39,6 +39,8 @@ Named read(const std::string& prefix) {
 void bind_checkpoint(nb::module_& m) {
   m.def("_write_checkpoint", &write, Release(), nb::arg("prefix"), nb::arg("tensors"));
   m.def("_read_checkpoint", &read, Release(), nb::arg("prefix"));
+  m.def("_assign_restored", &internal::assign_restored, Release(), nb::arg("variable"),
+        nb::arg("value"));
   m.def(
       "_remove_checkpoint",
       [](const std::string& prefix) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "python/src/bindings.h"
+#include "runtime/ops/random_generator.h"
 
 namespace mt::python {
 namespace {
@@ -18,9 +19,36 @@ using Release = nb::call_guard<nb::gil_scoped_release>;
 using Dims = std::vector<int64_t>;
 using Seed = std::optional<int64_t>;
 
+// mt.random.Generator's C++ generator, over the Python Generator's state variable.
+void bind_generator(nb::module_& m) {
+  using random::Generator;
+  nb::class_<Generator>(m, "_Generator")
+      .def(nb::init<Variable>(), nb::arg("state"))
+      .def_prop_ro("state", &Generator::state)
+      .def(
+          "uniform",
+          [](Generator& g, const Dims& shape, double minval, std::optional<double> maxval,
+             DType dtype) { return g.uniform(shape, minval, maxval, dtype); },
+          Release(), nb::arg("shape"), nb::arg("minval"), nb::arg("maxval").none(),
+          nb::arg("dtype"))
+      .def(
+          "normal",
+          [](Generator& g, const Dims& shape, double mean, double stddev, DType dtype) {
+            return g.normal(shape, mean, stddev, dtype);
+          },
+          Release(), nb::arg("shape"), nb::arg("mean"), nb::arg("stddev"), nb::arg("dtype"))
+      .def(
+          "truncated_normal",
+          [](Generator& g, const Dims& shape, double mean, double stddev, DType dtype) {
+            return g.truncated_normal(shape, mean, stddev, dtype);
+          },
+          Release(), nb::arg("shape"), nb::arg("mean"), nb::arg("stddev"), nb::arg("dtype"));
+}
+
 }  // namespace
 
 void bind_random(nb::module_& m) {
+  bind_generator(m);
   m.def("random_set_seed", &random::set_seed, Release(), nb::arg("seed").none());
   m.def(
       "random_uniform",

@@ -9,6 +9,7 @@
 #include "runtime/eager/context.h"
 #include "runtime/eager/error.h"
 #include "runtime/eager/execute.h"
+#include "runtime/ops/random_reserve.h"
 
 namespace mt::random {
 namespace {
@@ -36,7 +37,8 @@ absl::Status reserve(OpId op, DType dtype, const Shape& shape, std::optional<int
 // Runs a random op: validates the call (before any numbers are reserved), sets where its
 // stream starts (from `stateless` or the seed state) and executes it.
 absl::StatusOr<Tensor> run(OpId op, DType dtype, absl::Span<const int64_t> dims, OpAttrs attrs,
-                           std::optional<int64_t> seed, const StatelessSeed* stateless) {
+                           std::optional<int64_t> seed, const StatelessSeed* stateless,
+                           const internal::RandomReserve* reserve_from = nullptr) {
   if (static_cast<int>(dtype) >= kNumDTypes) {
     return absl::InvalidArgumentError(
         absl::StrCat("[", op_name(op), "] invalid dtype ", static_cast<int>(dtype)));
@@ -47,6 +49,8 @@ absl::StatusOr<Tensor> run(OpId op, DType dtype, absl::Span<const int64_t> dims,
   MT_RETURN_IF_ERROR(infer_outputs(op, {&meta, 1}, attrs, &out));
   if (stateless != nullptr) {
     attrs.philox = stateless_philox_seed((*stateless)[0], (*stateless)[1]);
+  } else if (reserve_from != nullptr) {
+    MT_ASSIGN_OR_RETURN(attrs.philox, (*reserve_from)(shape.num_elements()));
   } else {
     MT_RETURN_IF_ERROR(reserve(op, dtype, shape, seed, &attrs));
   }
@@ -102,12 +106,14 @@ bool is_int(DType dtype) {
 // uniform and stateless_uniform: the float op, or the integer one for int32 and int64.
 absl::StatusOr<Tensor> run_uniform(OpId float_op, OpId int_op, absl::Span<const int64_t> shape,
                                    double minval, std::optional<double> maxval, DType dtype,
-                                   std::optional<int64_t> seed, const StatelessSeed* stateless) {
-  if (!is_int(dtype))
-    return run(float_op, dtype, shape, float_bounds(minval, maxval), seed, stateless);
+                                   std::optional<int64_t> seed, const StatelessSeed* stateless,
+                                   const internal::RandomReserve* reserve_from = nullptr) {
+  if (!is_int(dtype)) {
+    return run(float_op, dtype, shape, float_bounds(minval, maxval), seed, stateless, reserve_from);
+  }
   OpAttrs attrs;
   MT_RETURN_IF_ERROR(int_bounds(int_op, dtype, minval, maxval, &attrs));
-  return run(int_op, dtype, shape, attrs, seed, stateless);
+  return run(int_op, dtype, shape, attrs, seed, stateless, reserve_from);
 }
 
 }  // namespace
@@ -166,3 +172,21 @@ Tensor stateless_truncated_normal(absl::Span<const int64_t> shape, StatelessSeed
 }
 
 }  // namespace mt::random
+
+namespace mt::internal {
+
+absl::StatusOr<Tensor> random_uniform_from(const RandomReserve& reserve,
+                                           absl::Span<const int64_t> shape, double minval,
+                                           std::optional<double> maxval, DType dtype) {
+  return random::run_uniform(OpId::kRandomUniform, OpId::kRandomUniformInt, shape, minval, maxval,
+                             dtype, std::nullopt, nullptr, &reserve);
+}
+
+absl::StatusOr<Tensor> random_normal_from(const RandomReserve& reserve,
+                                          absl::Span<const int64_t> shape, double mean,
+                                          double stddev, DType dtype, bool truncated) {
+  return random::run(truncated ? OpId::kTruncatedNormal : OpId::kRandomStandardNormal, dtype, shape,
+                     random::normal_attrs(mean, stddev), std::nullopt, nullptr, &reserve);
+}
+
+}  // namespace mt::internal

@@ -5,6 +5,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "runtime/eager/error.h"
+#include "runtime/eager/tensor_impl.h"
+#include "runtime/function/function_recorder.h"
 #include "runtime/ops/constant.h"
 #include "runtime/train/checkpoint_files.h"
 #include "runtime/train/checkpoint_state.h"
@@ -135,7 +137,7 @@ void Checkpoint::restore(const std::string& prefix) {
   for (const Entry& e : entries_) {
     if (const auto* v = std::get_if<Variable>(&e.object)) {
       Tensor t = take(e.name, v->dtype(), v->shape());
-      assignments.push_back([v = *v, t]() mutable { v.assign(t); });
+      assignments.push_back([v = *v, t] { internal::assign_restored(v, t); });
     } else if (auto* const* opt = std::get_if<optimizers::Optimizer*>(&e.object)) {
       int64_t step = take(e.name + "/iterations", DType::kInt64, Shape()).to_vector<int64_t>()[0];
       assignments.push_back([opt = *opt, step] { opt->set_iterations(step); });
@@ -143,8 +145,9 @@ void Checkpoint::restore(const std::string& prefix) {
         const auto* v = std::get_if<Variable>(&var.object);
         for (size_t i = 0; v != nullptr && tensors.contains(slot_name(e.name, var.name, i)); ++i) {
           Tensor t = take(slot_name(e.name, var.name, i), v->dtype(), v->shape());
-          assignments.push_back(
-              [opt = *opt, v = *v, i, t] { opt->make_slot(v, static_cast<int>(i)).assign(t); });
+          assignments.push_back([opt = *opt, v = *v, i, t] {
+            internal::assign_restored(opt->make_slot(v, static_cast<int>(i)), t);
+          });
         }
       }
     } else if (auto* const* i = std::get_if<int64_t*>(&e.object)) {
@@ -157,6 +160,26 @@ void Checkpoint::restore(const std::string& prefix) {
   }
   for (auto& assign : assignments) assign();
 }
+
+}  // namespace mt::train
+
+namespace mt::internal {
+
+void assign_restored(Variable variable, const Tensor& value) {
+  const std::shared_ptr<VariableState>& state = variable.handle_state();
+  const bool plain = state != nullptr && state->mirrors.empty() && state->value.defined() &&
+                     active_recorder() == nullptr;
+  if (plain && value.impl()->device == state->value.impl()->device &&
+      value.dtype() == state->value.dtype() && value.shape() == state->value.shape()) {
+    state->value = value;  // a held copy of `value` makes the next assignment copy first
+    return;
+  }
+  variable.assign(value);
+}
+
+}  // namespace mt::internal
+
+namespace mt::train {
 
 std::optional<std::string> latest_checkpoint(const std::string& directory) {
   internal::FileSystem& fs = internal::posix_file_system();

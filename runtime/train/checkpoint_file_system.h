@@ -37,6 +37,9 @@ class ReadableFile {
   virtual uint64_t size() const = 0;
   // Reads `size` bytes at `offset` into `dst`; DataLoss when the file is shorter.
   virtual absl::Status read_at(uint64_t offset, uint64_t size, char* dst) const = 0;
+  // Hints that `size` bytes at `offset` will be read soon: the POSIX file starts reading
+  // them into the page cache in the background (posix_fadvise WILLNEED). Never fails.
+  virtual void will_need(uint64_t /*offset*/, uint64_t /*size*/) const {}
 };
 
 class FileSystem {

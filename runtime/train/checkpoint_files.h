@@ -21,6 +21,7 @@
 #include "absl/status/statusor.h"
 #include "runtime/eager/tensor.h"
 #include "runtime/train/checkpoint_file_system.h"
+#include "runtime/train/variable.h"
 
 namespace mt::internal {
 
@@ -39,6 +40,11 @@ absl::Status write_checkpoint(FileSystem& fs, const std::string& prefix,
 // Reads and checks checkpoint `prefix` whole; its tensors are made on the CPU (CPU:0).
 absl::StatusOr<absl::flat_hash_map<std::string, Tensor>> read_checkpoint(FileSystem& fs,
                                                                          const std::string& prefix);
+
+// Assigns a tensor read_checkpoint made to `variable` (same dtype and shape): a plain
+// variable on the CPU takes the tensor's buffer as its own, without a copy (Note [Checkpoint
+// speed] in checkpoint_reader.cc); any other variable assigns it.
+void assign_restored(Variable variable, const Tensor& value);
 
 // Removes checkpoint `prefix`: the manifest first, so that a crash leaves it absent.
 absl::Status remove_checkpoint(FileSystem& fs, const std::string& prefix);

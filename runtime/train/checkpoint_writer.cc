@@ -42,9 +42,17 @@ absl::StatusOr<uint32_t> write_tensor(WritableFile& file, const TensorImpl& impl
   const size_t size = impl.bytes();
   if (size == 0) return 0u;
   if (device.type() == DeviceType::kCPU && device.remote() == nullptr) {
-    absl::string_view bytes(static_cast<const char*>(impl.data), size);
-    if (absl::Status s = file.append(bytes); !s.ok()) return s;
-    return crc32c(bytes.data(), bytes.size());
+    // 8 MiB at a time: checksummed, then written while still in the CPU's cache (Note
+    // [Checkpoint speed] in checkpoint_reader.cc).
+    constexpr size_t kCachedPiece = size_t{8} << 20;
+    uint32_t crc = 0;
+    for (size_t at = 0; at < size; at += kCachedPiece) {
+      absl::string_view bytes(static_cast<const char*>(impl.data) + at,
+                              std::min(kCachedPiece, size - at));
+      crc = crc32c_extend(crc, bytes.data(), bytes.size());
+      if (absl::Status s = file.append(bytes); !s.ok()) return s;
+    }
+    return crc;
   }
   const size_t piece = device.remote() == nullptr ? kPiece : size;
   uint32_t crc = 0;

@@ -2,6 +2,7 @@
 // damaged file is a clear error that changes no variable.
 #include "runtime/train/checkpoint.h"
 
+#include "runtime/eager/tensor_impl.h"
 #include "runtime/ops/constant.h"
 #include "runtime/ops/ops.h"
 #include "runtime/train/checkpoint_files.h"
@@ -176,6 +177,26 @@ TEST_F(CheckpointTest, TensorsOpenAsPlainSafetensors) {
                          R"("model/w":{"dtype":"F32","shape":[2,2],"data_offsets":[0,16]})"));
   EXPECT_THAT(bytes, ::testing::HasSubstr(R"("optimizer/iterations":{"dtype":"I64","shape":[])"));
   EXPECT_THAT(bytes, ::testing::HasSubstr(R"("model/h":{"dtype":"BF16")"));
+}
+
+// A CPU variable takes the tensor read from the file as its buffer (no second copy); a
+// value read before the restore keeps what it held, and later assignments are the
+// variable's alone.
+TEST_F(CheckpointTest, RestoreTakesTheReadBufferAndKeepsHeldValues) {
+  Model saved;
+  saved.ckpt.write(prefix());
+  Model restored;
+  restored.w.assign(constant({{9.f, 9.f}, {9.f, 9.f}}));
+  Tensor before = restored.w.read_value();
+  const void* old_buffer = restored.w.state()->value.impl()->data;
+  restored.ckpt.restore(prefix());
+  EXPECT_NE(restored.w.state()->value.impl()->data, old_buffer);
+  EXPECT_EQ(floats(restored.w), (std::vector<float>{1.f, 2.f, 3.f, 4.f}));
+  EXPECT_EQ(before.to_vector<float>(), (std::vector<float>{9.f, 9.f, 9.f, 9.f}));
+  Tensor after = restored.w.read_value();
+  restored.w.assign_add(constant({{1.f, 1.f}, {1.f, 1.f}}));
+  EXPECT_EQ(after.to_vector<float>(), (std::vector<float>{1.f, 2.f, 3.f, 4.f}));
+  EXPECT_EQ(floats(restored.w), (std::vector<float>{2.f, 3.f, 4.f, 5.f}));
 }
 
 }  // namespace

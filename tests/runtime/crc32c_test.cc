@@ -30,5 +30,18 @@ TEST(Crc32cTest, PortablePathAgreesAtEveryLengthAndSplit) {
   }
 }
 
+// Lengths past 3 * 4096 bytes go through the instruction's three streams, joined.
+TEST(Crc32cTest, ThreeStreamPathAgreesWithTheTables) {
+  std::string data;
+  for (int i = 0; i < 5 * 12288 + 100; ++i) data += static_cast<char>((i * 2654435761u) >> 13);
+  for (size_t n : {12287u, 12288u, 12289u, 12295u, 24576u, 40000u, 61540u}) {
+    ASSERT_LE(n, data.size());
+    EXPECT_EQ(crc32c(data.data(), n), crc32c_extend_portable(0, data.data(), n)) << n;
+    EXPECT_EQ(crc32c_extend(crc32c(data.data(), 5), data.data() + 5, n - 5),
+              crc32c_extend_portable(0, data.data(), n))
+        << n;
+  }
+}
+
 }  // namespace
 }  // namespace mt::internal

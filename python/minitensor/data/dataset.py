@@ -17,9 +17,9 @@ combinations.py) give ``_elements()``, a generator of structures of arrays or te
 
 from .._constant_op import constant
 from .._dtypes import int64
-from .._minitensor import Tensor
 from . import structure as _structure
 from .components import to_numpy
+from .iterator import Iterator
 
 __all__ = ["Dataset", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY"]
 
@@ -129,6 +129,10 @@ class Dataset:
         """Returns the first ``count`` elements; all of them for -1."""
         return _kind("TakeDataset")(self, count)
 
+    def skip(self, count, name=None):
+        """Returns the elements after the first ``count``; none for -1."""
+        return _kind("SkipDataset")(self, count)
+
     def map(self, map_func, num_parallel_calls=None, deterministic=None, name=None):
         """Applies ``map_func`` to each element, as mt tensors (a tuple element is passed as
         separate arguments); its results become the new elements."""
@@ -160,10 +164,9 @@ class Dataset:
         return self
 
     def __iter__(self):
-        """Yields each element as mt tensors, in the element's structure."""
-        for element in self._elements():
-            yield _structure.map_structure(
-                lambda c: c if isinstance(c, Tensor) else constant(c), element)
+        """Returns an iterator of the elements as mt tensors, in the element's structure,
+        which a checkpoint can hold (mt.data.Iterator)."""
+        return Iterator(self)
 
     def as_numpy_iterator(self):
         """Yields each element as NumPy arrays (a scalar as a NumPy scalar)."""

@@ -68,6 +68,10 @@ def _convert(value, spec):
 class GeneratorDataset(Dataset):
     """The elements of ``generator(*args)``, converted to ``output_signature``."""
 
+    # A Python generator's position cannot be read or replayed (Note [Iterator checkpoints]).
+    _unsaveable_reason = ("Dataset.from_generator is stateful: the position of its Python "
+                          "generator cannot be recorded")
+
     def __init__(self, generator, output_types, output_shapes, args, output_signature):
         if not callable(generator):
             raise TypeError("`generator` must be a Python callable.")

@@ -16,7 +16,7 @@ from .._constant_op import constant
 from .._dtypes import bool as mt_bool
 
 __all__ = ["CacheDataset", "FilterDataset", "MapDataset", "RepeatDataset", "ShuffleDataset",
-           "TakeDataset", "call_with"]
+           "SkipDataset", "TakeDataset", "call_with"]
 
 
 def call_with(fn, element):
@@ -43,6 +43,13 @@ class ShuffleDataset(Dataset):
         self._seed = int(seed) if seed is not None else int(_np.random.randint(2**31))
         self._reshuffle = bool(reshuffle_each_iteration)
         self._iterations = 0
+
+    def _shuffle_state(self):
+        """Returns (seed, passes begun): what the next pass's order follows from."""
+        return [self._seed, self._iterations]
+
+    def _set_shuffle_state(self, seed, passes):
+        self._seed, self._iterations = int(seed), int(passes)
 
     def _elements(self):
         seed = [self._seed, self._iterations] if self._reshuffle else [self._seed]
@@ -134,6 +141,28 @@ class TakeDataset(Dataset):
         if n == INFINITE_CARDINALITY:
             return self._count
         return n if n == UNKNOWN_CARDINALITY else min(n, self._count)
+
+    def _element_spec(self):
+        return self._input.element_spec
+
+
+class SkipDataset(Dataset):
+    """The input's elements after its first ``count`` (-1: none)."""
+
+    def __init__(self, input_dataset, count):
+        self._input = input_dataset
+        self._count = int(count)
+
+    def _elements(self):
+        for i, element in enumerate(self._input._elements()):
+            if self._count >= 0 and i >= self._count:
+                yield element
+
+    def _cardinality(self):
+        n = self._input._cardinality()
+        if n in (INFINITE_CARDINALITY, UNKNOWN_CARDINALITY):
+            return n
+        return 0 if self._count < 0 else max(0, n - self._count)
 
     def _element_spec(self):
         return self._input.element_spec
