@@ -353,12 +353,17 @@ for step in $steps; do
       # build, so that both see the same machine state. Figures: median of each run.
       if [ -f .gpu/base.tar.xz ]; then
         mkdir -p .gpu/base && xz -dc .gpu/base.tar.xz | tar -C .gpu/base -xf -
+        # MT_BASECOMPARE (benchmark programs' names, spaces between) keeps those alone;
+        # MT_BASECOMPARE_ROUNDS sets the rounds (default 2).
         for spec in "runtime_benchmark:BM_AddScalarTensors_EndToEnd$|BM_Baseline_RawFunctionCall" \
                     "eager_gpu_benchmark:AddScalar|EmptyKernelLaunch" \
                     "function_benchmark:Chain100_(Gpu|Cpu)_(Eager|FunctionReplay)|RawGraph/" \
                     "cost_policy_benchmark:." "train_step_benchmark:model:0|Function"; do
           name=${spec%%:*}
-          for round in 1 2; do
+          if [ -n "${MT_BASECOMPARE:-}" ] && [[ " $MT_BASECOMPARE " != *" $name "* ]]; then
+            continue
+          fi
+          for round in $(seq "${MT_BASECOMPARE_ROUNDS:-2}"); do
             for which in base new; do
               bin=.gpu/bin/$name
               [ "$which" = base ] && bin=.gpu/base/$name

@@ -4,6 +4,7 @@ here, below the package's ``__init__``."""
 
 from __future__ import annotations
 
+import operator
 from typing import Any, Optional, Sequence
 
 import numpy as _np
@@ -61,6 +62,24 @@ def convert_to_tensor(value: Any, dtype: Optional[DTypeLike] = None,
     return constant(value, dtype)
 
 
+def _dims(shape) -> list:
+    """A shape as Python ints: a sequence of ints, NumPy integers or scalar tensors, or a 1-D
+    integer tensor (read on the host, as TensorFlow's eager ops read it)."""
+    if isinstance(shape, (Tensor, _mt._Variable)):
+        shape = convert_to_tensor(shape).numpy().tolist()
+        if not isinstance(shape, list):
+            shape = [shape]
+    dims = []
+    for d in shape:
+        if isinstance(d, (Tensor, _mt._Variable)):
+            d = convert_to_tensor(d).numpy()
+        try:
+            dims.append(operator.index(d))
+        except TypeError:
+            raise TypeError(f"Expected an integer dimension, got {d!r} in shape {shape!r}") from None
+    return dims
+
+
 def fill(dims: Sequence[int], value: Any, name: Optional[str] = None) -> Tensor:
     """Creates a tensor of shape ``dims`` with every element ``value`` (Fill); a tensor
     ``value`` keeps its dtype and is broadcast by an op (a function records it)."""
@@ -69,14 +88,14 @@ def fill(dims: Sequence[int], value: Any, name: Optional[str] = None) -> Tensor:
         if value.ndim != 0:
             raise errors.InvalidArgumentError(
                 None, None, f"[Fill] value must represent a scalar, got shape {list(value.shape)}")
-        return _mt.broadcast_to(value, list(dims))
+        return _mt.broadcast_to(value, _dims(dims))
     array = to_array(value, None)
-    return _mt.fill(list(dims), float(array), as_dtype(array.dtype))
+    return _mt.fill(_dims(dims), float(array), as_dtype(array.dtype))
 
 
 def zeros(shape: Sequence[int], dtype: DTypeLike = float32, name: Optional[str] = None) -> Tensor:
-    return _mt.fill(list(shape), 0.0, as_dtype(dtype))
+    return _mt.fill(_dims(shape), 0.0, as_dtype(dtype))
 
 
 def ones(shape: Sequence[int], dtype: DTypeLike = float32, name: Optional[str] = None) -> Tensor:
-    return _mt.fill(list(shape), 1.0, as_dtype(dtype))
+    return _mt.fill(_dims(shape), 1.0, as_dtype(dtype))
