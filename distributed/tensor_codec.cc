@@ -82,6 +82,8 @@ void encode_attrs(const OpAttrs& attrs, proto::Attrs* out) {
   out->set_padding(static_cast<int32_t>(attrs.padding));
   for (int32_t v : attrs.explicit_paddings) out->add_explicit_paddings(v);
   out->set_channels_first(attrs.channels_first);
+  out->set_is_training(attrs.is_training);
+  out->set_exponential_avg_factor(attrs.exponential_avg_factor);
 }
 
 namespace {
@@ -150,6 +152,8 @@ absl::StatusOr<OpAttrs> decode_attrs(const proto::Attrs& in) {
   }
   attrs.padding = static_cast<Padding>(in.padding());
   attrs.channels_first = in.channels_first();
+  attrs.is_training = in.is_training();
+  attrs.exponential_avg_factor = in.exponential_avg_factor();
   return attrs;
 }
 
