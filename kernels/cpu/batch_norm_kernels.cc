@@ -80,51 +80,68 @@ double wide(T v) {
 template <typename T>
 using Stats = std::conditional_t<std::is_same_v<T, double>, double, float>;
 
+// Training: sets `mean` and `var` to the batch's mean and biased variance (two passes) and
+// writes outputs 1-4 (Note [Batch normalisation]).
+template <typename T>
+void batch_statistics(const KernelContext& ctx, const BatchNormLayout& l, std::vector<double>* mean,
+                      std::vector<double>* var) {
+  using U = Stats<T>;
+  const T* x = input_data<T>(ctx, 0);
+  const double n = static_cast<double>(l.count());
+  const std::vector<double> sum =
+      channel_sums<1>(l, [&](int64_t j, int64_t) { return std::array<double, 1>{wide(x[j])}; });
+  for (int64_t c = 0; c < l.channels; ++c) (*mean)[c] = sum[c] / n;
+  const std::vector<double> squares = channel_sums<1>(l, [&](int64_t j, int64_t c) {
+    const double d = wide(x[j]) - (*mean)[c];
+    return std::array<double, 1>{d * d};
+  });
+  const double f = ctx.attrs->exponential_avg_factor, bessel = n / std::max(n - 1, 1.0);
+  const bool blend = f != 1;
+  const U *old_mean = input_data<U>(ctx, 3), *old_var = input_data<U>(ctx, 4);
+  U* out[5];
+  for (int i = 1; i < 5; ++i) out[i] = static_cast<U*>(ctx.outputs[i].data);
+  for (int64_t c = 0; c < l.channels; ++c) {
+    const double m = (*mean)[c], v = (*var)[c] = squares[c] / n;
+    out[1][c] = U(blend ? (1 - f) * old_mean[c] + f * m : m);
+    out[2][c] = U(blend ? (1 - f) * old_var[c] + f * v * bessel : v * bessel);
+    out[3][c] = U(m);
+    out[4][c] = U(v);
+  }
+}
+
+// Inference: the given statistics, returned in outputs 1-4 unchanged.
+template <typename T>
+void given_statistics(const KernelContext& ctx, int64_t channels, std::vector<double>* mean,
+                      std::vector<double>* var) {
+  using U = Stats<T>;
+  for (int64_t c = 0; c < channels; ++c) {
+    const U m = input_data<U>(ctx, 3)[c], v = input_data<U>(ctx, 4)[c];
+    (*mean)[c] = m, (*var)[c] = v;
+    for (int i : {1, 3}) static_cast<U*>(ctx.outputs[i].data)[c] = m;
+    for (int i : {2, 4}) static_cast<U*>(ctx.outputs[i].data)[c] = v;
+  }
+}
+
 template <typename T>
 absl::Status batch_norm_kernel(const KernelContext& ctx) {
   using U = Stats<T>;
   const OpAttrs& attrs = *ctx.attrs;
   const BatchNormLayout l = internal::batch_norm_layout(*ctx.inputs[0].shape, attrs.channels_first);
-  const T* x = input_data<T>(ctx, 0);
-  const U *scale = input_data<U>(ctx, 1), *offset = input_data<U>(ctx, 2);
-  U* out[5];
-  for (int i = 1; i < 5; ++i) out[i] = static_cast<U*>(ctx.outputs[i].data);
   std::vector<double> mean(l.channels), var(l.channels);
   if (attrs.is_training) {
-    const double n = static_cast<double>(l.count());
-    const std::vector<double> sum =
-        channel_sums<1>(l, [&](int64_t j, int64_t) { return std::array<double, 1>{wide(x[j])}; });
-    for (int64_t c = 0; c < l.channels; ++c) mean[c] = sum[c] / n;
-    const std::vector<double> squares = channel_sums<1>(l, [&](int64_t j, int64_t c) {
-      const double d = wide(x[j]) - mean[c];
-      return std::array<double, 1>{d * d};
-    });
-    const double f = attrs.exponential_avg_factor, bessel = n / std::max(n - 1, 1.0);
-    const bool blend = f != 1;
-    const U* old_mean = input_data<U>(ctx, 3);
-    const U* old_var = input_data<U>(ctx, 4);
-    for (int64_t c = 0; c < l.channels; ++c) {
-      var[c] = squares[c] / n;
-      out[1][c] = U(blend ? (1 - f) * old_mean[c] + f * mean[c] : mean[c]);
-      out[2][c] = U(blend ? (1 - f) * old_var[c] + f * var[c] * bessel : var[c] * bessel);
-      out[3][c] = U(mean[c]);
-      out[4][c] = U(var[c]);
-    }
+    batch_statistics<T>(ctx, l, &mean, &var);
   } else {
-    for (int64_t c = 0; c < l.channels; ++c) {
-      const U m = input_data<U>(ctx, 3)[c], v = input_data<U>(ctx, 4)[c];
-      mean[c] = m, var[c] = v;
-      out[1][c] = out[3][c] = m;
-      out[2][c] = out[4][c] = v;
-    }
+    given_statistics<T>(ctx, l.channels, &mean, &var);
   }
   // y = x * a + b per channel.
+  const U *scale = input_data<U>(ctx, 1), *offset = input_data<U>(ctx, 2);
   std::vector<U> a(l.channels), b(l.channels);
   for (int64_t c = 0; c < l.channels; ++c) {
     const U r = U(1) / std::sqrt(U(var[c]) + U(attrs.epsilon));
     a[c] = scale[c] * r;
     b[c] = offset[c] - U(mean[c]) * a[c];
   }
+  const T* x = input_data<T>(ctx, 0);
   T* y = static_cast<T*>(ctx.outputs[0].data);
   for_each_element(l, [&](int64_t j, int64_t c) { y[j] = T(U(wide(x[j])) * a[c] + b[c]); });
   return absl::OkStatus();
