@@ -26,8 +26,33 @@ int64_t rows_per_block(const BatchNormLayout& l) {
   return std::max<int64_t>(1, kGrainElements / std::max<int64_t>(l.channels * l.inner, 1));
 }
 
+// Adds term(index, c) (an array of kN doubles) of outer rows [o0, o1) into acc[k * channels
+// + c]: along the channels in NHWC (inner 1, which vectorises), along each row in NCHW.
+template <int kN, typename Term>
+void add_rows(const BatchNormLayout& l, int64_t o0, int64_t o1, Term& term, double* acc) {
+  const int64_t channels = l.channels;
+  for (int64_t o = o0; o < o1; ++o) {
+    if (l.inner == 1) {
+      for (int64_t c = 0; c < channels; ++c) {
+        const std::array<double, kN> t = term(o * channels + c, c);
+        for (int k = 0; k < kN; ++k) acc[k * channels + c] += t[k];
+      }
+      continue;
+    }
+    for (int64_t c = 0; c < channels; ++c) {
+      const int64_t base = (o * channels + c) * l.inner;
+      std::array<double, kN> row = {};
+      for (int64_t i = 0; i < l.inner; ++i) {
+        const std::array<double, kN> t = term(base + i, c);
+        for (int k = 0; k < kN; ++k) row[k] += t[k];
+      }
+      for (int k = 0; k < kN; ++k) acc[k * channels + c] += row[k];
+    }
+  }
+}
+
 // Returns kN sums per channel, [k * channels + c], of term(index, c) (an array of kN
-// doubles) over every element.
+// doubles) over every element: the blocks' partial sums (add_rows), added in block order.
 template <int kN, typename Term>
 std::vector<double> channel_sums(const BatchNormLayout& l, Term term) {
   const int64_t rows = rows_per_block(l), blocks = (l.outer + rows - 1) / rows;
@@ -35,16 +60,8 @@ std::vector<double> channel_sums(const BatchNormLayout& l, Term term) {
   std::vector<double> partial(blocks * width, 0.0);
   parallel_for(blocks, 1, [&](int64_t begin, int64_t end) {
     for (int64_t b = begin; b < end; ++b) {
-      double* acc = partial.data() + b * width;
-      for (int64_t o = b * rows; o < std::min(l.outer, (b + 1) * rows); ++o) {
-        for (int64_t c = 0; c < l.channels; ++c) {
-          const int64_t base = (o * l.channels + c) * l.inner;
-          for (int64_t i = 0; i < l.inner; ++i) {
-            const std::array<double, kN> t = term(base + i, c);
-            for (int k = 0; k < kN; ++k) acc[k * l.channels + c] += t[k];
-          }
-        }
-      }
+      add_rows<kN>(l, b * rows, std::min(l.outer, (b + 1) * rows), term,
+                   partial.data() + b * width);
     }
   });
   std::vector<double> sums(width, 0.0);
@@ -59,6 +76,10 @@ template <typename Fn>
 void for_each_element(const BatchNormLayout& l, Fn fn) {
   parallel_for(l.outer, rows_per_block(l), [&](int64_t begin, int64_t end) {
     for (int64_t o = begin; o < end; ++o) {
+      if (l.inner == 1) {
+        for (int64_t c = 0; c < l.channels; ++c) fn(o * l.channels + c, c);
+        continue;
+      }
       for (int64_t c = 0; c < l.channels; ++c) {
         const int64_t base = (o * l.channels + c) * l.inner;
         for (int64_t i = 0; i < l.inner; ++i) fn(base + i, c);
