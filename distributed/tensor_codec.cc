@@ -90,6 +90,8 @@ void encode_attrs(const OpAttrs& attrs, proto::Attrs* out) {
   out->set_limit_i(attrs.limit.i);
   out->set_delta_f(attrs.delta.f);
   out->set_delta_i(attrs.delta.i);
+  out->set_is_training(attrs.is_training);
+  out->set_exponential_avg_factor(attrs.exponential_avg_factor);
 }
 
 namespace {
@@ -163,6 +165,8 @@ absl::StatusOr<OpAttrs> decode_attrs(const proto::Attrs& in) {
   attrs.start = Scalar{in.start_f(), in.start_i(), false};
   attrs.limit = Scalar{in.limit_f(), in.limit_i(), false};
   attrs.delta = Scalar{in.delta_f(), in.delta_i(), false};
+  attrs.is_training = in.is_training();
+  attrs.exponential_avg_factor = in.exponential_avg_factor();
   return attrs;
 }
 

@@ -74,7 +74,7 @@ struct OpAttrs {
   // constants (the step's learning rate is an input).
   double beta_1 = 0;
   double beta_2 = 0;
-  double epsilon = 0;
+  double epsilon = 0;  // also FusedBatchNormV3's and FusedBatchNormGradV3's
   // Conv2D, its backprops and the pools (Note [Convolutions] in kernels/conv_shape.cc), in
   // the data format's dimension order (N, H, W, C, or N, C, H, W when channels_first): the
   // window's strides, dilations (Conv2D) and size (ksize, the pools), the padding and, for
@@ -86,7 +86,12 @@ struct OpAttrs {
   std::array<int32_t, 4> ksize = {1, 1, 1, 1};
   Padding padding = Padding::kValid;
   std::array<int32_t, 8> explicit_paddings = {};
-  bool channels_first = false;  // data_format "NCHW"
+  bool channels_first = false;  // data_format "NCHW"; also FusedBatchNormV3 and its gradient
+  // FusedBatchNormV3 and FusedBatchNormGradV3 (with `epsilon`, added to the variance): batch
+  // statistics (true) or the given ones, and the weight of the batch's statistics in the
+  // running ones it returns (1: the batch's alone).
+  bool is_training = true;
+  double exponential_avg_factor = 1;
 };
 
 }  // namespace mt

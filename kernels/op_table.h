@@ -212,6 +212,19 @@
   X(AvgPoolGrad, "AvgPoolGrad", nn::avg_pool_grad, "nn.avg_pool_grad", 1, kFloatDTypes, \
     infer_pool_grad, kCostly)
 
+// Batch normalisation over the channels of a 4-D tensor, NHWC or NCHW (Note [Batch
+// normalisation] in kernels/batch_norm_shape.cc; attributes epsilon, exponential_avg_factor,
+// is_training and channels_first in OpAttrs). FusedBatchNormV3 takes (x, scale, offset, mean,
+// variance) and returns (y, batch_mean, batch_variance, reserve_space_1, reserve_space_2);
+// FusedBatchNormGradV3 takes (y_backprop, x, scale, reserve_space_1, reserve_space_2) and
+// returns (x_backprop, scale_backprop, offset_backprop). x and y are any float dtype; the
+// statistics are float32 (float64 with a float64 x).
+#define MT_BATCH_NORM_OPS(X)                                                                 \
+  X(FusedBatchNormV3, "FusedBatchNormV3", nn::fused_batch_norm, "nn.fused_batch_norm_v3", 5, \
+    kFloatDTypes, infer_fused_batch_norm, kGrad | kCostly)                                   \
+  X(FusedBatchNormGradV3, "FusedBatchNormGradV3", nn::fused_batch_norm_grad,                 \
+    "nn.fused_batch_norm_grad", 5, kFloatDTypes, infer_fused_batch_norm_grad, kCostly)
+
 // Variables (runtime/train/variable.h): input 0 of the kResource ops is the variable's value, whose
 // device they run on whatever the scope (TensorFlow's MaybePinToResourceDevice).
 // VarHandleOp allocates the variable's buffer; ReadVariableOp returns the value itself
@@ -241,4 +254,5 @@
   MT_RANDOM_OPS(X)     \
   MT_NN_OPS(X)         \
   MT_CONV_OPS(X)       \
+  MT_BATCH_NORM_OPS(X) \
   MT_RESOURCE_OPS(X)

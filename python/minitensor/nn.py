@@ -5,6 +5,7 @@ import math as _math
 import types as _types
 
 from . import _minitensor as _mt
+from . import _batch_norm
 from . import _conv_ops
 from . import errors as _errors
 from ._clip_ops import clip_by_norm
@@ -16,16 +17,20 @@ from ._constant_op import convert_to_tensor
 from ._op_table import exports as _exports
 
 # The op table's nn.* rows (relu and the rest); the wrappers below replace the bindings
-# of those that take axis= or name=, and of the convolutions and pools (TensorFlow's
-# argument forms, _conv_ops.py). The backprops and pool gradients stay the bindings.
+# of those that take axis= or name=, of the convolutions and pools (TensorFlow's argument
+# forms, _conv_ops.py) and of batch normalisation (_batch_norm.py). The backprops, pool
+# gradients, fused_batch_norm_v3 (all five outputs) and fused_batch_norm_grad stay the
+# bindings.
 _rows = _exports("nn")
 globals().update(_rows)
 conv2d, convolution = _conv_ops.conv2d, _conv_ops.convolution
 max_pool2d, avg_pool2d = _conv_ops.max_pool2d, _conv_ops.avg_pool2d
 max_pool, avg_pool = _conv_ops.max_pool, _conv_ops.avg_pool
+fused_batch_norm = _batch_norm.fused_batch_norm
+batch_normalization = _batch_norm.batch_normalization
 
-__all__ = sorted({*_rows, *_conv_ops.__all__, "bias_add", "dropout", "elu",
-           "embedding_lookup", "experimental", "gelu",
+__all__ = sorted({*_rows, *_conv_ops.__all__, *_batch_norm.__all__, "bias_add", "dropout",
+           "elu", "embedding_lookup", "experimental", "gelu",
            "l2_normalize", "leaky_relu", "log_softmax", "moments", "relu", "relu6",
            "sigmoid_cross_entropy_with_logits", "silu", "softmax",
            "softmax_cross_entropy_with_logits", "softplus",

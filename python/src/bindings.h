@@ -38,6 +38,8 @@ void bind_random(nb::module_& m);
 // softmax and log_softmax (nn_ops.cc), exported by minitensor.nn.
 void bind_nn_ops(nb::module_& m);
 void bind_conv_ops(nb::module_& m);
+// fused_batch_norm_v3 and fused_batch_norm_grad (batch_norm_ops.cc), exported by minitensor.nn.
+void bind_batch_norm_ops(nb::module_& m);
 // Variables, GradientTape and the optimizers (training.cc); after bind_tensor.
 void bind_training(nb::module_& m);
 // Checkpoint files (checkpoint.cc).

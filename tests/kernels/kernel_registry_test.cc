@@ -6,6 +6,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "kernels/batch_norm.h"
 #include "kernels/op_def.h"
 #include "tests/kernels/kernel_test_util.h"
 
@@ -111,6 +112,8 @@ constexpr Row kTable[] = {
     {OpId::kMaxPoolGrad, {1, 1, 0, 0, 0, 1, 1}},
     {OpId::kAvgPool, {1, 1, 0, 0, 0, 1, 1}},
     {OpId::kAvgPoolGrad, {1, 1, 0, 0, 0, 1, 1}},
+    {OpId::kFusedBatchNormV3, {1, 1, 0, 0, 0, 1, 1}},
+    {OpId::kFusedBatchNormGradV3, {1, 1, 0, 0, 0, 1, 1}},
     {OpId::kStopGradient, {1, 1, 1, 1, 1, 1, 1}},
     {OpId::kUnsortedSegmentSum, {1, 1, 1, 1, 0, 1, 1}},
     {OpId::kVarHandleOp, {1, 1, 1, 1, 1, 1, 1}},
@@ -190,6 +193,17 @@ bool infer_accepts(OpId op, DType dtype) {
     for (TensorMeta& t : in) t = {&kImage, dtype};
     if (op == OpId::kConv2D) in[1].shape = &kFilter;
     if (op == OpId::kConv2DBackpropInput) in[0].shape = &kFilter;
+  }
+  // Batch normalisation: a (1, 2, 2, 1) x (and y_backprop) and statistics of one channel in
+  // the statistics' dtype.
+  static const Shape kChannel = Shape::make({1}).value();
+  for (OpId bn : MT_OP_LIST(MT_BATCH_NORM_OPS)) {
+    if (op != bn) continue;
+    const int images = op == OpId::kFusedBatchNormV3 ? 1 : 2;
+    for (int i = 0; i < 5; ++i) {
+      in[i] = i < images ? TensorMeta{&kImage, dtype}
+                         : TensorMeta{&kChannel, internal::batch_norm_stats_dtype(dtype)};
+    }
   }
   OutputMetas out;  // the assignments have no output
   return infer_outputs(op, in, well_formed_attrs(op), &out).ok();

@@ -360,6 +360,30 @@ nn::PoolOptions pool_options(std::array<int32_t, 4> ksize, std::array<int32_t, 4
 // Conv2D in both inputs (through Conv2DBackpropInput and Conv2DBackpropFilter), MaxPool on
 // inputs without ties (a tie's gradient has no finite difference) and AvgPool, in NHWC and
 // NCHW, with strides, dilations and each padding.
+// FusedBatchNormV3's y in x, scale and offset (its mean and variance take no gradient),
+// training (the batch's statistics) and inference (the given ones), NHWC and NCHW.
+void add_batch_norm_cases(std::vector<GradCase>& cases, RandomInputs& r) {
+  const std::tuple<const char*, Ints, bool, bool> calls[] = {
+      {"training NHWC", {2, 3, 2, 3}, true, false},
+      {"training NCHW", {2, 3, 2, 4}, true, true},
+      {"inference NHWC", {2, 2, 3, 3}, false, false}};
+  for (const auto& [name, x, training, nchw] : calls) {
+    const int64_t c = x[nchw ? 1 : 3];
+    nn::FusedBatchNormOptions o;
+    o.is_training = training;
+    o.channels_first = nchw;
+    o.epsilon = 0.01;
+    cases.push_back({OpId::kFusedBatchNormV3,
+                     absl::StrCat("FusedBatchNormV3 ", name),
+                     {r.uniform(x), r.away_from_zero({c}), r.uniform({c})},
+                     [o, c](const std::vector<Tensor>& in) {
+                       const Tensor mean = fill({c}, 0.125, DType::kFloat64);
+                       const Tensor var = fill({c}, 0.5, DType::kFloat64);
+                       return nn::fused_batch_norm(in[0], in[1], in[2], mean, var, o).y;
+                     }});
+  }
+}
+
 void add_conv_cases(std::vector<GradCase>& cases, RandomInputs& r) {
   const std::tuple<const char*, Ints, Ints, nn::Conv2DOptions> convs[] = {
       {"VALID", {2, 5, 4, 3}, {3, 2, 3, 2}, conv_options({1, 1, 1, 1}, Padding::kValid)},
@@ -412,6 +436,7 @@ std::vector<GradCase> math_grad_cases() {
   add_matmul_cases(cases, r);
   add_nn_cases(cases, r);
   add_conv_cases(cases, r);
+  add_batch_norm_cases(cases, r);
   return cases;
 }
 

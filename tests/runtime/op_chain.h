@@ -208,6 +208,7 @@ class OpChain {
   void draw_band_or_scan(Step& s, const std::vector<int64_t>& shape);
   // op_chain_conv_steps.h
   Step draw_conv(int a);
+  Step draw_batch_norm(int a);
   void draw_image(Step& s, int a, DType* dtype, std::vector<int64_t>* image);
   void draw_window(Step& s, const std::vector<int64_t>& image, int spoil, int64_t* k, int64_t* out);
   void add_conv_operands(Step& s, DType dtype, const std::vector<int64_t>& image,
@@ -346,7 +347,7 @@ inline Step OpChain::draw() {
       s = draw_array(a);
       break;
     case 13:
-      s = draw_conv(a);
+      s = chance(0.25) ? draw_batch_norm(a) : draw_conv(a);
       break;
     default:
       s = draw_nn(a);
@@ -383,6 +384,9 @@ inline std::string OpChain::describe(size_t n) const {
     }
     if (s.kind == StepKind::kConv) {
       const nn::Conv2DOptions& o = s.conv;
+      if (s.op == OpId::kFusedBatchNormV3 || s.op == OpId::kFusedBatchNormGradV3) {
+        absl::StrAppend(&attrs, s.is_training ? " training" : " inference");
+      }
       absl::StrAppend(&attrs, o.channels_first ? " NCHW" : " NHWC", " strides [",
                       absl::StrJoin(o.strides, ", "), "] dilations [",
                       absl::StrJoin(o.dilations, ", "), "] ksize [", absl::StrJoin(s.ksize, ", "),

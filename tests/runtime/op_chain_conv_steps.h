@@ -120,6 +120,26 @@ inline Step OpChain::draw_conv(int a) {
   return s;
 }
 
+// A row of MT_BATCH_NORM_OPS (run_conv) on an image (draw_image), training or inference;
+// FusedBatchNormGradV3 takes a y_backprop of the image's shape first (drawn bad: one
+// channel more). run_conv gives the per-channel operands.
+inline Step OpChain::draw_batch_norm(int a) {
+  Step s;
+  s.kind = StepKind::kConv;
+  s.op = chance(0.5) ? OpId::kFusedBatchNormV3 : OpId::kFusedBatchNormGradV3;
+  s.conv.channels_first = chance(0.3);
+  s.is_training = chance(0.7);
+  DType dtype;
+  std::vector<int64_t> image;
+  draw_image(s, a, &dtype, &image);
+  if (s.op == OpId::kFusedBatchNormGradV3) {
+    std::vector<int64_t> dy = image;
+    if (chance(kBadAttrs)) dy[s.conv.channels_first ? 1 : 3] += 1;
+    s.inputs.insert(s.inputs.begin(), operand(dtype, dy));
+  }
+  return s;
+}
+
 // Adds the inputs and dims of a conv step besides its image: the filter (HWIO), an
 // out_backprop or grad of the output's shape (`out`, N H W C), the shape a gradient op
 // writes; `mismatch` makes one of them, or a pool's ksize, invalid.

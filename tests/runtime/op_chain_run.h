@@ -123,11 +123,35 @@ inline Tensor run_nn(const Step& s, const std::vector<Tensor>& in) {
   }
 }
 
+// Runs a row of MT_BATCH_NORM_OPS on x = in.back() (FusedBatchNormGradV3: in[0] is
+// y_backprop) with fixed per-channel scale, offset and statistics on the device; returns y
+// or x_backprop.
+inline Tensor run_batch_norm(const Step& s, const std::vector<Tensor>& in) {
+  const Tensor& x = in.back();
+  const bool image = x.impl() != nullptr && x.shape().rank() == 4;
+  const int64_t c = image ? x.shape().dim(s.conv.channels_first ? 1 : 3) : 1;
+  const DType u =
+      x.impl() != nullptr && x.dtype() == DType::kFloat64 ? DType::kFloat64 : DType::kFloat32;
+  nn::FusedBatchNormOptions o;
+  o.channels_first = s.conv.channels_first;
+  o.is_training = s.is_training;
+  o.exponential_avg_factor = s.is_training ? 0.5 : 1;
+  const Tensor scale = fill({c}, 1.5, u), offset = fill({c}, -0.25, u);
+  const Tensor mean = fill({c}, 0.125, u), var = fill({c}, 0.75, u);
+  if (s.op == OpId::kFusedBatchNormV3) {
+    return nn::fused_batch_norm(x, scale, offset, mean, var, o).y;
+  }
+  return nn::fused_batch_norm_grad(in[0], x, scale, mean, var, o).x_backprop;
+}
+
 // Runs an op of MT_CONV_OPS: Conv2D (input, filter), Conv2DBackpropInput (filter,
 // out_backprop), Conv2DBackpropFilter (input, out_backprop), MaxPool and AvgPool (input),
 // MaxPoolGrad (input, grad; its orig_output is the input's MaxPool, as the tape passes it)
 // and AvgPoolGrad (grad); s.dims is the shape a backprop or AvgPoolGrad writes.
 inline Tensor run_conv(const Step& s, const std::vector<Tensor>& in) {
+  if (s.op == OpId::kFusedBatchNormV3 || s.op == OpId::kFusedBatchNormGradV3) {
+    return run_batch_norm(s, in);
+  }
   nn::PoolOptions pool;
   pool.ksize = s.ksize;
   pool.strides = s.conv.strides;

@@ -44,7 +44,7 @@ enum class StepKind {
   kArray,       // a row of MT_ARRAY_OPS (op_chain_array_steps.h)
   kNn,          // a row of MT_NN_OPS
   kSegmentSum,  // UnsortedSegmentSum
-  kConv,        // a row of MT_CONV_OPS (op_chain_conv_steps.h)
+  kConv,        // a row of MT_CONV_OPS or MT_BATCH_NORM_OPS (op_chain_conv_steps.h)
   kVariable,    // a row of MT_RESOURCE_OPS: a variable made, assigned and read on the device
   kCast,
   kIdentity
@@ -103,6 +103,7 @@ struct Step {
   // pool's ksize; dims holds the shape a gradient op writes.
   nn::Conv2DOptions conv;
   std::array<int32_t, 4> ksize = {1, 1, 1, 1};
+  bool is_training = true;  // a batch normalisation step's (data format in conv)
 };
 
 // Returns whether `op` is a random op whose numbers depend on what ran before (not one of

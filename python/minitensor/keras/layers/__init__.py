@@ -2,6 +2,7 @@
 file named for its kind (docs/keras.md lists them)."""
 
 from .activation_layers import Activation, ReLU, Softmax
+from .batch_normalization import BatchNormalization
 from .convolutional import Conv2D, Convolution2D
 from .dense import Dense
 from .dropout import Dropout
@@ -14,8 +15,8 @@ from .pooling import (AveragePooling2D, AvgPool2D, GlobalAveragePooling2D, Globa
                       GlobalMaxPool2D, GlobalMaxPooling2D, MaxPool2D, MaxPooling2D)
 from .reshaping import Flatten, Reshape
 
-__all__ = ["Activation", "Add", "AveragePooling2D", "AvgPool2D", "Concatenate", "Conv2D",
-           "Convolution2D", "Dense", "Dropout", "Embedding", "Flatten",
+__all__ = ["Activation", "Add", "AveragePooling2D", "AvgPool2D", "BatchNormalization",
+           "Concatenate", "Conv2D", "Convolution2D", "Dense", "Dropout", "Embedding", "Flatten",
            "GlobalAveragePooling2D", "GlobalAvgPool2D", "GlobalMaxPool2D",
            "GlobalMaxPooling2D", "Input", "InputLayer", "Layer", "LayerNormalization",
            "MaxPool2D", "MaxPooling2D", "ReLU", "Reshape", "Softmax"]
