@@ -19,7 +19,8 @@ from . import _minitensor as _mt
 from . import errors as _errors
 from ._constant_op import convert_to_tensor
 
-__all__ = ["avg_pool", "avg_pool2d", "conv2d", "convolution", "max_pool", "max_pool2d"]
+__all__ = ["avg_pool", "avg_pool2d", "conv2d", "conv2d_backprop_filter", "conv2d_backprop_input",
+           "convolution", "max_pool", "max_pool2d"]
 
 _FORMATS = ("NHWC", "NCHW")
 
@@ -132,6 +133,52 @@ def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None,
     flat = _mt.reshape(input, [-1] + shape[-3:])
     out = _mt.conv2d(flat, filters, strides, padding, explicit, data_format, dilations)
     return _mt.reshape(out, shape[:-3] + list(out.shape[1:]))
+
+
+def _sizes(sizes, name):
+    """A 4-entry size argument (input_sizes, filter_sizes) as ints; a tensor is read."""
+    if isinstance(sizes, (_mt.Tensor, _mt._Variable)):
+        sizes = convert_to_tensor(sizes).numpy().tolist()
+    sizes = [int(d) for d in sizes]
+    if len(sizes) != 4:
+        raise ValueError(f"{name} must have 4 elements, got {sizes}")
+    return sizes
+
+
+def conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding,
+                           data_format="NHWC", dilations=None, name=None):
+    """Conv2D's gradient with respect to its filter of shape ``filter_sizes``, given the
+    ``input`` and the output's gradient ``out_backprop`` (tf.nn.conv2d_backprop_filter's
+    arguments, in conv2d's forms)."""
+    del name
+    data_format = _data_format(data_format, "Conv2DBackpropFilter")
+    strides = _sequence(strides, "strides", data_format)
+    dilations = _sequence(dilations, "dilations", data_format)
+    padding, explicit = _padding(padding, "Conv2DBackpropFilter")
+    input, out_backprop = _operands(input, out_backprop)
+    return _mt.conv2d_backprop_filter(input, _sizes(filter_sizes, "filter_sizes"), out_backprop,
+                                      strides, padding, explicit, data_format, dilations)
+
+
+def conv2d_backprop_input(input_sizes, filters=None, out_backprop=None, strides=None,
+                          padding=None, data_format="NHWC", dilations=None, name=None,
+                          filter=None):  # noqa: A002
+    """Conv2D's gradient with respect to its input of shape ``input_sizes``, given the
+    ``filters`` and the output's gradient ``out_backprop`` (tf.nn.conv2d_backprop_input's
+    arguments, ``filter`` being the older name of ``filters``)."""
+    del name
+    if filters is None:
+        filters = filter
+    if filters is None or out_backprop is None or strides is None or padding is None:
+        raise TypeError("conv2d_backprop_input needs filters, out_backprop, strides and "
+                        "padding")
+    data_format = _data_format(data_format, "Conv2DBackpropInput")
+    strides = _sequence(strides, "strides", data_format)
+    dilations = _sequence(dilations, "dilations", data_format)
+    padding, explicit = _padding(padding, "Conv2DBackpropInput")
+    filters, out_backprop = _operands(filters, out_backprop)
+    return _mt.conv2d_backprop_input(_sizes(input_sizes, "input_sizes"), filters, out_backprop,
+                                     strides, padding, explicit, data_format, dilations)
 
 
 def convolution(input, filters, strides=None, padding="VALID", data_format=None,

@@ -18,12 +18,14 @@ from ._op_table import exports as _exports
 
 # The op table's nn.* rows (relu and the rest); the wrappers below replace the bindings
 # of those that take axis= or name=, of the convolutions and pools (TensorFlow's argument
-# forms, _conv_ops.py) and of batch normalisation (_batch_norm.py). The backprops, pool
+# forms, _conv_ops.py) and of batch normalisation (_batch_norm.py). The pool
 # gradients, fused_batch_norm_v3 (all five outputs) and fused_batch_norm_grad stay the
-# bindings.
+# bindings; the convolution's two backprops take conv2d's forms too.
 _rows = _exports("nn")
 globals().update(_rows)
 conv2d, convolution = _conv_ops.conv2d, _conv_ops.convolution
+conv2d_backprop_filter = _conv_ops.conv2d_backprop_filter
+conv2d_backprop_input = _conv_ops.conv2d_backprop_input
 max_pool2d, avg_pool2d = _conv_ops.max_pool2d, _conv_ops.avg_pool2d
 max_pool, avg_pool = _conv_ops.max_pool, _conv_ops.avg_pool
 fused_batch_norm = _batch_norm.fused_batch_norm

@@ -214,13 +214,33 @@ def test_conv2d_raw_backprops_are_the_gradients():
     x, f = _image(2, 6, 5, 3, "NHWC"), RNG.normal(size=(3, 2, 3, 4))
     upstream = RNG.normal(size=conv2d_ref(x, f, (2, 1), "SAME").shape)
     want_x, want_f = conv2d_ref(x, f, (2, 1), "SAME", upstream=upstream)
-    args = ([1, 2, 1, 1], "SAME", [], "NHWC", [1, 1, 1, 1])
+    args = ([1, 2, 1, 1], "SAME", "NHWC", [1, 1, 1, 1])
     grad_x = mt.nn.conv2d_backprop_input([2, 6, 5, 3], mt.constant(f), mt.constant(upstream),
                                          *args)
     grad_f = mt.nn.conv2d_backprop_filter(mt.constant(x), [3, 2, 3, 4], mt.constant(upstream),
                                           *args)
     np.testing.assert_allclose(grad_x.numpy(), want_x, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(grad_f.numpy(), want_f, rtol=1e-12, atol=1e-12)
+
+
+def test_the_backprops_take_tensorflows_signatures_and_arrays():
+    # TensorFlow 2.21's values: a tap in the padding never multiplies (an infinite weight
+    # or gradient there adds nothing).
+    ones = np.ones((1, 3, 3, 1), np.float32)
+    w = np.ones((3, 3, 1, 1), np.float32)
+    w[0, 0, 0, 0] = np.inf
+    dy = np.ones((1, 3, 3, 1), np.float32)
+    dy[0, 0, 0, 0] = np.inf
+    inf = np.inf
+    assert mt.nn.conv2d(ones, w, 1, "SAME").numpy().ravel().tolist() == \
+        [4, 6, 4, 6, inf, inf, 4, inf, inf]
+    assert mt.nn.conv2d_backprop_filter(ones, [3, 3, 1, 1], dy, 1, "SAME").numpy().ravel() \
+        .tolist() == [4, 6, 4, 6, inf, inf, 4, inf, inf]
+    got = mt.nn.conv2d_backprop_input(mt.constant([1, 3, 3, 1]), filter=w, out_backprop=ones,
+                                      strides=[1, 1], padding="SAME")
+    assert got.numpy().ravel().tolist() == [inf, inf, 4, inf, inf, 6, 4, 6, 4]
+    with pytest.raises(ValueError, match="filter_sizes must have 4 elements"):
+        mt.nn.conv2d_backprop_filter(ones, [3, 3, 1], dy, 1, "SAME")
 
 
 def test_conv2d_takes_tensorflows_argument_forms():
