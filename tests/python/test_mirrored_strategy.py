@@ -34,6 +34,27 @@ def test_default_strategy_outside_any_scope():
     assert mt.distribute.get_replica_context().num_replicas_in_sync == 1
 
 
+def test_default_strategy_distributes_datasets_as_tensorflows():
+    # TensorFlow 2.21's default strategy: the dataset itself, one input pipeline.
+    strategy = mt.distribute.get_strategy()
+    dataset = mt.data.Dataset.range(4).batch(2)
+    assert strategy.experimental_distribute_dataset(dataset) is dataset
+    contexts = []
+
+    def dataset_fn(context):
+        contexts.append((context.num_input_pipelines, context.input_pipeline_id,
+                         context.num_replicas_in_sync))
+        return dataset
+
+    assert strategy.distribute_datasets_from_function(dataset_fn) is dataset
+    assert contexts == [(1, 0, 1)]
+    total = mt.constant(0, mt.int64)
+    for batch in strategy.experimental_distribute_dataset(dataset):
+        total += strategy.reduce("SUM", strategy.run(mt.reduce_sum, args=(batch,)), axis=None)
+    assert int(total) == 6
+    assert float(strategy.reduce("SUM", mt.constant([1.0, 2.0]), axis=0)) == 3.0
+
+
 def test_scope_mirrors_variables_and_run_gives_each_replica_its_copy():
     out = check("""
     with strategy.scope():

@@ -20,7 +20,7 @@ from .. import _function
 from .. import _minitensor as _mt
 from .._constant_op import convert_to_tensor
 from .._minitensor import reduce_mean, reduce_sum
-from .input_distribution import DatasetsFromFunction, DistributedDataset, ValueContext
+from .input_distribution import DatasetsFromFunction, DistributedDataset, InputContext, ValueContext
 from .values import PerReplica
 
 __all__ = ["MirroredStrategy", "NcclAllReduce", "PerReplica", "ReduceOp", "ReplicaContext",
@@ -260,6 +260,15 @@ class _DefaultStrategy:
 
     def experimental_local_results(self, value):
         return (value,)
+
+    def experimental_distribute_dataset(self, dataset, options=None):
+        """The dataset itself: one replica takes every batch whole (as TensorFlow's default
+        strategy)."""
+        return dataset
+
+    def distribute_datasets_from_function(self, dataset_fn, options=None):
+        """``dataset_fn(InputContext)`` for the one replica: its dataset itself."""
+        return dataset_fn(InputContext(1))
 
 
 _DEFAULT = _DefaultStrategy()
