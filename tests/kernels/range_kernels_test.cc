@@ -12,7 +12,12 @@
 namespace mt {
 namespace {
 
-Scalar number(double v) { return Scalar{v, static_cast<int64_t>(v), v != 0}; }
+// `v` as both fields; the integer one only where int64 holds `v` (a float range's bounds
+// may not fit, and converting them would be undefined).
+Scalar number(double v) {
+  const bool fits = v >= -9223372036854775808.0 && v < 9223372036854775808.0;
+  return Scalar{v, fits ? static_cast<int64_t>(v) : 0, v != 0};
+}
 
 OpAttrs range_attrs(double start, double limit, double delta) {
   OpAttrs a;
