@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 
 #include "absl/status/statusor.h"
 #include "core/dtype.h"
@@ -27,6 +28,19 @@ inline float narrow_to_float(double v) {
   if (v > kMax) return kInf;
   if (v < -kMax) return -kInf;
   return static_cast<float>(v);
+}
+
+// Returns `v` rounded to T, as a double (through float for the 2-byte types): what a Range
+// element of dtype T holds, on every backend.
+template <typename T>
+double round_to_dtype(double v) {
+  if constexpr (dtype_kind(dtype_of<T>()) == DTypeKind::kHalf) {
+    return static_cast<double>(static_cast<float>(T(narrow_to_float(v))));
+  } else if constexpr (std::is_same_v<T, float>) {
+    return static_cast<double>(narrow_to_float(v));
+  } else {
+    return v;
+  }
 }
 
 }  // namespace mt::internal

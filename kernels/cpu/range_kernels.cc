@@ -11,18 +11,6 @@
 namespace mt::cpu {
 namespace {
 
-// Returns `v` rounded to T, as a double (through float for the 2-byte types).
-template <typename T>
-double as_dtype(double v) {
-  if constexpr (kIsHalf<T>) {
-    return static_cast<double>(static_cast<float>(T(internal::narrow_to_float(v))));
-  } else if constexpr (std::is_same_v<T, float>) {
-    return static_cast<double>(internal::narrow_to_float(v));
-  } else {
-    return v;
-  }
-}
-
 template <typename T>
 absl::Status range_kernel(const KernelContext& ctx) {
   const OpAttrs& a = *ctx.attrs;
@@ -33,11 +21,13 @@ absl::Status range_kernel(const KernelContext& ctx) {
         const uint64_t step = static_cast<uint64_t>(i) * static_cast<uint64_t>(a.delta.i);
         out[i] = static_cast<T>(static_cast<int64_t>(static_cast<uint64_t>(a.start.i) + step));
       } else if constexpr (kIsHalf<T>) {
-        const double v = as_dtype<T>(a.start.f) + static_cast<double>(i) * as_dtype<T>(a.delta.f);
+        const double v = internal::round_to_dtype<T>(a.start.f) +
+                         static_cast<double>(i) * internal::round_to_dtype<T>(a.delta.f);
         out[i] = T(internal::narrow_to_float(v));
       } else if constexpr (std::is_same_v<T, float>) {
-        out[i] = internal::narrow_to_float(as_dtype<T>(a.start.f) +
-                                           static_cast<double>(i) * as_dtype<T>(a.delta.f));
+        out[i] = internal::narrow_to_float(internal::round_to_dtype<T>(a.start.f) +
+                                           static_cast<double>(i) *
+                                               internal::round_to_dtype<T>(a.delta.f));
       } else {
         out[i] = a.start.f + static_cast<double>(i) * a.delta.f;
       }

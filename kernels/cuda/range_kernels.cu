@@ -26,26 +26,14 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-// Returns `v` rounded to T, as a double (through float for the 2-byte types).
-template <typename T>
-double as_dtype(double v) {
-  if constexpr (kIsHalf<T>) {
-    return static_cast<double>(static_cast<float>(T(internal::narrow_to_float(v))));
-  } else if constexpr (std::is_same_v<T, float>) {
-    return static_cast<double>(internal::narrow_to_float(v));
-  } else {
-    return v;
-  }
-}
-
 template <typename T>
 absl::Status run_range(const KernelContext& ctx) {
   const int64_t n = ctx.output.shape->num_elements();
   if (n == 0) return absl::OkStatus();
   const OpAttrs& a = *ctx.attrs;
   return launch(OpId::kRange, gpu_state(ctx), grid_for(n, kThreads), kThreads, &range_kernel<T>,
-                static_cast<T*>(ctx.output.data), n, a.start.i, a.delta.i, as_dtype<T>(a.start.f),
-                as_dtype<T>(a.delta.f));
+                static_cast<T*>(ctx.output.data), n, a.start.i, a.delta.i,
+                internal::round_to_dtype<T>(a.start.f), internal::round_to_dtype<T>(a.delta.f));
 }
 
 }  // namespace

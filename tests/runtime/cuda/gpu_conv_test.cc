@@ -97,7 +97,7 @@ void expect_same(const std::string& what, Op op, double tol) {
     const std::vector<double> g = host(gpu[i]), c = host(cpu[i]);
     int bad = 0;
     for (size_t j = 0; j < g.size(); ++j) {
-      const bool same = std::isnan(c[j]) ? std::isnan(g[j])
+      const bool same = std::isnan(c[j])   ? std::isnan(g[j])
                         : std::isinf(c[j]) ? g[j] == c[j]
                                            : std::fabs(g[j] - c[j]) <= tol * (1 + std::fabs(c[j]));
       if (!same && ++bad <= 5) {
@@ -314,8 +314,8 @@ TEST_F(GpuConvTest, NonFiniteValuesMatchTheCpu) {
           // [Padding never multiplies] in kernels/cpu/conv_kernels.cc).
           nn::Conv2DOptions same;
           same.padding = Padding::kSame;
-          const Tensor inf_filter = cast(
-              constant(std::vector<float>{INFINITY, 1, 1, 1, 1, 1, 1, 1, 1}, {3, 3, 1, 1}), d);
+          const Tensor inf_filter =
+              cast(constant(std::vector<float>{INFINITY, 1, 1, 1, 1, 1, 1, 1, 1}, {3, 3, 1, 1}), d);
           const Tensor ones = cast(constant(std::vector<float>(16, 1.f), {1, 4, 4, 1}), d);
           return std::vector{
               y, nn::max_pool_grad(x, y, dy, o), nn::avg_pool2d(x, o),
