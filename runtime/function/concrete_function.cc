@@ -46,7 +46,38 @@ absl::StatusOr<std::unique_ptr<ConcreteFunction>> ConcreteFunction::create(
     segments.push_back(std::move(seg));
   }
   f->segments_ = std::move(segments);
+  f->plan_direct_outputs();
   return f;
+}
+
+void ConcreteFunction::plan_direct_outputs() {
+  const FunctionGraph& g = *graph_;
+  // A captured graph reads and writes the addresses it was captured with: a value one
+  // touches keeps its arena buffer.
+  std::vector<bool> in_graph(g.values.size(), false);
+  std::vector<bool> flat_made(g.values.size(), false);
+  for (const Segment& seg : segments_) {
+    for (size_t i = seg.begin; i < seg.end; ++i) {
+      const FunctionStep& step = g.steps[i];
+      for (ValueId id : step.inputs) in_graph[id] = in_graph[id] || seg.gpu != nullptr;
+      for (ValueId id : step.outputs) {
+        in_graph[id] = in_graph[id] || seg.gpu != nullptr;
+        flat_made[id] = seg.gpu == nullptr && step.kind != FunctionStep::Kind::kMerge;
+      }
+    }
+  }
+  std::vector<bool> taken(g.values.size(), false);
+  for (size_t pos = 0; pos < g.outputs.size(); ++pos) {
+    const ValueId id = g.outputs[pos];
+    const FunctionValue& v = g.values[id];
+    // (An output returned twice is one tensor, returned twice.)
+    if (v.kind != ValueKind::kMade || v.bytes == 0 || !flat_made[id] || in_graph[id] ||
+        taken[id]) {
+      continue;
+    }
+    taken[id] = true;
+    direct_.push_back(DirectOutput{pos, id, data_[id]});
+  }
 }
 
 std::vector<ConcreteFunction::Segment> ConcreteFunction::split(size_t begin, size_t end,
@@ -393,12 +424,31 @@ absl::StatusOr<std::vector<Tensor>> ConcreteFunction::call(absl::Span<const Tens
   MutexLock lock(&mu_);
   MT_RETURN_IF_ERROR(run_actions());
   MT_RETURN_IF_ERROR(bind(args));
-  for (Segment& seg : segments_) MT_RETURN_IF_ERROR(run_segment(seg, args));
-  std::vector<Tensor> outs;
-  outs.reserve(graph_->outputs.size());
-  for (ValueId id : graph_->outputs) {
-    MT_ASSIGN_OR_RETURN(Tensor out, take(id, args));
-    outs.push_back(std::move(out));
+  const FunctionGraph& g = *graph_;
+  std::vector<Tensor> outs(g.outputs.size());
+  for (const DirectOutput& d : direct_) {
+    const FunctionValue& v = g.values[d.id];
+    MT_ASSIGN_OR_RETURN(TensorImpl * impl, allocate_tensor(*v.device, v.dtype, v.shape));
+    outs[d.position] = Tensor(impl);
+  }
+  for (const DirectOutput& d : direct_) data_[d.id] = outs[d.position].impl()->data;
+  absl::Status status = absl::OkStatus();
+  for (Segment& seg : segments_) {
+    status = run_segment(seg, args);
+    if (!status.ok()) break;
+  }
+  for (const DirectOutput& d : direct_) data_[d.id] = d.arena;
+  MT_RETURN_IF_ERROR(status);
+  for (size_t pos = 0; pos < g.outputs.size(); ++pos) {
+    if (outs[pos].defined()) continue;
+    const auto direct = std::find_if(direct_.begin(), direct_.end(), [&](const DirectOutput& d) {
+      return d.id == g.outputs[pos];
+    });
+    if (direct != direct_.end()) {
+      outs[pos] = outs[direct->position];
+      continue;
+    }
+    MT_ASSIGN_OR_RETURN(outs[pos], take(g.outputs[pos], args));
   }
   return outs;
 }

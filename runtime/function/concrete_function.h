@@ -11,8 +11,11 @@
 //     function on one GPU is one graph); copies between devices, other devices' kernels and
 //     the merges of a replica (Note [Replicas in a function] in function_recorder.h) run
 //     between them as a flat list, with no placement and no allocation. The arguments a
-//     graph reads are copied into the graph's own buffers first. Outputs the function made
-//     are copied out into fresh tensors, so a caller may keep them across calls.
+//     graph reads are copied into the graph's own buffers first.
+//   - Outputs: a caller may keep them across calls, so each is a fresh tensor. An output a
+//     flat step makes (and no graph reads) is written there directly: the replay points the
+//     step at the fresh tensor instead of the arena. An output a graph makes is copied out
+//     of the arena, since a captured graph writes where it was captured.
 //   - A graph keeps a reference to the tensor each argument buffer was last copied from.
 //     Passed again, that tensor is not copied: a tensor's elements never change, and a
 //     variable's buffer that the reference shares is not written in place (Note
@@ -97,6 +100,8 @@ class ConcreteFunction {
   absl::Status run_merge(const FunctionStep& step, absl::Span<const Tensor> args);
   absl::Status run_segment(Segment& seg, absl::Span<const Tensor> args);
   absl::Status capture(Segment& seg);
+  // Finds the outputs a flat step writes straight into the returned tensor (direct_).
+  void plan_direct_outputs();
   // Returns value `id` of a replay with `args` as a tensor the caller may keep: a value of
   // the function's own is copied out, since the next replay overwrites it.
   absl::StatusOr<Tensor> take(ValueId id, absl::Span<const Tensor> args);
@@ -110,6 +115,14 @@ class ConcreteFunction {
   std::vector<ValueId> arg_slot_;   // per argument a graph reads, its buffer's value
   std::vector<Tensor> bound_;       // per argument slot, the tensor copied last
   std::vector<Segment> segments_;
+  // Outputs written straight into the tensor returned: the output's position, its value and
+  // the value's buffer in the arena (unused while the replay points the step elsewhere).
+  struct DirectOutput {
+    size_t position;
+    ValueId id;
+    void* arena;
+  };
+  std::vector<DirectOutput> direct_;
   Mutex mu_;  // one replay at a time: they share the arenas
 };
 

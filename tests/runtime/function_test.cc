@@ -102,6 +102,25 @@ TEST_F(FunctionTest, OutputsOutliveTheNextReplay) {
   EXPECT_EQ(second.to_vector<float>(), (std::vector<float>{9}));
 }
 
+// A flat step writes its output straight into the tensor returned (Note [Function
+// replay]): an output a later step reads, and one returned twice, are still right, and
+// each call's outputs are its own.
+TEST_F(FunctionTest, OutputsWrittenInPlaceAreReadByLaterStepsAndOutliveTheNextReplay) {
+  Function f([](absl::Span<const Tensor> a) -> std::vector<Tensor> {
+    const Tensor y = mul(a[0], a[0]);
+    return {y, add(y, a[0]), y};
+  });
+  f({constant({1.f, 2.f})});
+  const std::vector<Tensor> first = f({constant({2.f, 3.f})});
+  const std::vector<Tensor> second = f({constant({4.f, 5.f})});
+  EXPECT_EQ(first[0].to_vector<float>(), (std::vector<float>{4, 9}));
+  EXPECT_EQ(first[1].to_vector<float>(), (std::vector<float>{6, 12}));
+  EXPECT_EQ(first[2].to_vector<float>(), (std::vector<float>{4, 9}));
+  EXPECT_EQ(second[0].to_vector<float>(), (std::vector<float>{16, 25}));
+  EXPECT_EQ(second[1].to_vector<float>(), (std::vector<float>{20, 30}));
+  EXPECT_EQ(second[2].to_vector<float>(), (std::vector<float>{16, 25}));
+}
+
 TEST_F(FunctionTest, VariablesAreReadAndWrittenAtEveryReplay) {
   Variable v(constant(1.f));
   Function f([&](absl::Span<const Tensor> a) -> std::vector<Tensor> {
