@@ -22,6 +22,8 @@ for gpu in mt.config.get_visible_devices("GPU"):
     print("Visible:", gpu.name)
 
 # Ops run on the one visible GPU; a second GPU, if the machine has one, is unknown now.
+# (Soft placement, on by default, would run the op on GPU:0 instead of saying so.)
+mt.config.set_soft_device_placement(False)
 a = mt.constant([[1.0, 2.0], [3.0, 4.0]])
 print("MatMul ran on", mt.matmul(a, a).device)
 try:

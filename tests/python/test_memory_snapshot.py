@@ -9,7 +9,8 @@ import minitensor as mt
 
 
 def test_a_snapshot_covers_the_pool_and_agrees_with_get_memory_info():
-    keep = mt.zeros([1000])  # noqa: F841  (4000 bytes in use while the snapshot is taken)
+    with mt.device("/CPU:0"):  # (the default device is a GPU where there is one)
+        keep = mt.zeros([1000])  # noqa: F841  (4000 bytes in use while the snapshot is taken)
     s = mt.config.experimental.memory_snapshot("CPU:0")
     assert s.device == "/job:localhost/replica:0/task:0/device:CPU:0"
     assert s.allocator == "CPU_0_bfc"
@@ -45,11 +46,12 @@ def test_an_oom_leaves_its_snapshot():
         cpu = mt.config.list_physical_devices("CPU")[0]
         mt.config.set_logical_device_configuration(
             cpu, [mt.config.LogicalDeviceConfiguration(memory_limit=1)])
-        keep = mt.zeros([100000])
-        try:
-            mt.zeros([1000000])
-        except mt.errors.ResourceExhaustedError:
-            pass
+        with mt.device("/CPU:0"):  # (the default device is a GPU where there is one)
+            keep = mt.zeros([100000])
+            try:
+                mt.zeros([1000000])
+            except mt.errors.ResourceExhaustedError:
+                pass
         s = mt.config.experimental.last_oom_snapshot("CPU:0")
         print(s.allocator, s.totals["current"] >= 400000, len(s.regions) > 0)
     """)
