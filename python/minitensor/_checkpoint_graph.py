@@ -46,6 +46,7 @@ def children(obj):
         return list(obj._checkpoint_children())
     if _is_layer(obj):
         out = [(w._name.rsplit("/", 1)[-1], w) for w in obj._weights]
+        out += obj._sublayers()
         if isinstance(obj, Model):
             out += [(f"layer-{i}", layer) for i, layer in enumerate(obj.layers)]
             if getattr(obj, "optimizer", None) is not None:

@@ -52,5 +52,5 @@ def run_nodes(nodes, inputs, values):
             args = [computed[id(t)] for t in node.inputs]
         else:
             args = computed[id(node.inputs)]
-        computed[id(node.output)] = node.layer(args)
+        computed[id(node.output)] = node.layer(args, **node.kwargs)
     return computed

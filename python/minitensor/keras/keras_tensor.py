@@ -12,10 +12,11 @@ class Node:
     """One call of ``layer`` on ``inputs`` (a KerasTensor or a list of them) that gave
     ``output``."""
 
-    def __init__(self, layer, inputs, output):
+    def __init__(self, layer, inputs, output, kwargs=None):
         self.layer = layer
         self.inputs = inputs
         self.output = output
+        self.kwargs = kwargs or {}  # the call's other arguments (not tensors), passed again
 
     @property
     def parents(self):

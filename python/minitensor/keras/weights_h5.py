@@ -5,6 +5,8 @@ order of the object's own variables:
     vars                          the model's own (none), attribute name = the model's name
     layers/dense/vars/0, 1        a Sequential or functional model's layers, named by class
     layers/dense_1/vars/0, 1        (snake_case, numbered from the second of a class)
+    layers/multi_head_attention/query_dense/vars/0, 1
+                                  a layer's sublayers, by attribute name
     dense/vars/0, 1               a subclassed model's layer attributes, by attribute name
     optimizer/vars/0, 1, 2...     iterations, learning rate, then the slots variable by
                                   variable (Adam: momentum, velocity)
@@ -52,9 +54,12 @@ def walk_keras(model):
             return
         seen.add(id(obj))
         out.append((path, obj))
+        join = (lambda name: f"{path}/{name}") if path else (lambda name: name)
+        if isinstance(obj, Layer):
+            for name, layer in obj._sublayers():  # query_dense, ...: by attribute name
+                visit(layer, join(name))
         if not isinstance(obj, Model):
             return
-        join = (lambda name: f"{path}/{name}") if path else (lambda name: name)
         if obj._functional is not None or hasattr(obj, "_layers"):  # Sequential, functional
             used = {}
             for layer in obj.layers:

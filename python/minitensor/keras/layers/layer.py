@@ -45,8 +45,8 @@ def _marks_built(build):
     called directly (``layer.build(shape)``, as in Keras), so that a call does not build
     it again."""
     @_functools.wraps(build)
-    def wrapper(self, input_shape):
-        build(self, input_shape)
+    def wrapper(self, *shapes, **kwargs):
+        build(self, *shapes, **kwargs)
         self.built = True
     return wrapper
 
@@ -101,8 +101,11 @@ class Layer:
     def losses(self):
         """The penalties of the weights' regularizers, computed now from their values (a
         list of scalar tensors; differentiable inside a GradientTape)."""
-        return [regularizer(variable) for variable, regularizer in self._regularized
-                if variable.trainable and self.trainable]
+        found = [regularizer(variable) for variable, regularizer in self._regularized
+                 if variable.trainable and self.trainable]
+        for _, layer in self._sublayers():
+            found += layer.losses if self.trainable else []
+        return found
 
     def __call__(self, inputs, training=None, **kwargs):
         """Computes on tensors or arrays; records a Node on KerasTensors. ``training``
@@ -149,19 +152,35 @@ class Layer:
     def _check_input(self, shape):
         """Raises ValueError when the layer cannot take inputs of ``shape`` (subclasses)."""
 
+    # The attributes holding layers this one is made of (MultiHeadAttention's projections):
+    # their weights count as this layer's, after its own, and Keras's files and checkpoints
+    # reach them by these names.
+    _sublayer_names = ()
+
+    def _sublayers(self):
+        """Returns the (attribute name, layer) pairs of the layers this one is made of."""
+        return [(n, getattr(self, n)) for n in self._sublayer_names
+                if isinstance(getattr(self, n, None), Layer)]
+
+    def _all_weights(self):
+        found = list(self._weights)
+        for _, layer in self._sublayers():
+            found += [w for w in layer.weights if all(w is not f for f in found)]
+        return found
+
     @property
     def weights(self):
-        return list(self._weights)
+        return self._all_weights()
 
     @property
     def trainable_weights(self):
-        return [w for w in self._weights if w.trainable] if self.trainable else []
+        return [w for w in self._all_weights() if w.trainable] if self.trainable else []
 
     @property
     def non_trainable_weights(self):
         if not self.trainable:
-            return list(self._weights)
-        return [w for w in self._weights if not w.trainable]
+            return self._all_weights()
+        return [w for w in self._all_weights() if not w.trainable]
 
     trainable_variables = trainable_weights
     variables = weights
