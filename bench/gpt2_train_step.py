@@ -1,0 +1,193 @@
+"""Tokens per second of a GPT-2 training step (forward, backward, AdamW, clipping), with
+minitensor eagerly and as one mt.function, beside PyTorch eager and torch.compile of the
+same model in the same run, on the same device; peak memory beside PyTorch's
+max_memory_allocated; model FLOPs utilisation against the card's peak that the run names.
+
+    python bench/gpt2_train_step.py                       # GPT-2 124M, batch 8 x 1024, GPU:0
+    python bench/gpt2_train_step.py --config small --device CPU:0 --batch 8 --seq 128
+
+minitensor's model is examples/python/train_gpt.py's; PyTorch's is the same GPT-2 written
+with torch.nn (F.scaled_dot_product_attention, causal; AdamW fused on the GPU). float32
+on both (PyTorch's default matmul precision, no TF32), random tokens.
+"""
+
+import argparse
+import importlib.util
+import math
+import pathlib
+import time
+
+import numpy as np
+
+import minitensor as mt
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+_spec = importlib.util.spec_from_file_location("train_gpt",
+                                               ROOT / "examples" / "python" / "train_gpt.py")
+gpt = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(gpt)
+
+# Dense float32 peaks (no tensor cores), as NVIDIA's data sheets state them.
+FP32_PEAK_TFLOPS = {"H100 80GB HBM3": 67.0, "H100": 67.0, "H200": 67.0}
+
+
+def flops_per_token(params, layers, width, seq):
+    """6 N per token for the weights' matmuls, forward and backward, plus attention's
+    12 L d T (the estimate of PaLM's appendix B)."""
+    return 6 * params + 12 * layers * width * seq
+
+
+def time_steps(step, batches, warmup, sync):
+    """Seconds per step after `warmup` steps; `sync(loss)` waits for the device."""
+    for tokens, targets in batches[:warmup]:
+        loss = step(tokens, targets)
+    sync(loss)
+    start = time.perf_counter()
+    for tokens, targets in batches[warmup:]:
+        loss = step(tokens, targets)
+    sync(loss)
+    return (time.perf_counter() - start) / (len(batches) - warmup), loss
+
+
+def minitensor_figures(args, config, device, token_batches):
+    layers, heads, width, context, vocab = config
+    results = {}
+    for mode in ("eager", "function"):
+        mt.config.experimental.reset_memory_stats(device)
+        with mt.device(f"/{device}"):
+            model = gpt.GPT(layers, heads, width, context, vocab, np.random.default_rng(0))
+            optimizer = mt.keras.optimizers.AdamW(learning_rate=3e-4, weight_decay=0.1)
+            step = gpt.make_step(model, optimizer, clip=1.0)
+            if mode == "eager":
+                step = step.python_function
+            batches = [(mt.constant(x), mt.constant(y)) for x, y in token_batches]
+            seconds, loss = time_steps(step, batches, args.warmup, float)  # a read waits
+        loss = float(loss)
+        info = mt.config.experimental.get_memory_info(device)
+        results[mode] = (seconds, loss, info.get("peak", 0), model.count())
+        del model, optimizer, step, batches
+        mt.config.experimental.release_unused_memory(device)
+    return results
+
+
+def torch_figures(args, config, device, token_batches):
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+    layers, heads, width, context, vocab = config
+    dev = torch.device("cuda" if device.startswith("GPU") else "cpu")
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.ln1, self.ln2 = nn.LayerNorm(width), nn.LayerNorm(width)
+            self.attn, self.proj = nn.Linear(width, 3 * width), nn.Linear(width, width)
+            self.fc, self.out = nn.Linear(width, 4 * width), nn.Linear(4 * width, width)
+
+        def forward(self, x):
+            b, t, c = x.shape
+            q, k, v = self.attn(self.ln1(x)).split(c, dim=2)
+            q, k, v = (z.view(b, t, heads, c // heads).transpose(1, 2) for z in (q, k, v))
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            x = x + self.proj(y.transpose(1, 2).reshape(b, t, c))
+            return x + self.out(F.gelu(self.fc(self.ln2(x)), approximate="tanh"))
+
+    class GPT(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.wte, self.wpe = nn.Embedding(vocab, width), nn.Embedding(context, width)
+            self.blocks = nn.ModuleList(Block() for _ in range(layers))
+            self.lnf = nn.LayerNorm(width)
+
+        def forward(self, idx, targets):
+            x = self.wte(idx) + self.wpe(torch.arange(idx.shape[1], device=idx.device))
+            for block in self.blocks:
+                x = block(x)
+            logits = self.lnf(x) @ self.wte.weight.T
+            return F.cross_entropy(logits.view(-1, vocab), targets.view(-1))
+
+    results = {}
+    for mode in ("eager", "compile"):
+        torch.manual_seed(0)
+        model = GPT().to(dev)
+        optimizer = torch.optim.AdamW(model.parameters(), lr=3e-4, weight_decay=0.1,
+                                      fused=dev.type == "cuda")
+        forward = torch.compile(model) if mode == "compile" else model
+
+        def step(x, y):
+            loss = forward(x, y)
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+            return loss
+
+        batches = [(torch.as_tensor(x, dtype=torch.long, device=dev),
+                    torch.as_tensor(y, dtype=torch.long, device=dev)) for x, y in token_batches]
+        sync = (lambda _: torch.cuda.synchronize()) if dev.type == "cuda" else (lambda _: None)
+        if dev.type == "cuda":
+            torch.cuda.reset_peak_memory_stats()
+        seconds, loss = time_steps(step, batches, args.warmup, sync)
+        peak = torch.cuda.max_memory_allocated() if dev.type == "cuda" else 0
+        results[mode] = (seconds, float(loss), peak, sum(p.numel() for p in model.parameters()))
+        del model, optimizer, forward, batches
+    return results
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--config", choices=sorted(gpt.CONFIGS), default="124m")
+    parser.add_argument("--device", default=None, help="default GPU:0 when there is one")
+    parser.add_argument("--batch", type=int, default=8)
+    parser.add_argument("--seq", type=int, default=1024)
+    parser.add_argument("--steps", type=int, default=6, help="timed steps")
+    parser.add_argument("--warmup", type=int, default=2)
+    parser.add_argument("--no-torch", action="store_true")
+    args = parser.parse_args()
+    config = gpt.CONFIGS[args.config]
+    layers, heads, width, context, vocab = config
+    seq = min(args.seq, context)
+    device = args.device or ("GPU:0" if mt.config.list_physical_devices("GPU") else "CPU:0")
+    rng = np.random.default_rng(1)
+    token_batches = []
+    for _ in range(args.warmup + args.steps):
+        chunk = rng.integers(0, min(vocab, 50257), (args.batch, seq + 1)).astype(np.int32)
+        token_batches.append((chunk[:, :-1], chunk[:, 1:]))
+    tokens = args.batch * seq
+    rows = {f"minitensor {k}": v for k, v in minitensor_figures(args, config, device,
+                                                                  token_batches).items()}
+    if not args.no_torch:
+        try:
+            rows.update({f"torch {k}": v for k, v in torch_figures(args, config, device,
+                                                                      token_batches).items()})
+        except ImportError:
+            print("PyTorch is not installed: no peer figures")
+    params = next(iter(rows.values()))[3]
+    per_token = flops_per_token(params, layers, width, seq)
+    peak = None
+    if device.startswith("GPU"):
+        try:
+            import torch
+            name = torch.cuda.get_device_name(0)
+            peak = next((v for k, v in FP32_PEAK_TFLOPS.items() if k in name), None)
+            print(f"device {device}: {name}; MFU against dense float32 peak "
+                  f"{peak} TFLOPS" if peak else f"device {device}: {name}")
+        except ImportError:
+            pass
+    print(f"GPT-2 {args.config}: {params:,} parameters, batch {args.batch} x {seq} tokens, "
+          f"{args.steps} timed steps after {args.warmup}; first-step loss ln({vocab}) = "
+          f"{math.log(vocab):.3f}")
+    print(f"{'':22}{'ms/step':>10}{'tokens/s':>12}{'loss':>9}{'peak MiB':>10}{'MFU':>7}")
+    for name, (seconds, loss, peak_bytes, _) in rows.items():
+        mfu = per_token * tokens / seconds / 1e12 / peak if peak else float("nan")
+        print(f"{name:22}{seconds * 1e3:10.1f}{tokens / seconds:12,.0f}{loss:9.4f}"
+              f"{peak_bytes / 2**20:10.0f}{mfu:7.1%}")
+    for mine, theirs in (("minitensor eager", "torch eager"),
+                         ("minitensor function", "torch compile")):
+        if mine in rows and theirs in rows:
+            print(f"{mine} / {theirs}: {rows[theirs][0] / rows[mine][0]:.2f}x tokens/s, "
+                  f"peak memory {rows[mine][2] / max(rows[theirs][2], 1):.2f}x")
+
+
+if __name__ == "__main__":
+    main()
