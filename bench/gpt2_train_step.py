@@ -51,7 +51,6 @@ def time_steps(step, batches, warmup, sync):
 
 def minitensor_figures(args, config, device, token_batches):
     layers, heads, width, context, vocab = config
-    results = {}
     for mode in ("eager", "function"):
         mt.config.experimental.reset_memory_stats(device)
         with mt.device(f"/{device}"):
@@ -64,10 +63,9 @@ def minitensor_figures(args, config, device, token_batches):
             seconds, loss = time_steps(step, batches, args.warmup, float)  # a read waits
         loss = float(loss)
         info = mt.config.experimental.get_memory_info(device)
-        results[mode] = (seconds, loss, info.get("peak", 0), model.count())
+        yield mode, (seconds, loss, info.get("peak", 0), model.count())
         del model, optimizer, step, batches
         mt.config.experimental.release_unused_memory(device)
-    return results
 
 
 def torch_figures(args, config, device, token_batches):
@@ -106,7 +104,6 @@ def torch_figures(args, config, device, token_batches):
             logits = self.lnf(x) @ self.wte.weight.T
             return F.cross_entropy(logits.view(-1, vocab), targets.view(-1))
 
-    results = {}
     for mode in ("eager", "compile"):
         torch.manual_seed(0)
         model = GPT().to(dev)
@@ -129,9 +126,8 @@ def torch_figures(args, config, device, token_batches):
             torch.cuda.reset_peak_memory_stats()
         seconds, loss = time_steps(step, batches, args.warmup, sync)
         peak = torch.cuda.max_memory_allocated() if dev.type == "cuda" else 0
-        results[mode] = (seconds, float(loss), peak, sum(p.numel() for p in model.parameters()))
+        yield mode, (seconds, float(loss), peak, sum(p.numel() for p in model.parameters()))
         del model, optimizer, forward, batches
-    return results
 
 
 def main():
@@ -154,34 +150,38 @@ def main():
         chunk = rng.integers(0, min(vocab, 50257), (args.batch, seq + 1)).astype(np.int32)
         token_batches.append((chunk[:, :-1], chunk[:, 1:]))
     tokens = args.batch * seq
-    rows = {f"minitensor {k}": v for k, v in minitensor_figures(args, config, device,
-                                                                  token_batches).items()}
-    if not args.no_torch:
-        try:
-            rows.update({f"torch {k}": v for k, v in torch_figures(args, config, device,
-                                                                      token_batches).items()})
-        except ImportError:
-            print("PyTorch is not installed: no peer figures")
-    params = next(iter(rows.values()))[3]
-    per_token = flops_per_token(params, layers, width, seq)
     peak = None
     if device.startswith("GPU"):
         try:
             import torch
             name = torch.cuda.get_device_name(0)
             peak = next((v for k, v in FP32_PEAK_TFLOPS.items() if k in name), None)
-            print(f"device {device}: {name}; MFU against dense float32 peak "
-                  f"{peak} TFLOPS" if peak else f"device {device}: {name}")
+            print(f"device {device}: {name}" + (f"; MFU against its dense float32 peak, "
+                                                f"{peak} TFLOPS" if peak else ""))
         except ImportError:
             pass
-    print(f"GPT-2 {args.config}: {params:,} parameters, batch {args.batch} x {seq} tokens, "
-          f"{args.steps} timed steps after {args.warmup}; first-step loss ln({vocab}) = "
+    print(f"GPT-2 {args.config}, batch {args.batch} x {seq} tokens, {args.steps} timed steps "
+          f"after {args.warmup}; a first step's loss is about ln({vocab}) = "
           f"{math.log(vocab):.3f}")
-    print(f"{'':22}{'ms/step':>10}{'tokens/s':>12}{'loss':>9}{'peak MiB':>10}{'MFU':>7}")
-    for name, (seconds, loss, peak_bytes, _) in rows.items():
-        mfu = per_token * tokens / seconds / 1e12 / peak if peak else float("nan")
+    print(f"{'':22}{'ms/step':>10}{'tokens/s':>12}{'loss':>9}{'peak MiB':>10}{'MFU':>7}",
+          flush=True)
+    rows = {}
+
+    def report(name, figures):
+        seconds, loss, peak_bytes, params = figures
+        rows[name] = figures
+        mfu = (flops_per_token(params, layers, width, seq) * tokens / seconds / 1e12 / peak
+               if peak else float("nan"))
         print(f"{name:22}{seconds * 1e3:10.1f}{tokens / seconds:12,.0f}{loss:9.4f}"
-              f"{peak_bytes / 2**20:10.0f}{mfu:7.1%}")
+              f"{peak_bytes / 2**20:10.0f}{mfu:7.1%}  ({params:,} parameters)", flush=True)
+    for mode, figures in minitensor_figures(args, config, device, token_batches):
+        report(f"minitensor {mode}", figures)
+    if not args.no_torch:
+        try:
+            for mode, figures in torch_figures(args, config, device, token_batches):
+                report(f"torch {mode}", figures)
+        except ImportError:
+            print("PyTorch is not installed: no peer figures")
     for mine, theirs in (("minitensor eager", "torch eager"),
                          ("minitensor function", "torch compile")):
         if mine in rows and theirs in rows:
