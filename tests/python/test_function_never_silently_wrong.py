@@ -1,7 +1,7 @@
 """The property of issue 37: random small programs with tensor-dependent Python branches,
-shapes that depend on a tensor's value, mt.cond, mt.where, metrics and varying shapes, run eagerly and as functions; each call of
-the function either equals the eager call, results and metric alike, or raises the
-tracing error. Never a silent difference."""
+shapes that depend on a tensor's value, mt.cond, mt.where, metrics and varying shapes, run
+eagerly and as functions; each call of the function either equals the eager call, results
+and metric alike, or raises the tracing error. Never a silent difference."""
 
 import numpy as np
 import pytest
