@@ -115,7 +115,18 @@ def _scalar(convert, what):
     return method
 
 
+def _index(t):
+    """An integer scalar tensor as a Python index (a list's index, range's bound, an axis),
+    as TensorFlow's eager tensor; an error while mt.function traces."""
+    _host_reads.check("a Python index")
+    if t.ndim != 0 or t.dtype not in (DType.int32, DType.int64):
+        raise TypeError("only integer scalar tensors can be converted to an index; got shape "
+                        f"{t.shape} and dtype {t.dtype.name}")
+    return int(_values(t))
+
+
 Tensor.__repr__ = _repr
+Tensor.__index__ = _index
 Tensor.__array__ = _array
 Tensor.numpy = _numpy
 Tensor.__float__ = _scalar(float, "a Python `float`")

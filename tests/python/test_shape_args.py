@@ -77,3 +77,18 @@ def test_a_tensor_argument_is_a_host_read_while_tracing(call, what):
     want = call(x, [1, 4]).numpy()
     np.testing.assert_array_equal(call(x, mt.constant([1, 4])).numpy(), want)
     np.testing.assert_array_equal(mt.function(lambda x: call(x, [1, 4]))(x).numpy(), want)
+
+
+def test_an_integer_scalar_tensor_is_a_python_index_as_tensorflows():
+    # TensorFlow 2.21's eager tensors: [1, 2, 3][tf.constant(1)] == 2, range(tf.constant(3)),
+    # an axis or a slice bound.
+    x, c = mt.constant(X), mt.constant
+    assert [1, 2, 3][c(1)] == 2 and list(range(c(3, mt.int64))) == [0, 1, 2]
+    assert mt.expand_dims(x, c(0)).shape == (1, 3, 4)
+    assert mt.concat([x, x], c(1)).shape == (3, 8)
+    np.testing.assert_array_equal(x[c(1)].numpy(), X[1])
+    np.testing.assert_array_equal(x[c(1):, :c(2)].numpy(), X[1:, :2])
+    for bad in (c(1.0), c([1])):
+        with pytest.raises(TypeError, match="only integer scalar tensors can be converted to "
+                                            "an index"):
+            [1, 2][bad]
