@@ -7,7 +7,9 @@ be a tensor, a variable, a NumPy array, or a list holding scalar tensors (``[n, 
 TensorFlow takes them. A tensor read this way is a host read: while mt.function traces it
 raises OperatorNotAllowedInGraphError naming the user's line, since the replay would repeat
 the trace's shape whatever the tensor holds later (docs/function.md, "Reading values while
-tracing"). A list of Python ints goes straight to the binding.
+tracing"). An int, list or tuple goes straight to the binding (a scalar tensor in it is
+read through its ``__index__``, the same check); what the binding refuses is converted here,
+which says why.
 
     mt.reshape(x, [mt.shape(x)[0] * 2, -1])    # eagerly: the tensor's value
     mt.tile(x, np.array([1, 2]))
@@ -67,74 +69,85 @@ def _ints(value, op, what):
     return [_int(v, op, what) for v in items]
 
 
-def _plain(value):
-    """Whether the binding takes ``value`` as it is: an int or a list or tuple of ints."""
-    if type(value) is int:
-        return True
-    return type(value) in _PLAIN and all(type(v) is int for v in value)
+def _bad_cast(error):
+    """Whether the binding refused an element it could not take as an int (a variable, a
+    float, a tensor it may not read): the Python conversion then runs and says why."""
+    return str(error) == "std::bad_cast"
+
+
+def _call(binding, op, head, ints, tail=()):
+    """``binding(*head, *ints, *tail)``: a list, tuple or int of ``ints`` goes straight to
+    the binding, anything else (and anything it refuses) through ``_ints`` first. ``ints``
+    is a tuple of (value, what) pairs; a None value stays None."""
+    if all(v is None or type(v) in _PLAIN for v, _ in ints):
+        try:
+            return binding(*head, *(v for v, _ in ints), *tail)
+        except RuntimeError as e:
+            if not _bad_cast(e):
+                raise
+    return binding(*head, *(None if v is None else _ints(v, op, what) for v, what in ints),
+                   *tail)
+
+
+def _call1(binding, op, x, value, what):
+    """``binding(x, value)`` for one integer argument, as ``_call`` (spelt out: reshape and
+    transpose are called often)."""
+    if value is None or type(value) in _PLAIN:
+        try:
+            return binding(x, value)
+        except RuntimeError as e:
+            if not _bad_cast(e):
+                raise
+    return binding(x, _ints(value, op, what))
 
 
 def reshape(tensor, shape, name=None):
     """Reshapes ``tensor`` to ``shape`` (one dimension may be -1)."""
     del name
-    return _mt.reshape(tensor, shape if _plain(shape) else _ints(shape, "reshape", "shape"))
+    return _call1(_mt.reshape, "reshape", tensor, shape, "shape")
 
 
 def transpose(a, perm=None, conjugate=False, name=None):
     """Permutes ``a``'s dimensions by ``perm`` (reversed when None)."""
     del conjugate, name  # no complex dtypes: the conjugate is the value
-    if perm is not None and not _plain(perm):
-        perm = _ints(perm, "transpose", "perm")
-    return _mt.transpose(a, perm)
+    return _call1(_mt.transpose, "transpose", a, perm, "perm")
 
 
 def squeeze(input, axis=None, name=None):  # noqa: A002  (TensorFlow's name)
     """Removes the dimensions of size 1 (those of ``axis`` only, when given)."""
     del name
-    if axis is not None and not _plain(axis):
-        axis = _ints(axis, "squeeze", "axis")
-    return _mt.squeeze(input, axis)
+    return _call1(_mt.squeeze, "squeeze", input, axis, "axis")
 
 
 def split(value, num_or_size_splits, axis=0, num=None, name=None):
     """Splits ``value`` along ``axis`` into that many equal parts, or parts of those sizes."""
     del num, name
-    if not _plain(num_or_size_splits):
-        num_or_size_splits = _ints(num_or_size_splits, "split", "num_or_size_splits")
-    return _mt.split(value, num_or_size_splits, _int(axis, "split", "axis"))
+    return _call(_mt.split, "split", (value,), ((num_or_size_splits, "num_or_size_splits"),),
+                 (_int(axis, "split", "axis"),))
 
 
 def slice(input_, begin, size, name=None):  # noqa: A001  (TensorFlow's name: tf.slice)
     """Returns the block of ``size`` (-1: to the end) that starts at ``begin``."""
     del name
-    if not _plain(begin):
-        begin = _ints(begin, "slice", "begin")
-    if not _plain(size):
-        size = _ints(size, "slice", "size")
-    return _mt.slice(input_, begin, size)
+    return _call(_mt.slice, "slice", (input_,), ((begin, "begin"), (size, "size")))
 
 
 def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0,
                   ellipsis_mask=0, new_axis_mask=0, shrink_axis_mask=0, var=None, name=None):
     """TensorFlow's strided slice: ``begin``, ``end`` and ``strides`` with the five masks."""
     del var, name
-    begin, end = (v if _plain(v) else _ints(v, "strided_slice", what)
-                  for v, what in ((begin, "begin"), (end, "end")))
-    if strides is not None and not _plain(strides):
-        strides = _ints(strides, "strided_slice", "strides")
-    return _mt.strided_slice(input_, begin, end, strides, begin_mask, end_mask, ellipsis_mask,
-                             new_axis_mask, shrink_axis_mask)
+    return _call(_mt.strided_slice, "strided_slice", (input_,),
+                 ((begin, "begin"), (end, "end"), (strides, "strides")),
+                 (begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask))
 
 
 def broadcast_to(input, shape, name=None):  # noqa: A002  (TensorFlow's name)
     """Broadcasts ``input`` to ``shape``."""
     del name
-    return _mt.broadcast_to(input, shape if _plain(shape) else
-                            _ints(shape, "broadcast_to", "shape"))
+    return _call1(_mt.broadcast_to, "broadcast_to", input, shape, "shape")
 
 
 def tile(input, multiples, name=None):  # noqa: A002  (TensorFlow's name)
     """Repeats ``input`` ``multiples[i]`` times along dimension i."""
     del name
-    return _mt.tile(input, multiples if _plain(multiples) else
-                    _ints(multiples, "tile", "multiples"))
+    return _call1(_mt.tile, "tile", input, multiples, "multiples")
