@@ -37,7 +37,8 @@ from ._constant_op import copy_to_numpy as _copy_to_numpy, values as _values
 from ._index_ops import argmax, argmin, where
 from ._converted_ops import add_n, cast, identity, matmul, one_hot, ones_like, zeros_like
 from ._shape_args import (  # noqa: A004  (TensorFlow's names: tf.slice)
-    broadcast_to, reshape, slice, split, squeeze, strided_slice, tile, transpose)
+    broadcast_to, reduce_all, reduce_any, reduce_max, reduce_mean, reduce_min, reduce_prod,
+    reduce_sum, reshape, slice, split, squeeze, strided_slice, tile, transpose)
 from ._division import divide, truediv  # noqa: F401  (also Tensor's / on integers)
 from . import _operators  # noqa: F401  (Tensor's ==, <, ..., bool() and hash())
 from . import _host_reads

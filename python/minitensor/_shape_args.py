@@ -1,5 +1,6 @@
-"""The shape ops' integer arguments converted as TensorFlow's: reshape, transpose, squeeze,
-split, slice, strided_slice, broadcast_to and tile (re-exported as ``mt.reshape``, ...).
+"""The shape ops' and reductions' integer arguments converted as TensorFlow's: reshape,
+transpose, squeeze, split, slice, strided_slice, broadcast_to, tile and the reduce_* ops'
+``axis`` (re-exported as ``mt.reshape``, ``mt.math.reduce_sum``, ...).
 
 Their bindings take a Python int, or a list or tuple of ints, and read a tensor's elements
 straight from its buffer. Here a shape, perm, axis list, begin, size or multiples may also
@@ -21,8 +22,11 @@ from . import _host_reads
 from . import _minitensor as _mt
 from ._constant_op import copy_to_numpy
 
+REDUCTIONS = ("reduce_all", "reduce_any", "reduce_max", "reduce_mean", "reduce_min",
+              "reduce_prod", "reduce_sum")
+
 __all__ = ["broadcast_to", "reshape", "slice", "split", "squeeze", "strided_slice", "tile",
-           "transpose"]
+           "transpose", *REDUCTIONS]
 
 _PLAIN = (list, tuple, int)
 
@@ -151,3 +155,26 @@ def tile(input, multiples, name=None):  # noqa: A002  (TensorFlow's name)
     """Repeats ``input`` ``multiples[i]`` times along dimension i."""
     del name
     return _call1(_mt.tile, "tile", input, multiples, "multiples")
+
+
+def _reduction(op):
+    binding = getattr(_mt, op)
+
+    def reduce(input_tensor, axis=None, keepdims=False, name=None):
+        del name
+        if axis is None or type(axis) in _PLAIN:
+            try:
+                return binding(input_tensor, axis, keepdims)
+            except RuntimeError as e:
+                if not _bad_cast(e):
+                    raise
+        return binding(input_tensor, _ints(axis, op, "axis"), keepdims)
+
+    reduce.__name__ = reduce.__qualname__ = op
+    reduce.__doc__ = (f"{binding.__doc__ or op}\n\n``axis``: None (all), an int, a list of "
+                      "ints, or an integer tensor or array (read on the host).")
+    return reduce
+
+
+reduce_all, reduce_any, reduce_max, reduce_mean, reduce_min, reduce_prod, reduce_sum = (
+    _reduction(op) for op in REDUCTIONS)

@@ -92,3 +92,21 @@ def test_an_integer_scalar_tensor_is_a_python_index_as_tensorflows():
         with pytest.raises(TypeError, match="only integer scalar tensors can be converted to "
                                             "an index"):
             [1, 2][bad]
+
+
+def test_a_reductions_axis_may_be_a_tensor_or_an_array_as_tensorflows():
+    # TensorFlow 2.21: tf.reduce_sum(x, axis=tf.constant(0)), tf.reduce_mean(x, tf.constant(1)).
+    x = mt.constant(X)
+    for reduce in (mt.reduce_sum, mt.math.reduce_sum):
+        np.testing.assert_array_equal(reduce(x, axis=mt.constant(0)).numpy(), X.sum(0))
+    np.testing.assert_array_equal(mt.reduce_mean(x, mt.constant(1)).numpy(), X.mean(1))
+    assert float(mt.reduce_sum(x, mt.constant([0, 1]))) == 66.0
+    np.testing.assert_array_equal(mt.reduce_max(x, np.array([1]), keepdims=True).numpy(),
+                                  X.max(1, keepdims=True))
+    assert mt.reduce_any(mt.constant([[True, False]]), [mt.constant(1)]).numpy().tolist() == [True]
+    with pytest.raises(TypeError, match=r"^\[reduce_sum\] `axis` must hold integers; got 0.5$"):
+        mt.reduce_sum(x, [0.5])
+    f = mt.function(lambda x, axis: mt.reduce_sum(x, axis))
+    with pytest.raises(mt.errors.OperatorNotAllowedInGraphError,
+                       match="Using a tensor as the axis of `mt.reduce_sum`"):
+        f(x, mt.constant(0))
