@@ -124,6 +124,7 @@ DType.min = property(lambda self: _limit(self, "min"))
 DType.max = property(lambda self: _limit(self, "max"))
 DType.is_compatible_with = _is_compatible_with
 DType.__repr__ = lambda self: "mt." + self.name
+DType.__str__ = lambda self: f"<dtype: '{self.name}'>"  # tf.DType's str
 _dtype_hash = DType.__hash__
 DType.__eq__ = _dtype_equal
 DType.__ne__ = _dtype_not_equal

@@ -44,6 +44,9 @@ def test_a_dtype_has_tensorflows_properties():
     assert mt.float32.is_compatible_with("float32") and not mt.float32.is_compatible_with(mt.int32)
     with pytest.raises(TypeError, match="^Cannot find minimum value of mt.bool with type mt.bool"):
         mt.bool.min
+    # str and repr as tf.DType's: "<dtype: 'float32'>" printed, tf.float32 -> mt.float32.
+    assert str(mt.float32) == "<dtype: 'float32'>" and f"{mt.int64}" == "<dtype: 'int64'>"
+    assert repr(mt.bool) == "mt.bool" and mt.bfloat16.name == "bfloat16"
 
 
 def _forms(values, dtype=np.float32):
