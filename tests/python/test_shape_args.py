@@ -59,6 +59,9 @@ def test_what_names_no_integers_is_a_type_error(call, text):
     (lambda x, s: mt.reshape(x, [s[0], -1]), "the shape of `mt.reshape`"),
     (lambda x, s: mt.tile(x, s), "the multiples of `mt.tile`"),
     (lambda x, s: mt.slice(x, [0, 0], s), "the size of `mt.slice`"),
+    (lambda x, s: mt.zeros(s), "the shape of `mt.zeros`"),
+    (lambda x, s: mt.ones([s[0], 4]), "the shape of `mt.ones`"),
+    (lambda x, s: mt.fill(s, 2.0), "the shape of `mt.fill`"),
 ])
 def test_a_tensor_argument_is_a_host_read_while_tracing(call, what):
     # The replay would repeat the trace's shape whatever the tensor holds at a later call
