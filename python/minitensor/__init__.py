@@ -36,6 +36,9 @@ from ._device_scope import device
 from ._constant_op import copy_to_numpy as _copy_to_numpy, values as _values
 from ._index_ops import argmax, argmin, where
 from ._converted_ops import add_n, cast, identity, matmul, one_hot, ones_like, zeros_like
+from ._shape_args import (  # noqa: A004  (TensorFlow's names: tf.slice)
+    broadcast_to, reduce_all, reduce_any, reduce_max, reduce_mean, reduce_min, reduce_prod,
+    reduce_sum, reshape, slice, split, squeeze, strided_slice, tile, transpose)
 from ._division import divide, truediv  # noqa: F401  (also Tensor's / on integers)
 from . import _operators  # noqa: F401  (Tensor's ==, <, ..., bool() and hash())
 from . import _host_reads
@@ -113,7 +116,18 @@ def _scalar(convert, what):
     return method
 
 
+def _index(t):
+    """An integer scalar tensor as a Python index (a list's index, range's bound, an axis),
+    as TensorFlow's eager tensor; an error while mt.function traces."""
+    _host_reads.check("a Python index")
+    if t.ndim != 0 or t.dtype not in (DType.int32, DType.int64):
+        raise TypeError("only integer scalar tensors can be converted to an index; got shape "
+                        f"{t.shape} and dtype {t.dtype.name}")
+    return int(_values(t))
+
+
 Tensor.__repr__ = _repr
+Tensor.__index__ = _index
 Tensor.__array__ = _array
 Tensor.numpy = _numpy
 Tensor.__float__ = _scalar(float, "a Python `float`")

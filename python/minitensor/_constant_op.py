@@ -10,6 +10,7 @@ from typing import Any, Optional, Sequence
 import numpy as _np
 
 from . import _minitensor as _mt
+from . import _host_reads
 from . import errors
 from ._conversion import to_array
 from ._dtypes import DTypeLike, as_dtype, float32
@@ -62,17 +63,20 @@ def convert_to_tensor(value: Any, dtype: Optional[DTypeLike] = None,
     return constant(value, dtype)
 
 
-def _dims(shape) -> list:
+def _dims(shape, op) -> list:
     """A shape as Python ints: a sequence of ints, NumPy integers or scalar tensors, or a 1-D
-    integer tensor (read on the host, as TensorFlow's eager ops read it)."""
+    integer tensor (read on the host, as TensorFlow's eager ops read it: an error naming
+    ``op``'s shape while mt.function traces)."""
     if isinstance(shape, (Tensor, _mt._Variable)):
-        shape = convert_to_tensor(shape).numpy().tolist()
+        _host_reads.check(f"the shape of `mt.{op}`")
+        shape = copy_to_numpy(convert_to_tensor(shape)).tolist()
         if not isinstance(shape, list):
             shape = [shape]
     dims = []
     for d in shape:
         if isinstance(d, (Tensor, _mt._Variable)):
-            d = convert_to_tensor(d).numpy()
+            _host_reads.check(f"the shape of `mt.{op}`")
+            d = copy_to_numpy(convert_to_tensor(d))
         try:
             dims.append(operator.index(d))
         except TypeError:
@@ -88,14 +92,14 @@ def fill(dims: Sequence[int], value: Any, name: Optional[str] = None) -> Tensor:
         if value.ndim != 0:
             raise errors.InvalidArgumentError(
                 None, None, f"[Fill] value must represent a scalar, got shape {list(value.shape)}")
-        return _mt.broadcast_to(value, _dims(dims))
+        return _mt.broadcast_to(value, _dims(dims, "fill"))
     array = to_array(value, None)
-    return _mt.fill(_dims(dims), float(array), as_dtype(array.dtype))
+    return _mt.fill(_dims(dims, "fill"), float(array), as_dtype(array.dtype))
 
 
 def zeros(shape: Sequence[int], dtype: DTypeLike = float32, name: Optional[str] = None) -> Tensor:
-    return _mt.fill(_dims(shape), 0.0, as_dtype(dtype))
+    return _mt.fill(_dims(shape, "zeros"), 0.0, as_dtype(dtype))
 
 
 def ones(shape: Sequence[int], dtype: DTypeLike = float32, name: Optional[str] = None) -> Tensor:
-    return _mt.fill(_dims(shape), 1.0, as_dtype(dtype))
+    return _mt.fill(_dims(shape, "ones"), 1.0, as_dtype(dtype))

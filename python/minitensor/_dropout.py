@@ -24,10 +24,16 @@ _FLOATS = (_mt.DType.float32, _mt.DType.float64, _mt.DType.float16, _mt.DType.bf
 
 def _checked(x, rate, noise_shape):
     """Returns (x as a tensor, the mask's shape); ValueError, with TensorFlow's messages,
-    for a rate outside [0, 1) or an x that is not floating-point."""
-    if rate is None or isinstance(rate, bool) or not isinstance(rate, _numbers.Real):
+    for a rate outside [0, 1) or an x that is not floating-point. A scalar tensor rate (a
+    variable's value) is taken as TensorFlow takes it: by ops, unchecked, never read on
+    the host, so a function replays it."""
+    if isinstance(rate, (_mt.Tensor, _mt._Variable)):
+        rate = convert_to_tensor(rate)
+        if rate.ndim != 0:
+            raise ValueError(f"Shape {tuple(rate.shape)} must have rank 0")
+    elif rate is None or isinstance(rate, bool) or not isinstance(rate, _numbers.Real):
         raise ValueError(f"`rate` must be a scalar or scalar tensor. Received: rate={rate}")
-    if not 0 <= rate < 1:
+    elif not 0 <= rate < 1:
         raise ValueError("`rate` must be a scalar tensor or a float in the range [0, 1). "
                          f"Received: rate={rate}")
     x = convert_to_tensor(x)
@@ -40,6 +46,8 @@ def _checked(x, rate, noise_shape):
 
 
 def _dropped(x, rate, noise):
+    if isinstance(rate, _mt.Tensor):  # a scalar tensor: the arithmetic in x's dtype, by ops
+        rate = cast(rate, x.dtype)
     keep = cast(_mt.greater_equal(noise, rate), x.dtype)
     return (x * (1.0 / (1.0 - rate))) * keep
 
@@ -51,7 +59,7 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None):
     ``mt.random.uniform`` with ``seed``, so they follow ``mt.random.set_seed``."""
     del name
     x, shape = _checked(x, rate, noise_shape)
-    if rate == 0:
+    if isinstance(rate, _numbers.Real) and rate == 0:
         return x
     return _dropped(x, rate, _random.uniform(shape, dtype=x.dtype, seed=seed))
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import builtins as _builtins
 from typing import Union
 
 import numpy as _np
@@ -37,16 +38,36 @@ def numpy_dtype(dtype: DType):
     return _TO_NUMPY[dtype]
 
 
+# TensorFlow's names of the dtypes minitensor has (tf.as_dtype's strings).
+_NAMES = {"float16": DType.float16, "half": DType.float16, "float32": DType.float32,
+          "float": DType.float32, "float64": DType.float64, "double": DType.float64,
+          "int32": DType.int32, "int64": DType.int64, "bool": DType.bool,
+          "bfloat16": DType.bfloat16}
+# Python's types as TensorFlow takes them: float is float32; int names no dtype there.
+_PYTHON_TYPES = {float: DType.float32, _builtins.bool: DType.bool}
+
+
 def as_dtype(value: DTypeLike) -> DType:
-    """Returns the DType of ``value``: a DType, a NumPy dtype or type, or a name."""
+    """Returns the DType of ``value``: a DType, TensorFlow's name of one ("float32",
+    "float", "double", "half"), a NumPy dtype or type, or Python's ``float`` (float32) or
+    ``bool``. Anything else is TensorFlow's TypeError."""
     if isinstance(value, DType):
         return value
-    if isinstance(value, str) and value in DType.__members__:
-        return DType[value]
-    try:
-        return _FROM_NUMPY[_np.dtype(value)]
-    except (KeyError, TypeError):
-        raise TypeError(f"minitensor has no dtype for {value!r}") from None
+    if isinstance(value, str):
+        found = _NAMES.get(value)
+    elif isinstance(value, type) and value in _PYTHON_TYPES:
+        found = _PYTHON_TYPES[value]
+    elif value is int:
+        found = None
+    else:
+        try:
+            found = _FROM_NUMPY.get(_np.dtype(value))
+        except TypeError:
+            found = None
+    if found is None:
+        raise TypeError(f"Cannot convert the argument `type_value`: {value!r} to a "
+                        "minitensor DType.")
+    return found
 
 
 def _dtype_equal(self, other):
@@ -66,8 +87,44 @@ def _dtype_not_equal(self, other):
     return equal if equal is NotImplemented else not equal
 
 
+_FLOATING = (DType.float16, DType.bfloat16, DType.float32, DType.float64)
+_INTEGER = (DType.int32, DType.int64)
+_BFLOAT16_MAX = (2 - 2 ** -7) * 2.0 ** 127
+
+
+def _limit(dtype, which):
+    """tf.DType.min / max: the dtype's lowest or highest finite value."""
+    if dtype in _INTEGER:
+        info = _np.iinfo(_TO_NUMPY[dtype])
+    elif dtype == DType.bfloat16:
+        return -_BFLOAT16_MAX if which == "min" else _BFLOAT16_MAX
+    elif dtype in _FLOATING:
+        info = _np.finfo(_TO_NUMPY[dtype])
+    else:
+        raise TypeError(f"Cannot find {'minimum' if which == 'min' else 'maximum'} value of "
+                        f"{dtype!r} with type {dtype!r}.")
+    return getattr(info, which)
+
+
+def _is_compatible_with(self, other):
+    """tf.DType.is_compatible_with: whether ``other`` (anything as_dtype takes) is this."""
+    return as_dtype(other) is self
+
+
 DType.as_numpy_dtype = property(numpy_dtype)
+DType.is_floating = property(lambda self: self in _FLOATING)
+DType.is_integer = property(lambda self: self in _INTEGER)
+DType.is_bool = property(lambda self: self is DType.bool)
+DType.is_unsigned = property(lambda self: False)  # minitensor has no unsigned dtype
+DType.is_complex = property(lambda self: False)
+DType.is_quantized = property(lambda self: False)
+DType.base_dtype = property(lambda self: self)
+DType.real_dtype = property(lambda self: self)
+DType.min = property(lambda self: _limit(self, "min"))
+DType.max = property(lambda self: _limit(self, "max"))
+DType.is_compatible_with = _is_compatible_with
 DType.__repr__ = lambda self: "mt." + self.name
+DType.__str__ = lambda self: f"<dtype: '{self.name}'>"  # tf.DType's str
 _dtype_hash = DType.__hash__
 DType.__eq__ = _dtype_equal
 DType.__ne__ = _dtype_not_equal

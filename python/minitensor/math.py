@@ -12,6 +12,8 @@ _rows = _exports("math", _ELEMENTWISE)
 globals().update(_rows)
 
 from ._composite_reductions import l2_normalize, reduce_logsumexp  # noqa: E402
+from ._shape_args import (  # noqa: E402  (the reductions taking a tensor axis)
+    reduce_all, reduce_any, reduce_max, reduce_mean, reduce_min, reduce_prod, reduce_sum)
 from ._division import divide, truediv  # noqa: E402  (Python wrappers of RealDiv)
 from ._index_ops import argmax, argmin  # noqa: E402
 from .nn import softplus  # noqa: E402

@@ -311,6 +311,23 @@ def test_dropout_keeps_about_one_minus_rate_scaled():
     np.testing.assert_array_equal(mt.nn.dropout(X, 0.0).numpy(), X)
 
 
+def test_dropout_takes_a_scalar_tensor_rate_by_ops_as_tensorflow():
+    # TensorFlow 2.21: stateless_dropout(tf.ones([2, 4]), tf.constant(0.5) / tf.Variable(0.25),
+    # seed=[1, 2]); a rank-1 rate is its ValueError.
+    x = mt.ones([2, 4])
+    np.testing.assert_array_equal(
+        mt.nn.experimental.stateless_dropout(x, mt.constant(0.5), seed=[1, 2]),
+        [[2, 0, 2, 0], [0, 2, 0, 0]])
+    r = mt.Variable(0.25)
+    np.testing.assert_allclose(mt.nn.experimental.stateless_dropout(x, r, seed=[1, 2]),
+                               np.array([[1, 0, 1, 0], [1, 1, 0, 0]]) / 0.75, rtol=1e-6)
+    with pytest.raises(ValueError, match=r"^Shape \(2,\) must have rank 0$"):
+        mt.nn.dropout(x, mt.constant([0.5, 0.5]))
+    mt.random.set_seed(3)
+    kept = mt.nn.dropout(mt.ones([100, 100]), mt.constant(0.3)).numpy() != 0
+    assert abs(kept.mean() - 0.7) < 0.02
+
+
 @pytest.mark.parametrize("fn", [mt.nn.dropout,
                                 lambda x, rate: mt.nn.experimental.stateless_dropout(
                                     x, rate, seed=[1, 2])])

@@ -105,3 +105,18 @@ def test_batching_elements_of_different_shapes_says_which():
     with pytest.raises(ValueError, match=r"component 0. First element had shape \[1\] and "
                                          r"element 1 had shape \[2\]"):
         list(ds.batch(3))
+
+
+def test_a_map_after_a_batch_keeps_the_batch_dimension_unknown():
+    # TensorFlow 2.21's specs: map traces over the input's spec, so a partial batch's
+    # dimension stays None; drop_remainder's is known.
+    x = np.zeros((10, 3), np.float32)
+    ds = mt.data.Dataset.from_tensor_slices((x, x[:, 0]))
+    spec = ds.batch(4).map(lambda a, b: (mt.reduce_sum(a, axis=1), b, a)).element_spec
+    assert spec == (mt.TensorSpec((None,), mt.float32), mt.TensorSpec((None,), mt.float32),
+                    mt.TensorSpec((None, 3), mt.float32))
+    assert mt.data.Dataset.range(5).batch(2).map(lambda v: v * 2).element_spec == \
+        mt.TensorSpec((None,), mt.int64)
+    assert mt.data.Dataset.range(4).batch(2, drop_remainder=True).map(
+        lambda v: v * 2).element_spec == mt.TensorSpec((2,), mt.int64)
+    assert ds.map(lambda a, b: a * 2.0).element_spec == mt.TensorSpec((3,), mt.float32)

@@ -67,7 +67,8 @@ def test_explain_placement_errors():
     with pytest.raises(mt.errors.InvalidArgumentError,
                        match=r"^\[explain_placement\] unknown op 'Nope'$"):
         mt.debugging.explain_placement("Nope", [mt.constant(1.0)])
-    with pytest.raises(TypeError, match="^minitensor has no dtype for 'nope'$"):
+    with pytest.raises(TypeError, match="^Cannot convert the argument `type_value`: 'nope' "
+                                        "to a minitensor DType.$"):
         mt.debugging.explain_placement("_EagerConst", [], dtype="nope")
 
 

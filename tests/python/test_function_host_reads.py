@@ -36,6 +36,7 @@ def test_a_python_branch_on_a_tensor_raises_naming_the_line():
 @pytest.mark.parametrize("read, what", [
     (float, "a Python `float`"), (int, "a Python `int`"), (bool, "a Python `bool`"),
     (lambda t: t.numpy(), "`.numpy()`"), (lambda t: t.__array__(), "a NumPy array"),
+    (lambda t: [1, 2, 3][mt.cast(t, mt.int32)], "a Python index"),
     (lambda t: mt.Variable(t).numpy(), "`.numpy()`")])
 def test_every_host_read_raises_while_tracing(read, what):
     @mt.function

@@ -1,7 +1,7 @@
 """The property of issue 37: random small programs with tensor-dependent Python branches,
-mt.cond, mt.where, metrics and varying shapes, run eagerly and as functions; each call of
-the function either equals the eager call, results and metric alike, or raises the
-tracing error. Never a silent difference."""
+shapes that depend on a tensor's value, mt.cond, mt.where, metrics and varying shapes, run
+eagerly and as functions; each call of the function either equals the eager call, results
+and metric alike, or raises the tracing error. Never a silent difference."""
 
 import numpy as np
 import pytest
@@ -18,6 +18,9 @@ def _step(kind, op):
         return lambda x, m: op(x)
     if kind == "branch":  # a Python `if` on a tensor: a host read
         return lambda x, m: x * 2.0 if mt.reduce_sum(x) > 0 else x - 1.0
+    if kind == "shape":  # a shape op's integers from a tensor's value: a host read
+        return lambda x, m: mt.tile(x, mt.fill([len(x.shape)], mt.cast(
+            mt.reduce_sum(x) > 0, mt.int32) + 1))
     if kind == "cond":
         return lambda x, m: mt.cond(mt.reduce_sum(x) > 0, lambda: x * 2.0, lambda: x - 1.0)
     if kind == "loop":
@@ -32,7 +35,7 @@ def _step(kind, op):
 
 
 def _program(rng):
-    kinds = rng.choice(["op", "op", "op", "branch", "cond", "loop", "metric"],
+    kinds = rng.choice(["op", "op", "op", "branch", "cond", "loop", "metric", "shape"],
                        size=rng.integers(1, 6))
     steps = [_step(k, _OPS[rng.integers(len(_OPS))]) for k in kinds]
 
@@ -40,7 +43,7 @@ def _program(rng):
         for step in steps:
             x = step(x, metric)
         return mt.reduce_sum(x), x
-    return body, "branch" in kinds
+    return body, "branch" in kinds or "shape" in kinds
 
 
 @pytest.mark.parametrize("seed", range(40))

@@ -17,6 +17,38 @@ def test_a_dtype_equals_its_name_and_numpy_type():
     assert mt.float32 == mt.float32 and mt.float32 != mt.float64
 
 
+def test_as_dtype_takes_tensorflows_names_and_python_types():
+    # tf.as_dtype's answers in TensorFlow 2.21: "float" is float32, "double" float64,
+    # Python's float float32; int, NumPy's codes ("f4") and other words are a TypeError.
+    for name, want in [("float", mt.float32), ("double", mt.float64), ("half", mt.float16),
+                       ("bfloat16", mt.bfloat16), (float, mt.float32), (bool, mt.bool),
+                       (np.int64, mt.int64), (np.dtype("float16"), mt.float16)]:
+        assert mt.as_dtype(name) is want, name
+    assert mt.float32 == "float" and mt.float64 == "double" and mt.float32 == float
+    for value in ["int", "f4", "<f4", "long", "str", "nope", int, object]:
+        with pytest.raises(TypeError, match=r"^Cannot convert the argument `type_value`: "):
+            mt.as_dtype(value)
+        assert mt.float32 != value and mt.int64 != value
+
+
+def test_a_dtype_has_tensorflows_properties():
+    assert [d.is_floating for d in (mt.float32, mt.bfloat16, mt.int32, mt.bool)] == \
+        [True, True, False, False]
+    assert [d.is_integer for d in (mt.int64, mt.float16, mt.bool)] == [True, False, False]
+    assert mt.bool.is_bool and not mt.int32.is_bool and not mt.int32.is_unsigned
+    assert not mt.float64.is_complex and not mt.float64.is_quantized
+    assert mt.float16.base_dtype is mt.float16 and mt.int32.real_dtype is mt.int32
+    assert (mt.float32.min, mt.float32.max) == (np.finfo(np.float32).min, np.finfo(np.float32).max)
+    assert (mt.int64.min, mt.int32.max) == (-2 ** 63, 2 ** 31 - 1)
+    assert mt.float16.min == -65504.0 and mt.bfloat16.max == 3.3895313892515355e38
+    assert mt.float32.is_compatible_with("float32") and not mt.float32.is_compatible_with(mt.int32)
+    with pytest.raises(TypeError, match="^Cannot find minimum value of mt.bool with type mt.bool"):
+        mt.bool.min
+    # str and repr as tf.DType's: "<dtype: 'float32'>" printed, tf.float32 -> mt.float32.
+    assert str(mt.float32) == "<dtype: 'float32'>" and f"{mt.int64}" == "<dtype: 'int64'>"
+    assert repr(mt.bool) == "mt.bool" and mt.bfloat16.name == "bfloat16"
+
+
 def _forms(values, dtype=np.float32):
     """The same values as a list, a NumPy array, a tensor and a variable."""
     array = np.asarray(values, dtype)

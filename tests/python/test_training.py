@@ -118,7 +118,11 @@ def test_optimizers_minimize_a_quadratic(make, steps):
 def test_adam_matches_kerass_formula_for_ten_steps():
     g = np.array([0.5, -1.0, 2.0], np.float32)
     v = mt.Variable(np.array([1.0, 2.0, 3.0], np.float32))
-    opt = mt.keras.optimizers.Adam(learning_rate=lambda step: 0.1 / (1 + step))
+    class Decay(mt.keras.optimizers.schedules.LearningRateSchedule):
+        def __call__(self, step):  # a schedule of the user's: ops on the step tensor
+            return 0.1 / (mt.cast(step, mt.float32) + 1.0)
+
+    opt = mt.keras.optimizers.Adam(learning_rate=Decay())
     w, m, s = np.array([1.0, 2.0, 3.0]), np.zeros(3), np.zeros(3)
     for t in range(1, 11):
         opt.apply_gradients([(mt.constant(g), v)])
@@ -143,11 +147,11 @@ def test_a_callable_learning_rate_leaks_nothing_at_exit():
     from conftest import run_python
     done = run_python("""
         import minitensor as mt
-        opt = mt.keras.optimizers.Adam(lambda step: 0.1)
+        opt = mt.keras.optimizers.Adam(lambda: 0.1)
         v = mt.Variable([1.0])
         opt.apply_gradients([(mt.constant([1.0]), v)])
         print(round(float(v.numpy()[0]), 4))
-        sgd = mt.keras.optimizers.SGD(learning_rate=lambda step: 0.5 / (step + 1))
+        sgd = mt.keras.optimizers.SGD(learning_rate=lambda: 0.5 / (sgd.iterations + 1))
         sgd.apply_gradients([(mt.constant([1.0]), v)])
         sgd.apply_gradients([(mt.constant([1.0]), v)])
         print(round(float(v.numpy()[0]), 4))
@@ -155,3 +159,35 @@ def test_a_callable_learning_rate_leaks_nothing_at_exit():
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["0.9", "0.15"]
     assert "leaked" not in done.stderr, done.stderr
+
+
+def test_a_callable_learning_rate_takes_no_arguments_as_kerass():
+    # Keras 3 calls it with none, at every step: TensorFlow 2.21 gives these values.
+    lr = mt.Variable(0.5)
+    opt = mt.keras.optimizers.SGD(lambda: lr)
+    v = mt.Variable([1.0])
+
+    @mt.function
+    def step():
+        opt.apply_gradients([(mt.constant([1.0]), v)])
+
+    for _ in range(3):
+        step()
+        lr.assign(lr * 0.5)
+    np.testing.assert_allclose(v.numpy(), [0.125])
+    with pytest.raises(TypeError, match="missing 1 required positional argument: 's'"):
+        mt.keras.optimizers.Adam(lambda s: 0.1).apply_gradients(
+            [(mt.constant([1.0]), mt.Variable([1.0]))])
+
+
+def test_a_schedule_of_the_users_runs_its_ops_at_every_step_and_replay():
+    class Custom(mt.keras.optimizers.schedules.LearningRateSchedule):
+        def __call__(self, step):
+            return 1.0 / (mt.cast(step, mt.float32) + 1.0)
+
+    opt, w = mt.keras.optimizers.SGD(Custom()), mt.Variable([0.0])
+    step = mt.function(lambda: opt.apply_gradients([(mt.constant([1.0]), w)]))
+    for _ in range(4):
+        step()
+    np.testing.assert_allclose(w.numpy(), [-(1 + 1 / 2 + 1 / 3 + 1 / 4)], rtol=1e-6)
+    assert float(opt.learning_rate) == np.float32(0.2)  # TensorFlow's: the next step's

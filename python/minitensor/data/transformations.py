@@ -12,6 +12,7 @@ from . import structure as _structure
 from .batching import positive as _positive
 from .dataset import Dataset, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY
 from .components import spec_of, to_numpy
+from .tensor_spec import TensorSpec
 from .._constant_op import constant
 from .._dtypes import bool as mt_bool
 
@@ -189,11 +190,24 @@ class MapDataset(Dataset):
 
     def _element_spec(self):
         """The spec of the first mapped element (map_func runs once to find it); None for
-        an empty input."""
+        an empty input. Where the input's spec leaves a dimension unknown (a batch that may
+        be partial), a dimension of the result of that size is unknown too, as TensorFlow's
+        trace over the input's spec leaves it."""
         first = next(iter(self._input._elements()), None)
         if first is None:
             return None
-        return _structure.map_structure(spec_of, self._apply(first))
+        mapped = _structure.map_structure(spec_of, self._apply(first))
+        varying = set()
+        for spec, component in zip(_structure.flatten(self._input.element_spec),
+                                   _structure.flatten(first)):
+            shape = _np.shape(component)
+            varying.update(size for i, size in enumerate(shape)
+                           if spec.shape is None or spec.shape[i] is None)
+        if not varying:
+            return mapped
+        return _structure.map_structure(
+            lambda s: TensorSpec(tuple(None if d in varying else d for d in s.shape), s.dtype),
+            mapped)
 
 
 class FilterDataset(Dataset):

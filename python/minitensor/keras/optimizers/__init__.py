@@ -5,8 +5,10 @@ device, with its slot variables beside it.
     opt = mt.keras.optimizers.Adam(learning_rate=1e-3, global_clipnorm=1.0)
     opt.apply_gradients(zip(grads, model_variables))
 
-A learning rate is a number, a schedule (``schedules``) or a callable of the step; either
-is computed again at every step, also at each replay of an mt.function. ``clipnorm``,
+A learning rate is a number, a schedule (``schedules``, or a subclass of
+``LearningRateSchedule`` whose ``__call__`` takes the step as an int64 scalar tensor) or a
+callable of no arguments (Keras 3's, e.g. ``lambda: lr_variable``); either is computed again
+at every step, also at each replay of an mt.function. ``clipnorm``,
 ``clipvalue`` and ``global_clipnorm`` clip the gradients first, as Keras 3 does, with ops a
 function records.
 """
@@ -16,8 +18,10 @@ import weakref
 
 from ... import _minitensor as _mt
 from ... import _clip_ops
+from ... import _host_reads
 from . import schedules
-from ..._constant_op import convert_to_tensor
+from ..._constant_op import constant, convert_to_tensor
+from ..._dtypes import int64
 
 __all__ = ["Adam", "AdamW", "Optimizer", "RMSprop", "SGD", "schedules"]
 
@@ -26,17 +30,28 @@ class _WeakRate:
     """A callable learning rate as the C++ optimizer holds it: weakly, while the Python
     optimizer holds it strongly. Python's collector cannot see references held in C++, so
     a strong one there closed a cycle it could never free (the callable's globals hold the
-    optimizer, which holds the C++ object), and nanobind reported the leak at exit. A
-    schedule is asked for its host value, which runs no op."""
+    optimizer, which holds the C++ object), and nanobind reported the leak at exit.
 
-    __slots__ = ("_ref", "_method")
+    The C++ optimizer calls it with the step, at each step and at every replay of an
+    mt.function: a plain callable is called with no arguments (Keras 3's), a library
+    schedule gives its host value (which runs no op), a schedule of the user's is called
+    with the step as an int64 scalar tensor. The value is read on the host, which is allowed
+    while a function traces since the replay computes it again."""
 
-    def __init__(self, fn, method="__call__"):
+    __slots__ = ("_ref", "_kind")
+
+    def __init__(self, fn, kind):
         self._ref = weakref.ref(fn)
-        self._method = method
+        self._kind = kind
 
     def __call__(self, step):
-        return getattr(self._ref(), self._method)(step)
+        fn = self._ref()
+        with _host_reads.reading():
+            if self._kind == "host_value":
+                return float(fn._host_value(step))
+            if self._kind == "schedule":
+                return float(fn(constant(step, int64)))
+            return float(fn())
 
 
 class Optimizer:
@@ -68,11 +83,12 @@ class Optimizer:
                 f"learning_rate={learning_rate}")
         self._learning_rate_fn = learning_rate
         if isinstance(learning_rate, schedules.LearningRateSchedule):
-            return _WeakRate(learning_rate, "_host_value")
+            overridden = type(learning_rate).__call__ is not schedules.LearningRateSchedule.__call__
+            return _WeakRate(learning_rate, "schedule" if overridden else "host_value")
         try:
-            return _WeakRate(learning_rate)
+            return _WeakRate(learning_rate, "callable")
         except TypeError:  # no weak references to it: it holds no globals either
-            return learning_rate
+            return lambda step: float(learning_rate())
 
     def _clip(self, grads):
         """Keras 3's clipping of the step's gradients (None stays None)."""

@@ -31,7 +31,9 @@ def _check_decay_steps(decay_steps):
 class LearningRateSchedule:
     """The base of the schedules: a callable of the step returning the learning rate.
     A subclass computes ``_host_value(step)`` (a NumPy or Python number) and
-    ``get_config()``."""
+    ``get_config()``; one of the user's may override ``__call__(step)`` instead, as in
+    Keras, which an optimizer then calls with the step as an int64 scalar tensor at every
+    step (and replay), reading its result on the host."""
 
     def __call__(self, step):
         return constant(float(self._host_value(int(step))), float32)
