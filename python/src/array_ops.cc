@@ -21,6 +21,7 @@ Tensor to_tensor(nb::handle value) {
 // Converts an int, a sequence of ints or an int32/int64 tensor to a list of ints.
 Ints to_ints(nb::handle value) {
   if (nb::isinstance<Tensor>(value)) {
+    check_host_read("a tensor's value as a shape, axis or size");
     const Tensor t = nb::cast<Tensor>(value);
     if (t.dtype() == DType::kInt32) {
       const std::vector<int32_t> v = t.to_vector<int32_t>();

@@ -59,6 +59,10 @@ void bind_dlpack(nb::module_& m);
 nb::dlpack::dtype dlpack_dtype(DType dtype);
 
 int get_buffer(PyObject* self, Py_buffer* view, int flags);
+// Raises minitensor._host_reads's tracing error, naming `what`, when this thread traces an
+// mt.function (a value read on the host there would be frozen into the trace); one
+// thread-local load otherwise.
+void check_host_read(const char* what);
 void release_buffer(PyObject* self, Py_buffer* view);
 
 }  // namespace mt::python

@@ -141,6 +141,11 @@ bool refuse_read_while_tracing() {
 
 }  // namespace
 
+void check_host_read(const char* what) {
+  if (tracing_depth == 0) return;
+  nb::module_::import_("minitensor._host_reads").attr("check")(what);
+}
+
 // The buffer protocol for CPU tensors: a read-only view, with `view->obj` keeping the
 // Python tensor, and so its buffer, alive. While mt.function traces, a read is the same
 // error as `.numpy()` (docs/function.md, "Reading values while tracing").

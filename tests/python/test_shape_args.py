@@ -113,3 +113,19 @@ def test_a_reductions_axis_may_be_a_tensor_or_an_array_as_tensorflows():
     with pytest.raises(mt.errors.OperatorNotAllowedInGraphError,
                        match="Using a tensor as the axis of `mt.reduce_sum`"):
         f(x, mt.constant(0))
+
+
+def test_the_bindings_refuse_a_tensor_shape_while_tracing():
+    # Library code calling the C++ ops directly reads a tensor argument the same way: while
+    # a function traces, that read is the tracing error, never a shape frozen into the trace.
+    from minitensor import _minitensor as raw
+
+    @mt.function
+    def f(x, shape):
+        return raw.reshape(x, shape)
+
+    with pytest.raises(mt.errors.OperatorNotAllowedInGraphError,
+                       match="a tensor's value as a shape, axis or size"):
+        f(mt.constant(X), mt.constant([4, 3]))
+    np.testing.assert_array_equal(raw.reshape(mt.constant(X), mt.constant([4, 3])).numpy(),
+                                  X.reshape(4, 3))  # eagerly, fine
