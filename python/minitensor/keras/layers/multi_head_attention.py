@@ -24,6 +24,7 @@ from ... import _minitensor as _mt
 from ..._converted_ops import cast
 from ..._einsum import einsum
 from .. import activations
+from ..keras_tensor import is_symbolic
 from .activation_layers import Softmax
 from .dropout import Dropout
 from .einsum_dense import EinsumDense
@@ -206,5 +207,4 @@ def _fused_softmax(scores, mask):
 
 
 def _is_symbolic(inputs):
-    from ..keras_tensor import is_symbolic
     return any(is_symbolic(t) for t in inputs if t is not None)
