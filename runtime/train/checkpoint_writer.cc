@@ -84,7 +84,7 @@ class DevicePieces {
   }
   std::vector<Piece> pieces_;
   std::string buffers_[2];
-  std::future<absl::Status> copying_;  // declared last: its end waits for the copy in flight
+  std::future<absl::Status> copying_;  // after buffers_: its end waits for the copy in flight
   size_t next_ = 0;
 };
 
