@@ -51,6 +51,22 @@ def fsync_path(path):
         os.close(fd)
 
 
+def file_system(path):
+    """Returns the file system type and device of the mount holding `path` (Linux)."""
+    best_mount, found = "", ("unknown", "unknown")
+    try:
+        with open("/proc/mounts") as f:
+            for line in f:
+                device, mount, kind = line.split()[:3]
+                real = os.path.realpath(path)
+                inside = real == mount or real.startswith(mount.rstrip("/") + "/")
+                if inside and len(mount) >= len(best_mount):
+                    best_mount, found = mount, (kind, device)
+    except OSError:
+        pass
+    return found
+
+
 def timed(fn):
     start = time.perf_counter()
     result = fn()
@@ -224,10 +240,13 @@ def line(label, gb, seconds, base_seconds, base_name):
     print(f"  {label:<30} {gb / seconds:6.2f} GB/s  {base_seconds / seconds:5.2f}x {base_name}")
 
 
-def report(gb, variables, device, raw_rows, mt_rows, peer_rows, repeats):
+def report(root, gb, variables, device, raw_rows, mt_rows, peer_rows, repeats):
     gpu = is_gpu(device)
     print(f"{gb:.2f} GB in {len(variables)} float32 variables on {variables['w0'].device} "
           f"(--device {device}); best of {repeats}")
+    kind, disk = file_system(root)
+    note = "  (memory, not a disk: pass --dir on a disk)" if kind in ("tmpfs", "ramfs") else ""
+    print(f"files in {root} on {kind} ({disk}){note}")
     print("page cache: files fsynced when written; pages dropped with posix_fadvise("
           "DONTNEED) before every timed read (cold); the warm raw read is from the cache")
     w_raw, r_raw = best(raw_rows, "write"), best(raw_rows, "read")
@@ -296,7 +315,7 @@ def main():
         shutil.rmtree(root)
     if args.no_peers:
         peer_rows = [{name: ("skipped", "--no-peers") for name, _, _ in PEERS}]
-    report(nbytes / 1e9, variables, device, raw_rows, mt_rows, peer_rows, len(mt_rows))
+    report(root, nbytes / 1e9, variables, device, raw_rows, mt_rows, peer_rows, len(mt_rows))
     print(f"(the run took {time.perf_counter() - started:.0f} s)")
 
 
