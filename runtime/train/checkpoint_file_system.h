@@ -9,8 +9,9 @@
 //   fs.rename("/ckpt/x.tmp", "/ckpt/x"); fs.sync_dir("/ckpt");
 //
 // Errors are absl statuses naming the path and errno's text (NotFound for a missing file,
-// else Internal / DataLoss for short reads). Implementations are thread-safe; one open
-// file is used by one thread at a time.
+// else Internal / DataLoss for short reads). Implementations are thread-safe; an open
+// WritableFile is used by one thread at a time, a ReadableFile's read_at by several at once
+// (a restore's readers: Note [Parallel restore] in checkpoint_reader.cc).
 
 #include <cstdint>
 #include <memory>

@@ -130,6 +130,44 @@ uint32_t crc32c_extend(uint32_t crc, const void* data, size_t size) {
   return ~extend_by_tables(crc, p, size);
 }
 
+// Note [Joining CRCs]: the register after B from x is zeros(x) ^ (the register after B from
+// 0), where zeros(x) is the register after |B| zero bytes from x, a linear map on 32 bits.
+// The inversions before and after cancel, so crc(A B) = zeros(crc(A)) ^ crc(B). zeros for
+// 2^k bytes is kept as 32 columns (the images of each bit), squared from one zero byte.
+namespace {
+
+using Operator = std::array<uint32_t, 32>;  // column i: the image of bit i
+
+uint32_t apply(const Operator& op, uint32_t x) {
+  uint32_t out = 0;
+  for (int bit = 0; x != 0; ++bit, x >>= 1) {
+    if (x & 1) out ^= op[bit];
+  }
+  return out;
+}
+
+std::array<Operator, 64> make_zero_operators() {
+  std::array<Operator, 64> ops{};
+  for (int bit = 0; bit < 32; ++bit) {
+    uint32_t x = uint32_t{1} << bit;
+    ops[0][bit] = (x >> 8) ^ kTables[0][x & 0xFF];  // one zero byte
+  }
+  for (int k = 1; k < 64; ++k) {
+    for (int bit = 0; bit < 32; ++bit) ops[k][bit] = apply(ops[k - 1], ops[k - 1][bit]);
+  }
+  return ops;
+}
+
+}  // namespace
+
+uint32_t crc32c_combine(uint32_t crc_a, uint32_t crc_b, uint64_t size_b) {
+  static const std::array<Operator, 64> zeros = make_zero_operators();
+  for (int k = 0; size_b != 0; ++k, size_b >>= 1) {
+    if (size_b & 1) crc_a = apply(zeros[k], crc_a);
+  }
+  return crc_a ^ crc_b;
+}
+
 uint32_t crc32c_extend_portable(uint32_t crc, const void* data, size_t size) {
   return ~extend_by_tables(~crc, static_cast<const unsigned char*>(data), size);
 }

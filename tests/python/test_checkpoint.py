@@ -2,6 +2,7 @@
 trips of variables, optimizers and Keras models, the status object, deferred restoration,
 damaged files, and checkpoints whose tensors open with the safetensors package."""
 
+import json
 import os
 
 import numpy as np
@@ -155,6 +156,36 @@ def test_tensors_open_with_the_safetensors_package(tmp_path):
     np.testing.assert_array_equal(tensors["model/layer-0/kernel"], model.layers[0].kernel.numpy())
     assert tensors["optimizer/iterations"] == 1
     assert tensors["optimizer/slots/model/layer-0/kernel/0"].shape == (3, 4)
+
+
+def test_every_dtype_round_trips_with_safetensors_names(tmp_path):
+    safetensors = pytest.importorskip("safetensors")
+    values = {"f32": np.array([1.5, -2.0], np.float32), "f64": np.array([[0.25]], np.float64),
+              "f16": np.array([0.5, 65504.0], np.float16), "i32": np.array([-7], np.int32),
+              "i64": np.array([2**40], np.int64), "b": np.array([True, False])}
+    bf16 = [1.5, -2.0, 3.0]  # exact in bfloat16
+    variables = {k: mt.Variable(v) for k, v in values.items()}
+    variables["bf16"] = mt.Variable(mt.cast(mt.constant(bf16), mt.bfloat16))
+    path = mt.train.Checkpoint(**variables).write(str(tmp_path / "d")) + ".safetensors"
+    names = {"f32": "F32", "f64": "F64", "f16": "F16", "i32": "I32", "i64": "I64",
+             "b": "BOOL", "bf16": "BF16"}
+    with safetensors.safe_open(path, framework="np") as f:
+        for k, dtype in names.items():
+            assert f.get_slice(k).get_dtype() == dtype
+        for k, v in values.items():
+            np.testing.assert_array_equal(f.get_tensor(k), v)
+    with open(path, "rb") as f:  # BF16 is the upper half of float32, as safetensors has it
+        header_bytes = int.from_bytes(f.read(8), "little")
+        begin, end = json.loads(f.read(header_bytes))["bf16"]["data_offsets"]
+        f.seek(8 + header_bytes + begin)
+        halves = np.frombuffer(f.read(end - begin), np.uint16).astype(np.uint32) << 16
+    np.testing.assert_array_equal(halves.view(np.float32), bf16)
+    fresh = {k: mt.Variable(np.zeros_like(v)) for k, v in values.items()}
+    fresh["bf16"] = mt.Variable(mt.cast(mt.zeros([3]), mt.bfloat16))
+    mt.train.Checkpoint(**fresh).read(path[:-len(".safetensors")]).assert_consumed()
+    for k, v in values.items():
+        np.testing.assert_array_equal(fresh[k].numpy(), v)
+    np.testing.assert_array_equal(mt.cast(fresh["bf16"], mt.float32).numpy(), bf16)
 
 
 def test_async_saves_take_the_values_of_their_call(tmp_path):

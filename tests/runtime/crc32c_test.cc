@@ -2,6 +2,7 @@
 #include "runtime/train/crc32c.h"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -41,6 +42,24 @@ TEST(Crc32cTest, ThreeStreamPathAgreesWithTheTables) {
               crc32c_extend_portable(0, data.data(), n))
         << n;
   }
+}
+
+// Pieces checksummed apart, as a parallel restore reads them, join into the whole's CRC.
+TEST(Crc32cTest, CombineJoinsPiecesAtEverySplit) {
+  std::string data;
+  for (int i = 0; i < 20000; ++i) data += static_cast<char>((i * 40503u) >> 7);
+  const uint32_t whole = crc32c(data.data(), data.size());
+  for (size_t split : {size_t{0}, size_t{1}, size_t{7}, size_t{4096}, size_t{12289}, data.size()}) {
+    uint32_t a = crc32c(data.data(), split);
+    uint32_t b = crc32c(data.data() + split, data.size() - split);
+    EXPECT_EQ(crc32c_combine(a, b, data.size() - split), whole) << split;
+  }
+  uint32_t joined = 0;  // three unequal pieces, left to right
+  for (auto [begin, end] : {std::pair<size_t, size_t>{0, 333}, {333, 9000}, {9000, 20000}}) {
+    joined = crc32c_combine(joined, crc32c(data.data() + begin, end - begin), end - begin);
+  }
+  EXPECT_EQ(joined, whole);
+  EXPECT_EQ(crc32c_combine(0x12345678u, 0u, 0), 0x12345678u);  // B empty
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
-// Checkpoints of GPU variables: a variable larger than the writer's 64 MiB host piece goes
-// through the pieces and restores bit for bit onto the GPU, with Adam's slots; an async save
-// keeps the values of its call while the GPU variable moves on. Skips without a GPU.
+// Checkpoints of GPU variables: variables of several of the writer's 16 MiB host pieces (the
+// next copied while one is written, across tensors: Note [Overlapped device pieces]) restore
+// bit for bit onto the GPU, with Adam's slots; an async save keeps the values of its call
+// while the GPU variable moves on. Skips without a GPU.
 #include <cstdlib>
 #include <filesystem>
 
