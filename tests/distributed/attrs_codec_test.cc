@@ -52,8 +52,9 @@ TEST(AttrsCodecTest, RoundTripsPadAndTopKAttributes) {
   EXPECT_FALSE(back->sorted);
   attrs.symmetric = false;
   attrs.sorted = true;
-  encode_attrs(attrs, &message);
-  back = decode_attrs(message);
+  distributed::proto::Attrs second;  // encode_attrs appends to repeated fields
+  encode_attrs(attrs, &second);
+  back = decode_attrs(second);
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_FALSE(back->symmetric);
   EXPECT_TRUE(back->sorted);

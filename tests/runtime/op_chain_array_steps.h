@@ -282,7 +282,8 @@ inline void OpChain::draw_band_or_scan(Step& s, const std::vector<int64_t>& shap
 // The pads: (before, after) for each dimension, each at most 2 and within what MirrorPad
 // (below the dimension for REFLECT, flag_a false; at most it for SYMMETRIC) and MirrorPadGrad
 // (the same of the unpadded size) accept; PadV2's constant in values. Paddings that would
-// grow the output past kMaxElements are 0. Bad: a padding of -1 or past the dimension.
+// grow the output past kMaxElements are 0. Bad: a padding of -1, or (the mirrors) past the
+// dimension.
 inline void OpChain::draw_pad(Step& s, const std::vector<int64_t>& shape) {
   s.flag_a = chance(0.5);  // SYMMETRIC
   s.values = {static_cast<double>(uniform(1, 5))};
@@ -300,8 +301,9 @@ inline void OpChain::draw_pad(Step& s, const std::vector<int64_t>& shape) {
     s.dims.push_back(before);
     s.dims.push_back(after);
   }
-  if (chance(kBadAttrs) && !s.dims.empty()) {
-    s.dims[uniform(0, static_cast<int>(s.dims.size()) - 1)] = chance(0.5) ? -1 : 8;
+  if (chance(kBadAttrs) && !s.dims.empty()) {  // a constant pad takes any size
+    const bool mirror = s.op == OpId::kMirrorPad || s.op == OpId::kMirrorPadGrad;
+    s.dims[uniform(0, static_cast<int>(s.dims.size()) - 1)] = mirror && chance(0.5) ? 8 : -1;
   }
 }
 
