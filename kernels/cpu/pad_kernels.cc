@@ -1,7 +1,8 @@
 // CPU kernels of Pad, PadV2, MirrorPad and MirrorPadGrad (Note [Pads and top k] in
-// kernels/pad_shape.cc): a loop over output elements, each finding its source through
-// kernels/pad.h. The pads copy by width; MirrorPadGrad sums each element's targets in
-// pad.h's order (2-byte floats in float32, rounded once; integers wrap).
+// kernels/pad_shape.cc), finding sources and targets through kernels/pad.h: the pads copy
+// whole input rows and compute the edges; MirrorPadGrad sums each output element's targets
+// in pad.h's order (2-byte floats in float32, rounded once; integers wrap).
+#include <algorithm>
 #include <cstdint>
 #include <type_traits>
 
@@ -31,17 +32,41 @@ T pad_value(const Scalar& value) {
   }
 }
 
+// A row of the last dimension at a time: its source row found once (pad.h over the other
+// dimensions), the input row copied whole and only the edges computed per element.
 template <typename T>
 absl::Status pad_kernel(const KernelContext& ctx, bool mirror, T value) {
   const PadGeometry g = internal::pad_geometry(*ctx.inputs[0].shape, *ctx.attrs);
   const T* in = input_data<T>(ctx, 0);
   T* out = output_data<T>(ctx);
-  parallel_for(ctx.output.shape->num_elements(), kGrain, [&](int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i) {
-      const int64_t from = internal::pad_source(g, i, mirror);
-      out[i] = from < 0 ? value : in[from];
-    }
-  });
+  const int64_t total = ctx.output.shape->num_elements();
+  if (total == 0) return absl::OkStatus();
+  if (g.rank == 0) {
+    out[0] = in[0];
+    return absl::OkStatus();
+  }
+  PadGeometry outer = g;  // the dimensions but the last
+  outer.rank = g.rank - 1;
+  const int last = g.rank - 1;
+  const int64_t width = g.out[last], n = g.in[last], before = g.before[last];
+  const auto edge = [&](const T* src, int64_t j) {
+    return mirror ? src[internal::mirror_source(j, before, n, g.symmetric)] : value;
+  };
+  parallel_for(total / width, std::max<int64_t>(1, kGrain / width),
+               [&](int64_t begin, int64_t end) {
+                 for (int64_t row = begin; row < end; ++row) {
+                   T* dst = out + row * width;
+                   const int64_t from = internal::pad_source(outer, row, mirror);
+                   if (from < 0) {
+                     std::fill(dst, dst + width, value);
+                     continue;
+                   }
+                   const T* src = in + from * n;
+                   for (int64_t j = 0; j < before; ++j) dst[j] = edge(src, j);
+                   std::copy(src, src + n, dst + before);
+                   for (int64_t j = before + n; j < width; ++j) dst[j] = edge(src, j);
+                 }
+               });
   return absl::OkStatus();
 }
 

@@ -1,6 +1,7 @@
-// CPU kernel of TopKV2 (Note [Pads and top k] in kernels/pad_shape.cc): each last-axis row's
-// indices partially sorted by kernels/top_k.h's order, the first k written out with their
-// values. Rows split across threads.
+// CPU kernel of TopKV2 (Note [Pads and top k] in kernels/pad_shape.cc), in kernels/top_k.h's
+// order: for a small k one pass over each last-axis row keeping the best k, else the row's
+// indices partially sorted; the first k written out with their values. Rows split across
+// threads.
 #include <algorithm>
 #include <cstdint>
 #include <numeric>
@@ -13,6 +14,32 @@
 
 namespace mt::cpu {
 namespace {
+
+constexpr int64_t kSmallK = 16;
+
+// A row's top k for k <= kSmallK: one pass keeping the best k in order, each new element
+// inserted after those it does not rank before (a later index loses a tie).
+template <typename C, typename T>
+void small_top_k(const T* row, int64_t cols, int64_t k, T* values, int32_t* indices) {
+  C best[kSmallK];
+  int32_t at[kSmallK];
+  int64_t count = 0;
+  for (int64_t c = 0; c < cols; ++c) {
+    const C v = static_cast<C>(row[c]);
+    if (count == k && !internal::ranks_before(v, c, best[k - 1], int64_t{at[k - 1]})) continue;
+    int64_t p = count < k ? count++ : k - 1;
+    for (; p > 0 && internal::ranks_before(v, c, best[p - 1], int64_t{at[p - 1]}); --p) {
+      best[p] = best[p - 1];
+      at[p] = at[p - 1];
+    }
+    best[p] = v;
+    at[p] = static_cast<int32_t>(c);
+  }
+  for (int64_t j = 0; j < k; ++j) {
+    values[j] = row[at[j]];
+    indices[j] = at[j];
+  }
+}
 
 template <typename T>
 absl::Status top_k_kernel(const KernelContext& ctx) {
@@ -28,6 +55,10 @@ absl::Status top_k_kernel(const KernelContext& ctx) {
     std::vector<int32_t> order(static_cast<size_t>(cols));
     for (int64_t r = begin; r < end; ++r) {
       const T* row = in + r * cols;
+      if (k <= kSmallK) {
+        small_top_k<C>(row, cols, k, values + r * k, indices + r * k);
+        continue;
+      }
       std::iota(order.begin(), order.end(), 0);
       const auto before = [row](int32_t a, int32_t b) {
         return internal::ranks_before(static_cast<C>(row[a]), a, static_cast<C>(row[b]), b);
