@@ -141,6 +141,10 @@ inline OpAttrs fuzz_attrs(FuzzedDataProvider& in, const std::vector<int64_t>& di
   a.start = fuzz_scalar(in);
   a.limit = fuzz_scalar(in);
   a.delta = fuzz_scalar(in);
+  // MirrorPad's mode and TopKV2's k and sorted (the paddings are `dims`), read after those.
+  a.symmetric = in.ConsumeBool();
+  a.k = in.ConsumeIntegralInRange<int64_t>(-1, 5);
+  a.sorted = in.ConsumeBool();
   return a;
 }
 

@@ -32,7 +32,7 @@ struct OpAttrs {
   bool reduce_all = false;
   bool keep_dims = false;
   DType dst_dtype = DType::kFloat32;  // Cast: the target dtype
-  Scalar value;                       // Fill: the value to fill with; OneHot: on_value
+  Scalar value;  // Fill: the value to fill with; OneHot: on_value; PadV2: constant_values
   // Range: the first value, the bound it stops before and the step (`f` for the float
   // dtypes, `i` for the integers).
   Scalar start;
@@ -41,7 +41,8 @@ struct OpAttrs {
   // The array ops (Note [Array op attributes] in kernels/array_layout.h):
   //   dims:  Reshape, BroadcastTo: the shape; Transpose: perm; Tile: multiples; SplitV:
   //          size_splits (empty: num_split equal parts); Slice, StridedSlice: begin;
-  //          MatrixBandPart: (num_lower, num_upper)
+  //          MatrixBandPart: (num_lower, num_upper); Pad, PadV2, MirrorPad,
+  //          MirrorPadGrad: (before, after) of each dimension, flattened
   //   dims2: Slice: size; StridedSlice: end
   //   dims3: StridedSlice: strides
   absl::InlinedVector<int64_t, 4> dims;
@@ -53,6 +54,12 @@ struct OpAttrs {
   // Cumsum: leave each element out of its own sum (exclusive), sum from the end (reverse).
   bool exclusive = false;
   bool reverse = false;
+  // MirrorPad, MirrorPadGrad: mode SYMMETRIC (the edge repeated) or REFLECT (false).
+  bool symmetric = false;
+  // TopKV2: how many of the largest elements to keep along the last axis, and whether
+  // they come sorted by value (TensorFlow leaves the order of unsorted ones open).
+  int64_t k = 0;
+  bool sorted = true;
   int64_t num_split = 0;  // SplitV without size_splits: the number of equal parts
   int64_t depth = 0;      // OneHot
   Scalar off_value;       // OneHot (the output dtype is dst_dtype)

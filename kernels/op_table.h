@@ -145,7 +145,10 @@
 // OneHot is keyed by its indices and writes attrs.dst_dtype. MatrixBandPart keeps a band of
 // each innermost matrix (attrs.dims: num_lower, num_upper; negative keeps the whole
 // triangle) and zeroes the rest; Cumsum is the running sum along attrs.axis
-// (kernels/array_shape.cc).
+// (kernels/array_shape.cc). Pad, PadV2 (attrs.value), MirrorPad (attrs.symmetric) and
+// MirrorPadGrad take the (before, after) paddings of each dimension in attrs.dims; TopKV2
+// returns (values, int32 indices) of the attrs.k largest along the last axis (Note [Pads
+// and top k] in kernels/pad_shape.cc).
 #define MT_ARRAY_OPS(X)                                                                            \
   X(Reshape, "Reshape", reshape, "reshape", 1, kAllDTypes, infer_reshape, kGrad)                   \
   X(Transpose, "Transpose", transpose, "transpose", 1, kAllDTypes, infer_transpose, kGrad)         \
@@ -166,6 +169,13 @@
     infer_band_part, kGrad | kGradReadsNoValue)                                                    \
   X(Cumsum, "Cumsum", cumsum, "math.cumsum", 1, kNumericDTypes, infer_cumsum,                      \
     kGrad | kGradReadsNoValue)                                                                     \
+  X(Pad, "Pad", pad, "pad", 1, kAllDTypes, infer_pad, kGrad | kGradReadsNoValue)                   \
+  X(PadV2, "PadV2", pad, "pad", 1, kAllDTypes, infer_pad, kGrad | kGradReadsNoValue)               \
+  X(MirrorPad, "MirrorPad", pad, "pad", 1, kAllDTypes, infer_pad, kGrad | kGradReadsNoValue)       \
+  X(MirrorPadGrad, "MirrorPadGrad", mirror_pad_grad, "mirror_pad_grad", 1, kNumericDTypes,         \
+    infer_pad, kNone)                                                                              \
+  X(TopKV2, "TopKV2", math::top_k, "math.top_k", 1, kNumericDTypes, infer_top_k,                   \
+    kGrad | kGradSkipsInputs | grad_reads_outputs(1u << 1))                                        \
   X(ZerosLike, "ZerosLike", zeros_like, "zeros_like", 1, kAllDTypes, infer_data_op, kNone)         \
   X(OnesLike, "OnesLike", ones_like, "ones_like", 1, kAllDTypes, infer_data_op, kNone)             \
   X(SelectV2, "SelectV2", where, "where", 3, kAllDTypes, infer_select, kGrad | kKeyInput1)

@@ -28,6 +28,7 @@
 #include "runtime/ops/conv_ops.h"                // IWYU pragma: export
 #include "runtime/ops/nn_ops.h"                  // IWYU pragma: export
 #include "runtime/ops/ops.h"                     // IWYU pragma: export
+#include "runtime/ops/pad_ops.h"                 // IWYU pragma: export
 #include "runtime/ops/random_ops.h"              // IWYU pragma: export
 #include "runtime/placement_policy.h"            // IWYU pragma: export
 #include "runtime/strategy/mirrored_strategy.h"  // IWYU pragma: export

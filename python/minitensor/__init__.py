@@ -50,6 +50,8 @@ from ._function import function
 from ._control_flow import cond, while_loop
 from ._clip_ops import clip_by_global_norm, clip_by_norm, clip_by_value
 from ._range import range  # noqa: A001  (tf.range; the module's code uses _builtins.range)
+from ._pad_ops import pad
+from ._sort_ops import argsort, sort
 
 __version__ = "0.1.0"
 

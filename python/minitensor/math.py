@@ -16,7 +16,8 @@ from ._shape_args import (  # noqa: E402  (the reductions taking a tensor axis)
     reduce_all, reduce_any, reduce_max, reduce_mean, reduce_min, reduce_prod, reduce_sum)
 from ._division import divide, truediv  # noqa: E402  (Python wrappers of RealDiv)
 from ._index_ops import argmax, argmin  # noqa: E402
+from ._sort_ops import top_k  # noqa: E402  (the Python wrapper of TopKV2)
 from .nn import softplus  # noqa: E402
 
 __all__ = sorted({*_rows, "argmax", "argmin", "divide", "l2_normalize", "reduce_logsumexp",
-                  "softplus", "truediv"})
+                  "softplus", "top_k", "truediv"})

@@ -14,6 +14,7 @@ from ._dropout import dropout, stateless_dropout
 from ._converted_ops import cast
 from ._index_ops import where
 from ._constant_op import convert_to_tensor
+from ._sort_ops import top_k  # tf.nn.top_k is tf.math.top_k
 from ._op_table import exports as _exports
 
 # The op table's nn.* rows (relu and the rest); the wrappers below replace the bindings
@@ -36,7 +37,7 @@ __all__ = sorted({*_rows, *_conv_ops.__all__, *_batch_norm.__all__, "bias_add", 
            "l2_normalize", "leaky_relu", "log_softmax", "moments", "relu", "relu6",
            "sigmoid_cross_entropy_with_logits", "silu", "softmax",
            "softmax_cross_entropy_with_logits", "softplus",
-           "sparse_softmax_cross_entropy_with_logits", "swish"})
+           "sparse_softmax_cross_entropy_with_logits", "swish", "top_k"})
 
 # tf.nn.experimental: only the stateless dropout.
 experimental = _types.SimpleNamespace(stateless_dropout=stateless_dropout)

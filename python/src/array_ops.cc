@@ -2,8 +2,10 @@
 // argument names, Tensor.__getitem__ (through StridedSlice with TensorFlow's masks) and
 // Tensor.T. Shape-like arguments take ints, sequences of ints or int tensors.
 #include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <string>
 #include <vector>
 
 #include "python/src/bindings.h"
@@ -33,6 +35,22 @@ Ints to_ints(nb::handle value) {
   Ints out;
   for (nb::handle item : value) out.push_back(nb::cast<int64_t>(item));
   return out;
+}
+
+// Converts flattened (before, after) pairs to Paddings.
+Paddings to_paddings(nb::handle value) {
+  const Ints flat = to_ints(value);
+  Paddings out;
+  for (size_t i = 0; i + 1 < flat.size(); i += 2) out.emplace_back(flat[i], flat[i + 1]);
+  return out;
+}
+
+// Converts tf.pad's upper-case mode name.
+PadMode to_pad_mode(const std::string& mode) {
+  if (mode == "REFLECT") return PadMode::kReflect;
+  if (mode == "SYMMETRIC") return PadMode::kSymmetric;
+  if (mode == "CONSTANT") return PadMode::kConstant;
+  throw nb::value_error(("unknown pad mode " + mode).c_str());
 }
 
 std::vector<Tensor> to_tensors(nb::handle values) {
@@ -201,6 +219,28 @@ void bind_copy_ops(nb::module_& m) {
         return linalg::band_part(to_tensor(x), num_lower, num_upper);
       },
       nb::arg("input"), nb::arg("num_lower"), nb::arg("num_upper"));
+  // mt.pad and mt.math.top_k check and convert their arguments in Python (_pad_ops.py): the
+  // paddings come flattened, the mode upper-case.
+  m.def(
+      "pad",
+      [](nb::handle x, nb::handle paddings, const std::string& mode, double constant_values) {
+        return pad(to_tensor(x), to_paddings(paddings), to_pad_mode(mode), constant_values);
+      },
+      nb::arg("input"), nb::arg("paddings"), nb::arg("mode") = "CONSTANT",
+      nb::arg("constant_values") = 0);
+  m.def(
+      "mirror_pad_grad",
+      [](nb::handle x, nb::handle paddings, const std::string& mode) {
+        return mirror_pad_grad(to_tensor(x), to_paddings(paddings), to_pad_mode(mode));
+      },
+      nb::arg("input"), nb::arg("paddings"), nb::arg("mode"));
+  m.def(
+      "top_k",
+      [](nb::handle x, int64_t k, bool sorted) {
+        math::TopKResult r = math::top_k(to_tensor(x), k, sorted);
+        return nb::make_tuple(r.values, r.indices);
+      },
+      nb::arg("input"), nb::arg("k") = 1, nb::arg("sorted") = true);
   m.def(
       "zeros_like", [](nb::handle x) { return zeros_like(to_tensor(x)); }, nb::arg("input"));
   m.def(

@@ -1,6 +1,7 @@
 // Op attributes through worker.proto and back (distributed/tensor_codec.h): the fields of
-// the later rows (Cumsum's exclusive and reverse, Range's bounds) survive the trip, and a
-// message without them (a peer that predates them) decodes to the defaults.
+// the later rows (Cumsum's exclusive and reverse, Range's bounds, MirrorPad's mode, TopKV2's
+// k and sorted) survive the trip, and a message without them (a peer that predates them)
+// decodes to the defaults.
 #include "distributed/tensor_codec.h"
 #include "gtest/gtest.h"
 
@@ -31,6 +32,32 @@ TEST(AttrsCodecTest, RoundTripsCumsumAndRangeAttributes) {
   EXPECT_EQ(back->limit.i, 9);
   EXPECT_EQ(back->delta.f, -0.125);
   EXPECT_EQ(back->delta.i, 2);
+}
+
+TEST(AttrsCodecTest, RoundTripsPadAndTopKAttributes) {
+  OpAttrs attrs;
+  attrs.dims = {1, 2, 0, 3};
+  attrs.value = Scalar{2.5, 2, true};
+  attrs.symmetric = true;
+  attrs.k = 7;
+  attrs.sorted = false;
+  distributed::proto::Attrs message;
+  encode_attrs(attrs, &message);
+  absl::StatusOr<OpAttrs> back = decode_attrs(message);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->dims, attrs.dims);
+  EXPECT_EQ(back->value.f, 2.5);
+  EXPECT_TRUE(back->symmetric);
+  EXPECT_EQ(back->k, 7);
+  EXPECT_FALSE(back->sorted);
+  attrs.symmetric = false;
+  attrs.sorted = true;
+  distributed::proto::Attrs second;  // encode_attrs appends to repeated fields
+  encode_attrs(attrs, &second);
+  back = decode_attrs(second);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_FALSE(back->symmetric);
+  EXPECT_TRUE(back->sorted);
 }
 
 TEST(AttrsCodecTest, AnOlderMessageDecodesToTheDefaults) {

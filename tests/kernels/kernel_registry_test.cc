@@ -76,6 +76,11 @@ constexpr Row kTable[] = {
     {OpId::kTile, {1, 1, 1, 1, 1, 1, 1}},
     {OpId::kMatrixBandPart, {1, 1, 1, 1, 1, 1, 1}},
     {OpId::kCumsum, {1, 1, 1, 1, 0, 1, 1}},
+    {OpId::kPad, {1, 1, 1, 1, 1, 1, 1}},
+    {OpId::kPadV2, {1, 1, 1, 1, 1, 1, 1}},
+    {OpId::kMirrorPad, {1, 1, 1, 1, 1, 1, 1}},
+    {OpId::kMirrorPadGrad, {1, 1, 1, 1, 0, 1, 1}},
+    {OpId::kTopKV2, {1, 1, 1, 1, 0, 1, 1}},
     {OpId::kRange, {1, 1, 1, 1, 0, 1, 1}},
     {OpId::kZerosLike, {1, 1, 1, 1, 1, 1, 1}},
     {OpId::kOnesLike, {1, 1, 1, 1, 1, 1, 1}},
@@ -152,6 +157,9 @@ OpAttrs well_formed_attrs(OpId op) {
   if (op == OpId::kBroadcastTo) attrs.dims = {2, 2};
   if (op == OpId::kTile) attrs.dims = {1, 2};
   if (op == OpId::kMatrixBandPart) attrs.dims = {1, -1};
+  if (op == OpId::kPad || op == OpId::kPadV2 || op == OpId::kMirrorPad) attrs.dims = {1, 0, 0, 1};
+  if (op == OpId::kMirrorPadGrad) attrs.dims = {0, 0, 0, 0};
+  if (op == OpId::kTopKV2) attrs.k = 1;
   if (op == OpId::kRange) attrs.limit = {2, 2, true};  // [0, 1]: Range's output is a vector
   if (op == OpId::kSplitV) attrs.num_split = 2;
   if (op == OpId::kSlice) attrs.dims = {0, 0}, attrs.dims2 = {-1, 1};

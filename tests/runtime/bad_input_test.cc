@@ -736,6 +736,43 @@ TEST_F(BadInputTest, BroadcastToAndTileRejectIncompatibleShapes) {
       kInvalid, "[Tile] Expected multiples[1] >= 0, but got -1");
 }
 
+TEST_F(BadInputTest, PadAndTopKRejectBadPaddingsAndK) {
+  expect(
+      [] {
+        pad(matrix(), {{1, 1}, {-1, 0}});
+      },
+      kInvalid, "[Pad] Paddings must be non-negative: -1 0");
+  expect(
+      [] {
+        pad(matrix(), {{1, 1}}, PadMode::kConstant, 2);
+      },
+      kInvalid, "[PadV2] The first dimension of paddings must be the rank of inputs[1,2] [2,3]");
+  expect(
+      [] {
+        pad(matrix(), {{0, 0}, {3, 0}}, PadMode::kReflect);
+      },
+      kInvalid, "[MirrorPad] paddings must be less than the dimension size: 3, 0 not less than 3");
+  expect(
+      [] {
+        pad(matrix(), {{0, 0}, {4, 0}}, PadMode::kSymmetric);
+      },
+      kInvalid,
+      "[MirrorPad] paddings must be no greater than the dimension size: 4, 0 greater than 3");
+  expect(
+      [] {
+        mirror_pad_grad(matrix(), {{0, 0}, {2, 1}}, PadMode::kConstant);
+      },
+      kInvalid, "[MirrorPadGrad] mode must be REFLECT or SYMMETRIC");
+  expect(
+      [] {
+        math::top_k(constant({{1.f, 2.f, 3.f}}), 5);
+      },
+      kInvalid, "[TopKV2] input must have at least k columns. Had 3, needed 5");
+  expect([] { math::top_k(matrix(), -1); }, kInvalid, "[TopKV2] Need k >= 0, got -1");
+  expect([] { math::top_k(constant(1.f)); }, kInvalid,
+         "[TopKV2] input must be >= 1-D, got shape []");
+}
+
 TEST_F(BadInputTest, BandPartAndCumsumRejectBadRanksBoundsAndAxes) {
   expect(
       [] {

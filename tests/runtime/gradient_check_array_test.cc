@@ -1,7 +1,7 @@
 // GradientTape's gradients of the array ops (and UnsortedSegmentSum) against float64 central
 // differences: the cases of gradient_check.h for reshape, transpose, expand_dims, squeeze,
 // concat, stack, split, slice, strided_slice, gather, broadcast_to, tile, band_part, cumsum,
-// where and unsorted_segment_sum, with the attrs each op takes.
+// pad (each mode), top_k, where and unsorted_segment_sum, with the attrs each op takes.
 #include <tuple>
 #include <utility>
 
@@ -182,6 +182,26 @@ void add_broadcast_cases(std::vector<GradCase>& cases, RandomInputs& r) {
                         [axis = axis, exclusive = exclusive, reverse = reverse](const Tensor& x) {
                           return cumsum(x, axis, exclusive, reverse);
                         }));
+  }
+  // The pads: a constant pad's gradient is a slice, MirrorPad's is MirrorPadGrad (each mode);
+  // TopKV2's goes to the picked elements (distinct random values: no ties to break).
+  cases.push_back(one(OpId::kPad, "Pad", r.uniform({2, 3}), [](const Tensor& x) {
+    return pad(x, {{1, 0}, {2, 1}});
+  }));
+  cases.push_back(one(OpId::kPadV2, "PadV2", r.uniform({2, 3}), [](const Tensor& x) {
+    return pad(x, {{0, 2}, {1, 1}}, PadMode::kConstant, 3);
+  }));
+  for (PadMode mode : {PadMode::kReflect, PadMode::kSymmetric}) {
+    cases.push_back(one(OpId::kMirrorPad,
+                        mode == PadMode::kReflect ? "MirrorPad REFLECT" : "MirrorPad SYMMETRIC",
+                        r.uniform({3, 4}), [mode](const Tensor& x) {
+                          return pad(x, {{2, 1}, {1, 3}}, mode);
+                        }));
+  }
+  for (bool sorted : {true, false}) {
+    cases.push_back(one(OpId::kTopKV2, sorted ? "TopKV2 sorted" : "TopKV2 unsorted",
+                        r.uniform({3, 5}),
+                        [sorted](const Tensor& x) { return math::top_k(x, 3, sorted).values; }));
   }
   const Tensor full = constant({{true, false, true}, {false, false, true}});
   cases.push_back({OpId::kSelectV2,

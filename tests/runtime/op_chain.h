@@ -206,6 +206,8 @@ class OpChain {
   void draw_broadcast(Step& s, const std::vector<int64_t>& shape);
   void draw_select(Step& s, const std::vector<int64_t>& shape);
   void draw_band_or_scan(Step& s, const std::vector<int64_t>& shape);
+  void draw_pad(Step& s, const std::vector<int64_t>& shape);
+  void draw_top_k(Step& s, const std::vector<int64_t>& shape);
   // op_chain_conv_steps.h
   Step draw_conv(int a);
   Step draw_batch_norm(int a);
@@ -375,7 +377,8 @@ inline std::string OpChain::describe(size_t n) const {
     if (s.kind == StepKind::kArray || s.kind == StepKind::kArg) {
       absl::StrAppend(&attrs, " dims [", absl::StrJoin(s.dims, ", "), "] [",
                       absl::StrJoin(s.dims2, ", "), "] [", absl::StrJoin(s.dims3, ", "), "] axis ",
-                      s.axis, " count ", s.count, " pick ", s.pick);
+                      s.axis, " count ", s.count, " pick ", s.pick, " flags ", s.flag_a, " ",
+                      s.flag_b);
     }
     if (s.op == OpId::kStridedSlice) {
       const StridedSliceOptions& m = s.masks;

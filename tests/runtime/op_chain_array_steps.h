@@ -53,6 +53,15 @@ inline Step OpChain::draw_array(int a) {
     case OpId::kCumsum:
       draw_band_or_scan(s, shape);
       break;
+    case OpId::kPad:
+    case OpId::kPadV2:
+    case OpId::kMirrorPad:
+    case OpId::kMirrorPadGrad:
+      draw_pad(s, shape);
+      break;
+    case OpId::kTopKV2:
+      draw_top_k(s, shape);
+      break;
     default:  // ZerosLike, OnesLike
       break;
   }
@@ -268,6 +277,43 @@ inline void OpChain::draw_band_or_scan(Step& s, const std::vector<int64_t>& shap
   const int cols = rank >= 2 ? static_cast<int>(shape[rank - 1]) : 0;
   s.dims = {uniform(-1, rows), uniform(-1, cols)};
   if (bad) s.dims[uniform(0, 1)] = std::max(rows, cols) + 1;
+}
+
+// The pads: (before, after) for each dimension, each at most 2 and within what MirrorPad
+// (below the dimension for REFLECT, flag_a false; at most it for SYMMETRIC) and MirrorPadGrad
+// (the same of the unpadded size) accept; PadV2's constant in values. Paddings that would
+// grow the output past kMaxElements are 0. Bad: a padding of -1, or (the mirrors) past the
+// dimension.
+inline void OpChain::draw_pad(Step& s, const std::vector<int64_t>& shape) {
+  s.flag_a = chance(0.5);  // SYMMETRIC
+  s.values = {static_cast<double>(uniform(1, 5))};
+  int64_t elements = 1;
+  s.dims.clear();
+  for (int64_t n : shape) {
+    int64_t most = 2;
+    if (s.op == OpId::kMirrorPad) most = std::min<int64_t>(2, s.flag_a ? n : n - 1);
+    if (s.op == OpId::kMirrorPadGrad) most = std::min<int64_t>(2, (n - 1) / 3);
+    int64_t before = uniform(0, static_cast<int>(std::max<int64_t>(most, 0)));
+    int64_t after = uniform(0, static_cast<int>(std::max<int64_t>(most, 0)));
+    if (s.op == OpId::kMirrorPadGrad) elements *= n;
+    if (s.op != OpId::kMirrorPadGrad) elements *= n + before + after;
+    if (elements > kMaxElements) before = after = 0;
+    s.dims.push_back(before);
+    s.dims.push_back(after);
+  }
+  if (chance(kBadAttrs) && !s.dims.empty()) {  // a constant pad takes any size
+    const bool mirror = s.op == OpId::kMirrorPad || s.op == OpId::kMirrorPadGrad;
+    s.dims[uniform(0, static_cast<int>(s.dims.size()) - 1)] = mirror && chance(0.5) ? 8 : -1;
+  }
+}
+
+// TopKV2: k up to the last dimension, sorted or not (flag_a), values or indices (pick); bad:
+// k past the last dimension (a scalar input is bad too).
+inline void OpChain::draw_top_k(Step& s, const std::vector<int64_t>& shape) {
+  const int cols = shape.empty() ? 1 : static_cast<int>(shape.back());
+  s.count = chance(kBadAttrs) ? cols + 1 : uniform(0, cols);
+  s.flag_a = chance(0.5);
+  s.pick = uniform(0, 1);
 }
 
 // SelectV2: a bool condition and two values of one dtype, their shapes broadcasting with

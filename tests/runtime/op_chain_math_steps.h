@@ -158,7 +158,7 @@ inline double OpChain::predicted_bound(const Step& s) const {
   const bool prod = s.op == OpId::kProd;
   if (!is_int(x.dtype) && !prod) return 0;
   auto bound = [&](int i) { return reference_[i].max_abs; };
-  if (s.op == OpId::kCumsum) {  // at most every element of a line
+  if (s.op == OpId::kCumsum || s.op == OpId::kMirrorPadGrad) {  // at most every element
     return bound(s.inputs[0]) * std::max<double>(1, static_cast<double>(x.values.size()));
   }
   switch (s.kind) {

@@ -61,6 +61,23 @@ inline std::pair<double, double> random_range(const Step& s) {
   }
 }
 
+// Runs a pad: dims holds the (before, after) pairs, flag_a SYMMETRIC, values PadV2's constant.
+inline Tensor run_pad(const Step& s, const Tensor& x) {
+  Paddings pads;
+  for (size_t i = 0; i + 1 < s.dims.size(); i += 2) pads.emplace_back(s.dims[i], s.dims[i + 1]);
+  const PadMode mirror = s.flag_a ? PadMode::kSymmetric : PadMode::kReflect;
+  switch (s.op) {
+    case OpId::kPad:
+      return pad(x, pads);
+    case OpId::kPadV2:
+      return pad(x, pads, PadMode::kConstant, s.values[0]);
+    case OpId::kMirrorPad:
+      return pad(x, pads, mirror);
+    default:
+      return mirror_pad_grad(x, pads, mirror);
+  }
+}
+
 // Runs an op of MT_ARRAY_OPS on `in` (GatherV2: params and indices; SelectV2: condition,
 // x and y; ConcatV2 and Pack: every input).
 inline Tensor run_array(const Step& s, const std::vector<Tensor>& in) {
@@ -102,6 +119,15 @@ inline Tensor run_array(const Step& s, const std::vector<Tensor>& in) {
       return linalg::band_part(in[0], s.dims[0], s.dims[1]);
     case OpId::kCumsum:
       return cumsum(in[0], s.axis, s.flag_a, s.flag_b);
+    case OpId::kPad:
+    case OpId::kPadV2:
+    case OpId::kMirrorPad:
+    case OpId::kMirrorPadGrad:
+      return run_pad(s, in[0]);
+    case OpId::kTopKV2: {
+      math::TopKResult r = math::top_k(in[0], s.count, s.flag_a);
+      return s.pick == 0 ? r.values : r.indices;
+    }
     default:
       return where(in[0], in[1], in[2]);
   }

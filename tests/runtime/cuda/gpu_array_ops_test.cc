@@ -170,6 +170,39 @@ TEST_F(GpuArrayOpsTest, BandPartCumsumAndRangeMatchTheCpu) {
               {DType::kFloat32, DType::kFloat64, DType::kBFloat16, DType::kFloat16});
 }
 
+// The pads find each element's source with the CPU's arithmetic (kernels/pad.h) and
+// MirrorPadGrad sums in its order; TopKV2 picks by the same total order (rows of 1000 with
+// many ties, and short rows with k the whole row).
+TEST_F(GpuArrayOpsTest, PadsAndTopKMatchTheCpu) {
+  expect_same("pad", [](DType d) {
+    return std::vector{pad(input(d, {3, 37, 45}), {{1, 2}, {0, 3}, {5, 0}}),
+                       pad(input(d, {4, 3}), {{2, 2}, {1, 1}}, PadMode::kConstant, 7),
+                       pad(input(d, {2, 0, 3}), {{0, 1}, {1, 1}, {0, 0}}),
+                       pad(input(d, {3, 37, 45}), {{2, 0}, {36, 36}, {1, 44}}, PadMode::kReflect),
+                       pad(input(d, {2, 3, 4, 5, 2}), {{2, 2}, {3, 1}, {0, 4}, {5, 5}, {1, 0}},
+                           PadMode::kSymmetric)};
+  });
+  expect_same(
+      "mirror_pad_grad",
+      [](DType d) {
+        return std::vector{
+            mirror_pad_grad(input(d, {7, 300, 9}), {{2, 1}, {100, 99}, {0, 4}}, PadMode::kReflect),
+            mirror_pad_grad(input(d, {6, 6, 6, 6}), {{1, 2}, {3, 0}, {2, 2}, {0, 1}},
+                            PadMode::kSymmetric)};
+      },
+      kNumericDTypes);
+  expect_same(
+      "top_k",
+      [](DType d) {
+        const math::TopKResult a = math::top_k(input(d, {5, 1000}), 37);
+        const math::TopKResult b = math::top_k(input(d, {300, 6}, 3), 6, false);
+        const math::TopKResult c = math::top_k(input(d, {4, 0}), 0);
+        return std::vector{a.values, cast(a.indices, DType::kFloat32), b.values,
+                           cast(b.indices, DType::kFloat32), c.values};
+      },
+      kNumericDTypes);
+}
+
 TEST_F(GpuArrayOpsTest, OneHotMatchesTheCpu) {
   for (DType index : {DType::kInt32, DType::kInt64}) {
     expect_same("one_hot", [&](DType d) {
