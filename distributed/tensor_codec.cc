@@ -92,6 +92,7 @@ void encode_attrs(const OpAttrs& attrs, proto::Attrs* out) {
   out->set_delta_i(attrs.delta.i);
   out->set_is_training(attrs.is_training);
   out->set_exponential_avg_factor(attrs.exponential_avg_factor);
+  out->set_approximate(attrs.approximate);
 }
 
 namespace {
@@ -167,6 +168,7 @@ absl::StatusOr<OpAttrs> decode_attrs(const proto::Attrs& in) {
   attrs.delta = Scalar{in.delta_f(), in.delta_i(), false};
   attrs.is_training = in.is_training();
   attrs.exponential_avg_factor = in.exponential_avg_factor();
+  attrs.approximate = in.approximate();
   return attrs;
 }
 

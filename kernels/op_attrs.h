@@ -41,7 +41,7 @@ struct OpAttrs {
   // The array ops (Note [Array op attributes] in kernels/array_layout.h):
   //   dims:  Reshape, BroadcastTo: the shape; Transpose: perm; Tile: multiples; SplitV:
   //          size_splits (empty: num_split equal parts); Slice, StridedSlice: begin;
-  //          MatrixBandPart: (num_lower, num_upper)
+  //          MatrixBandPart: (num_lower, num_upper); ScatterNd: the output's shape
   //   dims2: Slice: size; StridedSlice: end
   //   dims3: StridedSlice: strides
   absl::InlinedVector<int64_t, 4> dims;
@@ -53,6 +53,8 @@ struct OpAttrs {
   // Cumsum: leave each element out of its own sum (exclusive), sum from the end (reverse).
   bool exclusive = false;
   bool reverse = false;
+  // Gelu: the tanh approximation (tf.nn.gelu's approximate=True) instead of the exact erf.
+  bool approximate = false;
   int64_t num_split = 0;  // SplitV without size_splits: the number of equal parts
   int64_t depth = 0;      // OneHot
   Scalar off_value;       // OneHot (the output dtype is dst_dtype)
