@@ -95,6 +95,7 @@ void encode_attrs(const OpAttrs& attrs, proto::Attrs* out) {
   out->set_symmetric(attrs.symmetric);
   out->set_k(attrs.k);
   out->set_sorted(attrs.sorted);
+  out->set_approximate(attrs.approximate);
 }
 
 namespace {
@@ -173,6 +174,7 @@ absl::StatusOr<OpAttrs> decode_attrs(const proto::Attrs& in) {
   attrs.symmetric = in.symmetric();
   attrs.k = in.k();
   attrs.sorted = in.sorted();
+  attrs.approximate = in.approximate();
   return attrs;
 }
 

@@ -26,11 +26,13 @@
 namespace mt::fuzz {
 
 // Returns whether `op`'s CPU kernel fails on some values of valid inputs: indices or labels
-// out of range (segment ids too), integer division by zero, integers to negative powers.
+// out of range (segment ids and scatter index rows too), integer division by zero, integers
+// to negative powers.
 inline bool kernel_may_reject(OpId op) {
   return op == OpId::kGatherV2 || op == OpId::kSparseSoftmaxCrossEntropyWithLogits ||
          op == OpId::kFloorDiv || op == OpId::kFloorMod || op == OpId::kPow ||
-         op == OpId::kUnsortedSegmentSum;
+         op == OpId::kUnsortedSegmentSum || op == OpId::kScatterNd ||
+         op == OpId::kTensorScatterUpdate || op == OpId::kTensorScatterAdd;
 }
 
 // An integer near the range of axes of a rank-`rank` tensor, now and then any.
@@ -145,6 +147,7 @@ inline OpAttrs fuzz_attrs(FuzzedDataProvider& in, const std::vector<int64_t>& di
   a.symmetric = in.ConsumeBool();
   a.k = in.ConsumeIntegralInRange<int64_t>(-1, 5);
   a.sorted = in.ConsumeBool();
+  a.approximate = in.ConsumeBool();  // Gelu's, read after those for the same reason
   return a;
 }
 

@@ -1,6 +1,7 @@
 // Shape functions of the arithmetic ops: MatMul, AddN, the broadcasting binary ops and
-// comparisons (MT_BINARY_OPS) and the unary ops (MT_UNARY_OPS).
+// comparisons (MT_BINARY_OPS), the unary ops (MT_UNARY_OPS) and ClipByValue.
 #include "kernels/broadcast.h"
+#include "kernels/select.h"
 #include "kernels/shape_fns.h"
 
 namespace mt::internal {
@@ -110,6 +111,35 @@ absl::Status infer_unary(OpId op, absl::Span<const TensorMeta> inputs, const OpA
                          OutputMetas* out) {
   MT_RETURN_IF_ERROR(check_dtype(op, inputs[0].dtype));
   out->push_back(OutputMeta{*inputs[0].shape, inputs[0].dtype});
+  return absl::OkStatus();
+}
+
+// ClipByValue (t, clip_value_min, clip_value_max): one dtype; each bound broadcasts to t's
+// shape without growing it (a scalar, t's shape, or any shape NumPy broadcasts into it).
+absl::Status infer_clip_by_value(OpId op, absl::Span<const TensorMeta> inputs, const OpAttrs&,
+                                 OutputMetas* out) {
+  const Shape& t = *inputs[0].shape;
+  MT_RETURN_IF_ERROR(check_dtype(op, inputs[0].dtype));
+  MT_RETURN_IF_ERROR(check_same_dtype(op, inputs[0].dtype, inputs[1].dtype));
+  MT_RETURN_IF_ERROR(check_same_dtype(op, inputs[0].dtype, inputs[2].dtype));
+  for (int i = 1; i < 3; ++i) {
+    Shape::Dims dims;
+    if (!broadcast_dims(t, *inputs[i].shape, &dims) || dims != t.dims()) {
+      return op_error(op,
+                      "clip_value_min and clip_value_max must broadcast to the shape of t "
+                      "without growing it. t shape: ",
+                      t.to_list_string(),
+                      " clip_value_min shape: ", inputs[1].shape->to_list_string(),
+                      " clip_value_max shape: ", inputs[2].shape->to_list_string());
+    }
+  }
+  SelectPlan plan;
+  if (!make_select_plan(t, *inputs[1].shape, *inputs[2].shape, t, &plan)) {
+    return op_error(op, "broadcasting ", inputs[1].shape->to_string(), " and ",
+                    inputs[2].shape->to_string(), " to ", t.to_string(), " needs more than ",
+                    kMaxBroadcastRank, " dimensions after merging, which is not supported");
+  }
+  out->push_back(OutputMeta{t, inputs[0].dtype});
   return absl::OkStatus();
 }
 

@@ -42,7 +42,8 @@ struct OpAttrs {
   //   dims:  Reshape, BroadcastTo: the shape; Transpose: perm; Tile: multiples; SplitV:
   //          size_splits (empty: num_split equal parts); Slice, StridedSlice: begin;
   //          MatrixBandPart: (num_lower, num_upper); Pad, PadV2, MirrorPad,
-  //          MirrorPadGrad: (before, after) of each dimension, flattened
+  //          MirrorPadGrad: (before, after) of each dimension, flattened; ScatterNd:
+  //          the output's shape
   //   dims2: Slice: size; StridedSlice: end
   //   dims3: StridedSlice: strides
   absl::InlinedVector<int64_t, 4> dims;
@@ -60,6 +61,8 @@ struct OpAttrs {
   // they come sorted by value (TensorFlow leaves the order of unsorted ones open).
   int64_t k = 0;
   bool sorted = true;
+  // Gelu: the tanh approximation (tf.nn.gelu's approximate=True) instead of the exact erf.
+  bool approximate = false;
   int64_t num_split = 0;  // SplitV without size_splits: the number of equal parts
   int64_t depth = 0;      // OneHot
   Scalar off_value;       // OneHot (the output dtype is dst_dtype)

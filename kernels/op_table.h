@@ -41,7 +41,8 @@
   X(StopGradient, "StopGradient", stop_gradient, "stop_gradient", 1, kAllDTypes, infer_data_op, \
     kNone)
 
-// Linear algebra and the n-ary sum.
+// Linear algebra, the n-ary sum and ClipByValue (t, clip_value_min, clip_value_max: the
+// bounds broadcast to t's shape, never growing it; kernels/math_shape.cc).
 // MatMul is rank 2 only; matmul() sends higher ranks to BatchMatMulV2, as tf.matmul does.
 #define MT_MATH_OPS(X)                                                                           \
   X(MatMul, "MatMul", matmul, "matmul", 2, kNumericDTypes, infer_matmul,                         \
@@ -51,7 +52,9 @@
   X(AddN, "AddN", add_n, "add_n", kVariadic, kNumericDTypes, infer_add_n,                        \
     kGrad | kGradReadsNoValue)                                                                   \
   X(UnsortedSegmentSum, "UnsortedSegmentSum", unsorted_segment_sum, "math.unsorted_segment_sum", \
-    2, kNumericDTypes, infer_segment_sum, kGrad)
+    2, kNumericDTypes, infer_segment_sum, kGrad)                                                 \
+  X(ClipByValue, "ClipByValue", clip_by_value, "clip_by_value", 3, kNumericDTypes,               \
+    infer_clip_by_value, kGrad | kGradReadsInputs)
 
 // The comparisons: broadcasting binary ops whose output is bool (infer_comparison). A NaN
 // compares unequal to everything, itself included.
@@ -127,7 +130,8 @@
 
 // Neural-network ops over the last axis (kernels/nn_shape.cc). BiasAdd adds a 1-D bias along
 // the last axis; SparseSoftmaxCrossEntropyWithLogits takes (logits [batch, classes], labels
-// [batch], int32 or int64) and has two outputs, the loss [batch] and its gradient.
+// [batch], int32 or int64) and has two outputs, the loss [batch] and its gradient. Gelu is
+// x * Phi(x), or its tanh approximation with attrs.approximate (kernels/gelu.h).
 #define MT_NN_OPS(X)                                                                             \
   X(Softmax, "Softmax", nn::softmax, "nn.softmax", 1, kFloatDTypes, infer_softmax,               \
     kGrad | kCostly)                                                                             \
@@ -138,7 +142,9 @@
   X(SparseSoftmaxCrossEntropyWithLogits, "SparseSoftmaxCrossEntropyWithLogits",                  \
     nn::sparse_softmax_cross_entropy_with_logits, "nn.sparse_softmax_cross_entropy_with_logits", \
     2, kFloatDTypes, infer_sparse_xent,                                                          \
-    kGrad | kCostly | kGradSkipsInputs | grad_reads_outputs(1u << 1))
+    kGrad | kCostly | kGradSkipsInputs | grad_reads_outputs(1u << 1))                            \
+  X(Gelu, "Gelu", nn::gelu, "nn.gelu", 1, kFloatDTypes, infer_unary,                             \
+    kGrad | kCostly | kGradReadsInputs)
 
 // Shape and data movement (Note [Array ops] in kernels/array_layout.h): copies that
 // rearrange elements, for every dtype. GatherV2 takes (params, indices), keyed by params;
@@ -148,7 +154,10 @@
 // (kernels/array_shape.cc). Pad, PadV2 (attrs.value), MirrorPad (attrs.symmetric) and
 // MirrorPadGrad take the (before, after) paddings of each dimension in attrs.dims; TopKV2
 // returns (values, int32 indices) of the attrs.k largest along the last axis (Note [Pads
-// and top k] in kernels/pad_shape.cc).
+// and top k] in kernels/pad_shape.cc). ScatterNd (indices, updates; the output's shape
+// in attrs.dims, keyed by updates) adds each update into a zero tensor;
+// TensorScatterUpdate and TensorScatterAdd (tensor, indices, updates) write or add them
+// into a copy of the tensor (Note [Scatter] in kernels/scatter.h).
 #define MT_ARRAY_OPS(X)                                                                            \
   X(Reshape, "Reshape", reshape, "reshape", 1, kAllDTypes, infer_reshape, kGrad)                   \
   X(Transpose, "Transpose", transpose, "transpose", 1, kAllDTypes, infer_transpose, kGrad)         \
@@ -176,6 +185,12 @@
     infer_pad, kNone)                                                                              \
   X(TopKV2, "TopKV2", math::top_k, "math.top_k", 1, kNumericDTypes, infer_top_k,                   \
     kGrad | kGradSkipsInputs | grad_reads_outputs(1u << 1))                                        \
+  X(ScatterNd, "ScatterNd", scatter_nd, "scatter_nd", 2, kNumericDTypes, infer_scatter_nd,         \
+    kGrad | kKeyInput1 | kGradReadsInputs)                                                         \
+  X(TensorScatterUpdate, "TensorScatterUpdate", tensor_scatter_nd_update,                          \
+    "tensor_scatter_nd_update", 3, kAllDTypes, infer_tensor_scatter, kGrad | kGradReadsInputs)     \
+  X(TensorScatterAdd, "TensorScatterAdd", tensor_scatter_nd_add, "tensor_scatter_nd_add", 3,       \
+    kNumericDTypes, infer_tensor_scatter, kGrad | kGradReadsInputs)                                \
   X(ZerosLike, "ZerosLike", zeros_like, "zeros_like", 1, kAllDTypes, infer_data_op, kNone)         \
   X(OnesLike, "OnesLike", ones_like, "ones_like", 1, kAllDTypes, infer_data_op, kNone)             \
   X(SelectV2, "SelectV2", where, "where", 3, kAllDTypes, infer_select, kGrad | kKeyInput1)

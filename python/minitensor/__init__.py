@@ -49,6 +49,7 @@ from ._variables import Variable
 from ._function import function
 from ._control_flow import cond, while_loop
 from ._clip_ops import clip_by_global_norm, clip_by_norm, clip_by_value
+from ._scatter_ops import scatter_nd, tensor_scatter_nd_add, tensor_scatter_nd_update
 from ._range import range  # noqa: A001  (tf.range; the module's code uses _builtins.range)
 from ._pad_ops import pad
 from ._sort_ops import argsort, sort

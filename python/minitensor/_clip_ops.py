@@ -1,12 +1,17 @@
-"""tf.clip_by_value, tf.clip_by_norm, tf.clip_by_global_norm and tf.linalg.global_norm,
-composed of ops (so a function records them) with TensorFlow's formulas: a zero norm
-leaves values alone, and an infinite or NaN global norm makes every value NaN.
+"""tf.clip_by_value (the ClipByValue row), and tf.clip_by_norm, tf.clip_by_global_norm and
+tf.linalg.global_norm, composed of ops (so a function records them) with TensorFlow's
+formulas: a zero norm leaves values alone, and an infinite or NaN global norm makes every
+value NaN.
 
     clipped, norm = mt.clip_by_global_norm(grads, 5.0)
 """
 
 from collections.abc import Sequence
 
+import numpy as _np
+
+from . import _minitensor as _mt
+from . import errors as _errors
 from ._minitensor import maximum, minimum, reduce_sum, sqrt
 from ._converted_ops import identity, ones_like
 from ._constant_op import convert_to_tensor
@@ -20,12 +25,34 @@ def _tensor(value, dtype=None):
     return convert_to_tensor(value, dtype)
 
 
+def _check_bound(t_shape, bound_shape):
+    """TensorFlow's errors for a bound that does not broadcast to ``t`` (InvalidArgumentError)
+    or would grow it (ValueError)."""
+    try:
+        grown = _np.broadcast_shapes(t_shape, bound_shape)
+    except ValueError:
+        raise _errors.InvalidArgumentError(
+            None, None, f"Incompatible shapes: {_list(t_shape)} vs. {_list(bound_shape)}") from None
+    if grown != t_shape:
+        raise ValueError(f"Shapes {t_shape} and {grown} are incompatible")
+
+
+def _list(shape):
+    return "[" + ",".join(str(d) for d in shape) + "]"
+
+
 def clip_by_value(t, clip_value_min, clip_value_max, name=None):
     """Returns ``t`` with each element limited to [clip_value_min, clip_value_max] (the
-    bounds are converted to ``t``'s dtype and broadcast)."""
+    ClipByValue row: the bounds are converted to ``t``'s dtype and broadcast to its shape,
+    never growing it; a NaN stays NaN). The gradient passes where min <= t <= max; each bound
+    takes it where t lies beyond that bound."""
+    del name
     t = _tensor(t)
     low, high = _tensor(clip_value_min, t.dtype), _tensor(clip_value_max, t.dtype)
-    return maximum(minimum(t, high), low)
+    shape = tuple(t.shape)
+    _check_bound(shape, tuple(high.shape))
+    _check_bound(shape, tuple(low.shape))
+    return _mt.clip_by_value(t, low, high)
 
 
 def clip_by_norm(t, clip_norm, axes=None, name=None):

@@ -1,7 +1,6 @@
 """Neural-network ops (tf.nn): the kernels of the op table, and composites of ops with
 TensorFlow's names and formulas (they differentiate through a GradientTape)."""
 
-import math as _math
 import types as _types
 
 from . import _minitensor as _mt
@@ -156,18 +155,16 @@ def _float_features(features, op):
 
 
 def gelu(features, approximate=False, name=None):
-    """Returns the Gaussian error linear unit: x * P(X <= x) for a standard normal X,
-    0.5 x (1 + erf(x / sqrt(2))); with ``approximate``, 0.5 x (1 + tanh(sqrt(2 / pi)
-    (x + 0.044715 x^3))). Raises ValueError, with TensorFlow's message, for integers."""
+    """Returns the Gaussian error linear unit (the Gelu row): x * P(X <= x) for a standard
+    normal X, 0.5 x (1 + erf(x / sqrt(2))); with ``approximate``, 0.5 x (1 + tanh(sqrt(2 /
+    pi) (x + 0.044715 x^3))). The 2-byte floats compute in float32 and round once. Raises
+    ValueError, with TensorFlow's message, for integers."""
     del name
     x = _tensor(features)
     if x.dtype not in _FLOATS:
         raise ValueError("`features.dtype` must be a floating point tensor.Received:"
                          f"features.dtype={x.dtype!r}")
-    if approximate:
-        inner = _math.sqrt(2.0 / _math.pi) * (x + 0.044715 * (x * x * x))
-        return 0.5 * x * (1.0 + _mt.tanh(inner))
-    return 0.5 * x * (1.0 + _mt.erf(x * (1.0 / _math.sqrt(2.0))))
+    return _mt.gelu(x, bool(approximate))
 
 
 def leaky_relu(features, alpha=0.2, name=None):

@@ -241,6 +241,20 @@ void bind_copy_ops(nb::module_& m) {
         return nb::make_tuple(r.values, r.indices);
       },
       nb::arg("input"), nb::arg("k") = 1, nb::arg("sorted") = true);
+  // mt.scatter_nd and the tensor scatters convert their arguments as TensorFlow's do in
+  // Python (_scatter_ops.py).
+  m.def(
+      "scatter_nd",
+      [](const Tensor& indices, const Tensor& updates, std::vector<int64_t> shape) {
+        return scatter_nd(indices, updates, shape);
+      },
+      nb::call_guard<nb::gil_scoped_release>(), nb::arg("indices"), nb::arg("updates"),
+      nb::arg("shape"));
+  m.def("tensor_scatter_nd_update", &tensor_scatter_nd_update,
+        nb::call_guard<nb::gil_scoped_release>(), nb::arg("tensor"), nb::arg("indices"),
+        nb::arg("updates"));
+  m.def("tensor_scatter_nd_add", &tensor_scatter_nd_add, nb::call_guard<nb::gil_scoped_release>(),
+        nb::arg("tensor"), nb::arg("indices"), nb::arg("updates"));
   m.def(
       "zeros_like", [](nb::handle x) { return zeros_like(to_tensor(x)); }, nb::arg("input"));
   m.def(

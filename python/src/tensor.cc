@@ -208,6 +208,10 @@ void bind_ops(nb::module_& m) {
         return range(start, limit, delta, dtype);
       },
       Release(), nb::arg("start"), nb::arg("limit"), nb::arg("delta"), nb::arg("dtype"));
+  // mt.clip_by_value converts the bounds and checks their shapes as TensorFlow does
+  // (_clip_ops.py).
+  m.def("clip_by_value", &clip_by_value, Release(), nb::arg("t"), nb::arg("clip_value_min"),
+        nb::arg("clip_value_max"));
   m.def("matmul", &matmul, Release(), nb::arg("a"), nb::arg("b"), nb::arg("transpose_a") = false,
         nb::arg("transpose_b") = false, nb::arg("adjoint_a") = false, nb::arg("adjoint_b") = false);
   m.def(

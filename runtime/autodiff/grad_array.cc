@@ -167,6 +167,56 @@ Grads Grad<OpId::kCumsum>::run(const GradContext& c) {
   return {cumsum(c.output_grads[0], c.attrs.axis, c.attrs.exclusive, !c.attrs.reverse)};
 }
 
+// The slices of `g` that index rows of `indices` ([..., K]) name, as tf.gather_nd: g
+// viewed as [slices, ...] and gathered at each row's flat slice number (the rows were
+// checked by the forward op). Shape indices.shape[:-1] + g.shape[K:].
+Tensor gather_slices(const Tensor& g, const Tensor& indices) {
+  const Shape& out = g.shape();
+  const Shape& idx = indices.shape();
+  const int depth = static_cast<int>(idx.dim(idx.rank() - 1));
+  Ints rows(idx.dims().begin(), idx.dims().end() - 1);
+  Ints slice(out.dims().begin() + depth, out.dims().end());
+  Ints result = rows;
+  result.insert(result.end(), slice.begin(), slice.end());
+  if (depth == 0 || idx.num_elements() == 0) return zeros(result, g.dtype());
+  Ints flat_shape = {-1};
+  flat_shape.insert(flat_shape.end(), slice.begin(), slice.end());
+  Tensor flat;
+  if (depth == 1) {
+    flat = reshape(indices, rows);
+  } else {
+    std::vector<int64_t> strides(static_cast<size_t>(depth));
+    for (int64_t k = depth - 1, s = 1; k >= 0; --k) {
+      strides[static_cast<size_t>(k)] = s;
+      s *= out.dim(static_cast<int>(k));
+    }
+    flat = reduce_sum(mul(cast(indices, DType::kInt64), from_vector(strides, {depth})), -1);
+  }
+  return gather(reshape(g, flat_shape), flat, 0);
+}
+
+// ScatterNd: each update's gradient is its slice of the output's (gathered, as TensorFlow).
+template <>
+Grads Grad<OpId::kScatterNd>::run(const GradContext& c) {
+  return {Tensor(), gather_slices(c.output_grads[0], c.inputs[0])};
+}
+
+// TensorScatterUpdate: the tensor's gradient is the output's with zeros in the slices the
+// updates replaced; the updates take their slices of it.
+template <>
+Grads Grad<OpId::kTensorScatterUpdate>::run(const GradContext& c) {
+  const Tensor& g = c.output_grads[0];
+  const Tensor picked = gather_slices(g, c.inputs[1]);
+  return {tensor_scatter_nd_update(g, c.inputs[1], zeros_like(picked)), Tensor(), picked};
+}
+
+// TensorScatterAdd: the tensor's gradient is the output's; the updates take their slices.
+template <>
+Grads Grad<OpId::kTensorScatterAdd>::run(const GradContext& c) {
+  const Tensor& g = c.output_grads[0];
+  return {g, Tensor(), gather_slices(g, c.inputs[1])};
+}
+
 template <>
 Grads Grad<OpId::kSelectV2>::run(const GradContext& c) {
   const Tensor& g = c.output_grads[0];

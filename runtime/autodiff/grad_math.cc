@@ -147,3 +147,19 @@ Grads Grad<OpId::kCast>::run(const GradContext& c) {
 }
 
 }  // namespace mt::internal
+
+namespace mt::internal {
+
+// ClipByValue, as TensorFlow's: t's gradient passes where clip_value_min <= t <=
+// clip_value_max; each bound takes it where t lies beyond that bound, summed to its shape.
+template <>
+Grads Grad<OpId::kClipByValue>::run(const GradContext& c) {
+  const Tensor& g = c.output_grads[0];
+  const Tensor &t = c.inputs[0], &lo = c.inputs[1], &hi = c.inputs[2];
+  const Tensor zero = zeros_like(g);
+  const Tensor below = less(t, lo), above = greater(t, hi);
+  return {where(logical_or(below, above), zero, g), unbroadcast(where(below, g, zero), lo.shape()),
+          unbroadcast(where(above, g, zero), hi.shape())};
+}
+
+}  // namespace mt::internal

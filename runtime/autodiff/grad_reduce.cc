@@ -104,6 +104,27 @@ Grads Grad<OpId::kLogSoftmax>::run(const GradContext& c) {
   return {sub(g, mul(exp(y), reduce_sum(g, -1, true)))};
 }
 
+// Gelu: g * d/dx of TensorFlow's formula. Exact: Phi(x) + x * phi(x), that is
+// 0.5 * (1 + erf(x / sqrt(2))) + x * exp(-x^2 / 2) / sqrt(2 pi). Tanh form, with
+// u = c * (x + a * x^3) and t = tanh(u): 0.5 * (1 + t) + 0.5 * x * (1 - t^2) * c * (1 + 3 a x^2).
+template <>
+Grads Grad<OpId::kGelu>::run(const GradContext& c) {
+  const Tensor &g = c.output_grads[0], &x = c.inputs[0];
+  const auto k = [&](double v) { return scalar_like(x, v); };
+  const Tensor x2 = square(x);
+  if (c.attrs.approximate) {
+    const double sqrt_2_over_pi = 0.7978845608028654, a = 0.044715;
+    const Tensor t = tanh(mul(k(sqrt_2_over_pi), add(x, mul(k(a), mul(x, x2)))));
+    const Tensor outer = mul(k(0.5), add(k(1), t));
+    const Tensor inner = mul(mul(mul(k(0.5), x), sub(k(1), square(t))),
+                             mul(k(sqrt_2_over_pi), add(k(1), mul(k(3 * a), x2))));
+    return {mul(g, add(outer, inner))};
+  }
+  const Tensor cdf = mul(k(0.5), add(k(1), erf(mul(x, k(0.7071067811865476)))));
+  const Tensor pdf = mul(k(0.3989422804014327), exp(mul(k(-0.5), x2)));
+  return {mul(g, add(cdf, mul(x, pdf)))};
+}
+
 template <>
 Grads Grad<OpId::kBiasAdd>::run(const GradContext& c) {
   const Tensor& g = c.output_grads[0];

@@ -156,6 +156,22 @@ Tensor band_part(const Tensor& input, int64_t num_lower, int64_t num_upper) {
 
 }  // namespace linalg
 
+Tensor scatter_nd(const Tensor& indices, const Tensor& updates, const Ints& shape) {
+  OpAttrs attrs;
+  attrs.dims.assign(shape.begin(), shape.end());
+  const Tensor* inputs[] = {&indices, &updates};
+  return internal::value_or_throw(internal::execute(OpId::kScatterNd, inputs, attrs));
+}
+
+Tensor tensor_scatter_nd_update(const Tensor& tensor, const Tensor& indices,
+                                const Tensor& updates) {
+  return run_many(OpId::kTensorScatterUpdate, {tensor, indices, updates}, OpAttrs());
+}
+
+Tensor tensor_scatter_nd_add(const Tensor& tensor, const Tensor& indices, const Tensor& updates) {
+  return run_many(OpId::kTensorScatterAdd, {tensor, indices, updates}, OpAttrs());
+}
+
 Tensor zeros_like(const Tensor& input) { return run(OpId::kZerosLike, input, OpAttrs()); }
 Tensor ones_like(const Tensor& input) { return run(OpId::kOnesLike, input, OpAttrs()); }
 

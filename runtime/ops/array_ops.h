@@ -77,6 +77,17 @@ Tensor tile(const Tensor& input, const Ints& multiples);
 // Returns the running sum of `x` along `axis` (tf.math.cumsum): without element i when
 // `exclusive`, from the end when `reverse`.
 Tensor cumsum(const Tensor& x, int64_t axis = 0, bool exclusive = false, bool reverse = false);
+// Scatter (Note [Scatter] in kernels/scatter.h): `indices` (int32 or int64) of shape
+// [..., K] name slices of the output's first K dimensions, `updates` of shape
+// indices.shape[:-1] + output.shape[K:] fills them. An index row outside the output is
+// InvalidArgument ("indices[1] = [5] does not index into shape [4]") on every device.
+// scatter_nd adds the updates into zeros of `shape` (duplicates add) (tf.scatter_nd).
+Tensor scatter_nd(const Tensor& indices, const Tensor& updates, const Ints& shape);
+// Writes the updates into a copy of `tensor` (the last of duplicates wins on the CPU, any
+// one on a GPU) (tf.tensor_scatter_nd_update).
+Tensor tensor_scatter_nd_update(const Tensor& tensor, const Tensor& indices, const Tensor& updates);
+// Adds the updates into a copy of `tensor` (tf.tensor_scatter_nd_add).
+Tensor tensor_scatter_nd_add(const Tensor& tensor, const Tensor& indices, const Tensor& updates);
 // Returns a tensor of the input's shape and dtype filled with 0 (false) or 1 (true).
 Tensor zeros_like(const Tensor& input);
 Tensor ones_like(const Tensor& input);

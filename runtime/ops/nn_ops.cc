@@ -19,6 +19,14 @@ Tensor softmax(const Tensor& logits) { return run(OpId::kSoftmax, logits); }
 
 Tensor log_softmax(const Tensor& logits) { return run(OpId::kLogSoftmax, logits); }
 
+Tensor gelu(const Tensor& features, bool approximate) {
+  OpAttrs attrs;
+  attrs.approximate = approximate;
+  const Tensor* input = &features;
+  return internal::value_or_throw(
+      internal::execute(OpId::kGelu, absl::MakeConstSpan(&input, 1), attrs));
+}
+
 Tensor bias_add(const Tensor& value, const Tensor& bias) {
   const Tensor* inputs[] = {&value, &bias};
   return internal::value_or_throw(internal::execute(OpId::kBiasAdd, inputs, {}));

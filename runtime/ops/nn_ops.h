@@ -22,6 +22,11 @@ Tensor softmax(const Tensor& logits);
 // which stays finite where softmax underflows. Errors as softmax, naming LogSoftmax.
 Tensor log_softmax(const Tensor& logits);
 
+// Returns features * Phi(features), Phi the standard normal's distribution function
+// (0.5 * x * (1 + erf(x / sqrt(2)))), or with `approximate` tf.nn.gelu's tanh form; any
+// float dtype (the 2-byte ones computed in float32 and rounded once).
+Tensor gelu(const Tensor& features, bool approximate = false);
+
 // Adds the 1-D `bias` along the last axis of `value` (rank >= 2; BiasAdd, NHWC), any
 // numeric dtype; InvalidArgument when the bias's length is not the last dimension.
 Tensor bias_add(const Tensor& value, const Tensor& bias);

@@ -95,6 +95,11 @@ Tensor unsorted_segment_sum(const Tensor& data, const Tensor& segment_ids, int64
   return binary(OpId::kUnsortedSegmentSum, data, segment_ids, attrs);
 }
 
+Tensor clip_by_value(const Tensor& t, const Tensor& clip_value_min, const Tensor& clip_value_max) {
+  const Tensor* inputs[] = {&t, &clip_value_min, &clip_value_max};
+  return run(OpId::kClipByValue, inputs, kNoAttrs);
+}
+
 Tensor cast(const Tensor& x, DType dtype) {
   OpAttrs attrs;
   attrs.dst_dtype = dtype;

@@ -94,6 +94,11 @@ Tensor argmin(const Tensor& input, int64_t axis = 0, DType output_type = DType::
 // CPU and dropped on a GPU.
 Tensor unsorted_segment_sum(const Tensor& data, const Tensor& segment_ids, int64_t num_segments);
 
+// Returns `t` with each element limited to [clip_value_min, clip_value_max] (ClipByValue):
+// above the max it is the max, below the min the min (the min when min > max), a NaN stays
+// NaN. The bounds have t's dtype and broadcast to its shape without growing it.
+Tensor clip_by_value(const Tensor& t, const Tensor& clip_value_min, const Tensor& clip_value_max);
+
 // Converts to `dtype`. Cast has only a CPU kernel, as in TensorFlow's guide.
 Tensor cast(const Tensor& x, DType dtype);
 

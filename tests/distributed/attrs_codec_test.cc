@@ -1,7 +1,9 @@
 // Op attributes through worker.proto and back (distributed/tensor_codec.h): the fields of
 // the later rows (Cumsum's exclusive and reverse, Range's bounds, MirrorPad's mode, TopKV2's
-// k and sorted) survive the trip, and a message without them (a peer that predates them)
-// decodes to the defaults.
+// k and sorted, Gelu's approximate, ScatterNd's shape) survive the trip, and a message
+// without them (a peer that predates them) decodes to the defaults.
+#include <vector>
+
 #include "distributed/tensor_codec.h"
 #include "gtest/gtest.h"
 
@@ -60,11 +62,25 @@ TEST(AttrsCodecTest, RoundTripsPadAndTopKAttributes) {
   EXPECT_TRUE(back->sorted);
 }
 
+TEST(AttrsCodecTest, RoundTripsGeluAndScatterNdAttributes) {
+  OpAttrs attrs;
+  attrs.approximate = true;
+  attrs.dims = {5, 3, 33};  // ScatterNd's shape
+  distributed::proto::Attrs message;
+  encode_attrs(attrs, &message);
+  absl::StatusOr<OpAttrs> back = decode_attrs(message);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_TRUE(back->approximate);
+  EXPECT_EQ(std::vector<int64_t>(back->dims.begin(), back->dims.end()),
+            (std::vector<int64_t>{5, 3, 33}));
+}
+
 TEST(AttrsCodecTest, AnOlderMessageDecodesToTheDefaults) {
   absl::StatusOr<OpAttrs> back = decode_attrs(distributed::proto::Attrs());
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_FALSE(back->exclusive);
   EXPECT_FALSE(back->reverse);
+  EXPECT_FALSE(back->approximate);
   EXPECT_EQ(back->start.i, 0);
   EXPECT_EQ(back->limit.i, 0);
 }

@@ -81,6 +81,9 @@ constexpr Row kTable[] = {
     {OpId::kMirrorPad, {1, 1, 1, 1, 1, 1, 1}},
     {OpId::kMirrorPadGrad, {1, 1, 1, 1, 0, 1, 1}},
     {OpId::kTopKV2, {1, 1, 1, 1, 0, 1, 1}},
+    {OpId::kScatterNd, {1, 1, 1, 1, 0, 1, 1}},
+    {OpId::kTensorScatterUpdate, {1, 1, 1, 1, 1, 1, 1}},
+    {OpId::kTensorScatterAdd, {1, 1, 1, 1, 0, 1, 1}},
     {OpId::kRange, {1, 1, 1, 1, 0, 1, 1}},
     {OpId::kZerosLike, {1, 1, 1, 1, 1, 1, 1}},
     {OpId::kOnesLike, {1, 1, 1, 1, 1, 1, 1}},
@@ -110,6 +113,7 @@ constexpr Row kTable[] = {
     {OpId::kArgMin, {1, 1, 1, 1, 0, 1, 1}},
     {OpId::kBiasAdd, {1, 1, 1, 1, 0, 1, 1}},
     {OpId::kSparseSoftmaxCrossEntropyWithLogits, {1, 1, 0, 0, 0, 1, 1}},
+    {OpId::kGelu, {1, 1, 0, 0, 0, 1, 1}},
     {OpId::kConv2D, {1, 1, 0, 0, 0, 1, 1}},
     {OpId::kConv2DBackpropInput, {1, 1, 0, 0, 0, 1, 1}},
     {OpId::kConv2DBackpropFilter, {1, 1, 0, 0, 0, 1, 1}},
@@ -121,6 +125,7 @@ constexpr Row kTable[] = {
     {OpId::kFusedBatchNormGradV3, {1, 1, 0, 0, 0, 1, 1}},
     {OpId::kStopGradient, {1, 1, 1, 1, 1, 1, 1}},
     {OpId::kUnsortedSegmentSum, {1, 1, 1, 1, 0, 1, 1}},
+    {OpId::kClipByValue, {1, 1, 1, 1, 0, 1, 1}},
     {OpId::kVarHandleOp, {1, 1, 1, 1, 1, 1, 1}},
     {OpId::kReadVariableOp, {1, 1, 1, 1, 1, 1, 1}},
     {OpId::kAssignVariableOp, {1, 1, 1, 1, 1, 1, 1}},
@@ -165,6 +170,7 @@ OpAttrs well_formed_attrs(OpId op) {
   if (op == OpId::kSlice) attrs.dims = {0, 0}, attrs.dims2 = {-1, 1};
   if (op == OpId::kArgMax || op == OpId::kArgMin) attrs.dst_dtype = DType::kInt64;
   if (op == OpId::kUnsortedSegmentSum) attrs.depth = 3;
+  if (op == OpId::kScatterNd) attrs.dims = {2, 2};
   if (op == OpId::kConv2DBackpropInput || op == OpId::kAvgPoolGrad) attrs.dims = {1, 2, 2, 1};
   if (op == OpId::kConv2DBackpropFilter) attrs.dims = {1, 1, 1, 1};
   return attrs;
@@ -187,6 +193,11 @@ bool infer_accepts(OpId op, DType dtype) {
   std::vector<TensorMeta> in = {{&kSquare, dtype},
                                 {vector ? &kVector : &kSquare, index ? DType::kInt32 : dtype}};
   if (op == OpId::kSelectV2) in = {{&kSquare, DType::kBool}, {&kSquare, dtype}, {&kSquare, dtype}};
+  // The scatters: two index rows of two values, and an update element for each.
+  if (op == OpId::kScatterNd) in = {{&kSquare, DType::kInt32}, {&kVector, dtype}};
+  if (op == OpId::kTensorScatterUpdate || op == OpId::kTensorScatterAdd) {
+    in = {{&kSquare, dtype}, {&kSquare, DType::kInt32}, {&kVector, dtype}};
+  }
   const size_t arity = op_info(op).arity == kVariadic ? 1 : op_info(op).arity;
   while (in.size() < arity) in.push_back({&kSquare, dtype});  // ResourceApplyAdam's slots
   in.resize(arity);

@@ -796,6 +796,50 @@ TEST_F(BadInputTest, BandPartAndCumsumRejectBadRanksBoundsAndAxes) {
       "float16");
 }
 
+TEST_F(BadInputTest, ScattersRejectRowsOutsideTheOutputAndMismatchedUpdates) {
+  expect(
+      [] {
+        scatter_nd(constant({{1}, {5}}), constant({1.f, 2.f}), {4});
+      },
+      kInvalid, "[ScatterNd] indices[1] = [5] does not index into shape [4]");
+  expect(
+      [] {
+        scatter_nd(constant({{0}, {2}}), constant({1.f, 2.f, 3.f}), {3});
+      },
+      kInvalid,
+      "[ScatterNd] Dimensions [0,1) of indices[shape=[2,1]] must match dimensions [0,1) of "
+      "updates[shape=[3]]");
+  expect(
+      [] {
+        tensor_scatter_nd_update(matrix(), constant({{0, 3}}), constant({1.f}));
+      },
+      kInvalid, "[TensorScatterUpdate] indices[0] = [0, 3] does not index into shape [2,3]");
+  expect(
+      [] {
+        tensor_scatter_nd_add(matrix(), constant({{0.f}}), constant({{1.f, 2.f, 3.f}}));
+      },
+      kInvalid, "[TensorScatterAdd] indices must be int32 or int64, got float32");
+}
+
+TEST_F(BadInputTest, ClipByValueAndGeluRejectBadBoundsAndDtypes) {
+  expect(
+      [] {
+        clip_by_value(constant({1.f, 2.f, 3.f}), constant({0.f, 1.f}), constant(2.f));
+      },
+      kInvalid,
+      "[ClipByValue] clip_value_min and clip_value_max must broadcast to the shape of t "
+      "without growing it. t shape: [3] clip_value_min shape: [2] clip_value_max shape: []");
+  expect([] { clip_by_value(constant({1.f}), constant(0), constant(2.f)); }, kInvalid,
+         "[ClipByValue] dtypes differ: float32 vs int32");
+  expect(
+      [] {
+        nn::gelu(constant({1, 2}));
+      },
+      kInvalid,
+      "[Gelu] dtype int32 is not supported; expected one of float32, float64, bfloat16, "
+      "float16");
+}
+
 TEST_F(BadInputTest, RangeRejectsZeroAndWrongSignedDeltas) {
   expect([] { range(0, 5, 0, DType::kInt32); }, kInvalid, "[Range] Requires delta != 0: 0");
   expect([] { range(5, 0, 1, DType::kInt32); }, kInvalid,

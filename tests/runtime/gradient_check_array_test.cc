@@ -1,7 +1,8 @@
 // GradientTape's gradients of the array ops (and UnsortedSegmentSum) against float64 central
 // differences: the cases of gradient_check.h for reshape, transpose, expand_dims, squeeze,
 // concat, stack, split, slice, strided_slice, gather, broadcast_to, tile, band_part, cumsum,
-// pad (each mode), top_k, where and unsorted_segment_sum, with the attrs each op takes.
+// pad (each mode), top_k, where, unsorted_segment_sum and the scatters, with the attrs each
+// op takes.
 #include <tuple>
 #include <utility>
 
@@ -215,6 +216,35 @@ void add_broadcast_cases(std::vector<GradCase>& cases, RandomInputs& r) {
                    [column](const std::vector<Tensor>& x) { return where(column, x[0], x[1]); }});
 }
 
+// The scatters: ScatterNd with a duplicate row (its updates add) and with rows of two
+// indices (int64); TensorScatterUpdate with distinct rows (of duplicates only one update
+// reaches the output, which TensorFlow's gradient ignores); TensorScatterAdd with a
+// duplicate.
+void add_scatter_cases(std::vector<GradCase>& cases, RandomInputs& r) {
+  const Tensor dup = constant({{1}, {3}, {1}});
+  cases.push_back(
+      one(OpId::kScatterNd, "ScatterNd duplicate rows", r.uniform({3, 2}), [dup](const Tensor& u) {
+        return scatter_nd(dup, u, {5, 2});
+      }));
+  const Tensor pairs = constant(std::vector<int64_t>{0, 2, 1, 1, 1, 0}, {3, 2});
+  cases.push_back(
+      one(OpId::kScatterNd, "ScatterNd int64 rows of 2", r.uniform({3}), [pairs](const Tensor& u) {
+        return scatter_nd(pairs, u, {2, 3});
+      }));
+  const Tensor rows = constant({{2}, {0}});
+  cases.push_back({OpId::kTensorScatterUpdate,
+                   "TensorScatterUpdate of rows",
+                   {r.uniform({4, 3}), r.uniform({2, 3})},
+                   [rows](const std::vector<Tensor>& x) {
+                     return tensor_scatter_nd_update(x[0], rows, x[1]);
+                   }});
+  cases.push_back(
+      {OpId::kTensorScatterAdd,
+       "TensorScatterAdd duplicate rows",
+       {r.uniform({5, 2}), r.uniform({3, 2})},
+       [dup](const std::vector<Tensor>& x) { return tensor_scatter_nd_add(x[0], dup, x[1]); }});
+}
+
 }  // namespace
 
 std::vector<GradCase> array_grad_cases() {
@@ -225,6 +255,7 @@ std::vector<GradCase> array_grad_cases() {
   add_slice_cases(cases, r);
   add_gather_cases(cases, r);
   add_broadcast_cases(cases, r);
+  add_scatter_cases(cases, r);
   return cases;
 }
 

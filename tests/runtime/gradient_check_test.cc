@@ -425,6 +425,32 @@ void add_conv_cases(std::vector<GradCase>& cases, RandomInputs& r) {
   }
 }
 
+// ClipByValue: t on both sides of bounds that broadcast (a row of mins, a scalar max), every
+// element at least 0.1 from a bound; Gelu exact and in tanh form.
+void add_clip_gelu_cases(std::vector<GradCase>& cases, RandomInputs& r) {
+  const GradInput t{{2, 3}, {-1.5, -0.6, -0.1, 0.2, 0.7, 1.4}};
+  const GradInput lo{{3}, {-0.5, -0.7, -0.2}};
+  const GradInput hi{{}, {0.5}};
+  cases.push_back({OpId::kClipByValue,
+                   "ClipByValue (2, 3) between (3,) and ()",
+                   {t, lo, hi},
+                   [](const std::vector<Tensor>& x) { return clip_by_value(x[0], x[1], x[2]); }});
+  const GradInput same{{2, 3}, {-0.2, 0.8, 0.1, 0.3, -0.9, 0.0}};
+  cases.push_back({OpId::kClipByValue,
+                   "ClipByValue with bounds of t's shape",
+                   {t, same, r.uniform({2, 3}, 1.6, 2)},
+                   [](const std::vector<Tensor>& x) { return clip_by_value(x[0], x[1], x[2]); }});
+  for (bool approximate : {false, true}) {
+    for (const Ints& shape : {Ints{2, 3}, Ints{}}) {
+      cases.push_back(
+          {OpId::kGelu,
+           absl::StrCat("Gelu ", approximate ? "tanh " : "", str(shape)),
+           {r.uniform(shape, -3, 3)},
+           [approximate](const std::vector<Tensor>& x) { return nn::gelu(x[0], approximate); }});
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<GradCase> math_grad_cases() {
@@ -437,6 +463,7 @@ std::vector<GradCase> math_grad_cases() {
   add_nn_cases(cases, r);
   add_conv_cases(cases, r);
   add_batch_norm_cases(cases, r);
+  add_clip_gelu_cases(cases, r);
   return cases;
 }
 

@@ -193,6 +193,7 @@ class OpChain {
   Step draw_arg(int a);
   Step draw_nn(int a);
   Step draw_segment_sum(int a);
+  Step draw_clip(int a);
   Step draw_variable(int a);
   double predicted_bound(const Step& s) const;
   // op_chain_array_steps.h
@@ -208,6 +209,7 @@ class OpChain {
   void draw_band_or_scan(Step& s, const std::vector<int64_t>& shape);
   void draw_pad(Step& s, const std::vector<int64_t>& shape);
   void draw_top_k(Step& s, const std::vector<int64_t>& shape);
+  void draw_scatter(Step& s, const std::vector<int64_t>& shape);
   // op_chain_conv_steps.h
   Step draw_conv(int a);
   Step draw_batch_norm(int a);
@@ -341,9 +343,11 @@ inline Step OpChain::draw() {
     case 8:
       s = draw_arg(a);
       break;
-    case 12:
-      s = chance(0.5) ? draw_segment_sum(a) : draw_variable(a);
+    case 12: {
+      const int pick = uniform(0, 2);
+      s = pick == 0 ? draw_segment_sum(a) : pick == 1 ? draw_variable(a) : draw_clip(a);
       break;
+    }
     case 9:
     case 10:
       s = draw_array(a);
@@ -421,6 +425,7 @@ inline std::string OpChain::step_name(const Step& s) {
     case StepKind::kReduce:
       return absl::StrCat(op_info(s.op).cc_name, s.flag_a ? "_keep_dims" : "");
     case StepKind::kNn:
+      if (s.op == OpId::kGelu) return s.flag_a ? "gelu_approximate" : "gelu";
       return absl::StrCat(op_info(s.op).cc_name, s.flag_a ? "_and_grad" : "",
                           s.flag_a && s.flag_b ? "[1]" : "");
     default:

@@ -62,6 +62,11 @@ inline Step OpChain::draw_array(int a) {
     case OpId::kTopKV2:
       draw_top_k(s, shape);
       break;
+    case OpId::kScatterNd:
+    case OpId::kTensorScatterUpdate:
+    case OpId::kTensorScatterAdd:
+      draw_scatter(s, shape);
+      break;
     default:  // ZerosLike, OnesLike
       break;
   }
@@ -229,7 +234,8 @@ inline void OpChain::draw_index(Step& s, const std::vector<int64_t>& shape) {
   if (chance(0.5)) s.values = {uniform(-3, 3) * 1.0, uniform(-3, 3) * 1.0};
 }
 
-// BroadcastTo a shape that a's broadcasts to; Tile by multiples of 0 to 3.
+// BroadcastTo a shape that a's broadcasts to; Tile by multiples of 0 to 3. Bad: a last
+// dimension a's does not broadcast to (a negative one for a scalar).
 inline void OpChain::draw_broadcast(Step& s, const std::vector<int64_t>& shape) {
   static constexpr int64_t kDims[] = {0, 1, 2, 3, 5};
   const int rank = static_cast<int>(shape.size());
@@ -246,6 +252,7 @@ inline void OpChain::draw_broadcast(Step& s, const std::vector<int64_t>& shape) 
     if (chance(0.3)) s.dims.insert(s.dims.begin(), kDims[uniform(0, 4)]);
     if (grown * 5 > kMaxElements) s.dims = shape;
     if (bad && rank > 0) s.dims.back() = shape.back() == 1 ? -1 : shape.back() + 1;
+    if (bad && rank == 0) s.dims = {-1};  // a scalar broadcasts to any shape but a negative one
     return;
   }
   int64_t grown = n;
@@ -330,6 +337,67 @@ inline void OpChain::draw_select(Step& s, const std::vector<int64_t>& shape) {
     const int cond = operand(bad ? random_dtype() : DType::kBool, broadcastable(shape));
     s.inputs = {cond, a, operand(dtype, broadcastable(shape))};
   }
+}
+
+// ScatterNd of updates a (its first dimension counts the index rows; a scalar is one row of
+// rank-1 indices) into a fresh shape; TensorScatterUpdate and TensorScatterAdd into a, of
+// updates shaped as its slices. Index rows in range, distinct for TensorScatterUpdate (a GPU
+// keeps whichever duplicate comes last); bad: a row outside the output, which both backends
+// reject (rank-0 tensors fail as they are).
+inline void OpChain::draw_scatter(Step& s, const std::vector<int64_t>& shape) {
+  const int a = s.inputs[0];
+  const DType dtype = reference_[a].dtype;
+  const bool nd = s.op == OpId::kScatterNd;
+  const int rank = static_cast<int>(shape.size());
+  std::vector<int64_t> out, index_shape;
+  int64_t rows = 0;
+  int depth = 1;
+  if (nd) {
+    depth = uniform(1, 2);
+    for (int k = 0; k < depth; ++k) out.push_back(uniform(1, 3));
+    out.insert(out.end(), shape.begin() + std::min(rank, 1), shape.end());
+    rows = rank == 0 ? 1 : shape[0];
+    index_shape = rank == 0 ? std::vector<int64_t>{depth} : std::vector<int64_t>{rows, depth};
+    s.dims = out;
+  } else {
+    out = shape;
+    depth = uniform(1, std::max(rank, 1));
+    rows = uniform(0, 3);
+    index_shape = {rows, depth};
+  }
+  int64_t slices = 1;
+  for (int k = 0; k < depth && k < static_cast<int>(out.size()); ++k) slices *= out[k];
+  if (!nd && rank > 0) rows = std::min(rows, slices);  // distinct rows (none with a 0)
+  if (!nd && rank > 0) index_shape[0] = rows;
+  // Row r names slice picks[r]: distinct when updating, any when adding.
+  std::vector<int64_t> picks(static_cast<size_t>(std::max<int64_t>(slices, 0)));
+  for (size_t i = 0; i < picks.size(); ++i) picks[i] = static_cast<int64_t>(i);
+  for (size_t i = picks.size(); i > 1; --i)
+    std::swap(picks[i - 1], picks[uniform(0, static_cast<int>(i) - 1)]);
+  Step idx = leaf(chance(0.5) ? DType::kInt32 : DType::kInt64, index_shape);
+  for (int64_t r = 0; r < rows && slices > 0; ++r) {
+    int64_t at =
+        s.op == OpId::kTensorScatterUpdate ? picks[r] : uniform(0, static_cast<int>(slices) - 1);
+    for (int k = depth - 1; k >= 0; --k) {
+      if (k >= static_cast<int>(out.size())) continue;
+      idx.values[r * depth + k] = static_cast<double>(at % out[k]);
+      at /= out[k];
+    }
+  }
+  if (chance(kBadAttrs) && !idx.values.empty()) {
+    const size_t v = uniform(0, static_cast<int>(idx.values.size()) - 1);
+    const int k = static_cast<int>(v % depth);
+    idx.values[v] = chance(0.5) ? -1 : (k < static_cast<int>(out.size()) ? out[k] : 1);
+  }
+  add(idx);
+  const int index = static_cast<int>(steps_.size()) - 1;
+  if (nd) {
+    s.inputs = {index, a};
+    return;
+  }
+  std::vector<int64_t> updates = {rows};
+  if (depth <= rank) updates.insert(updates.end(), shape.begin() + depth, shape.end());
+  s.inputs = {a, index, operand(dtype, updates)};
 }
 
 }  // namespace mt::testing

@@ -109,7 +109,26 @@ inline Step OpChain::draw_nn(int a) {
     s.inputs.push_back(index_leaf(shape, last));
     s.flag_a = chance(0.3);  // the op's own wrapper: rank-2 logits only
     s.flag_b = chance(0.5);  // its gradient
+  } else if (s.op == OpId::kGelu) {
+    s.flag_a = chance(0.5);  // approximate
   }
+  return s;
+}
+
+// ClipByValue of a between bounds of a's dtype whose shapes broadcast to a's without growing
+// it; bad: a bound of another dtype or of a shape that grows a.
+inline Step OpChain::draw_clip(int a) {
+  Step s;
+  s.kind = StepKind::kClip;
+  s.op = OpId::kClipByValue;
+  const DType dtype = reference_[a].dtype;  // copies: operand() may grow reference_
+  const std::vector<int64_t> shape = shape_of(a);
+  const bool bad = chance(kBadAttrs);
+  const int lo = operand(dtype, broadcastable(shape));
+  std::vector<int64_t> hi_shape = broadcastable(shape);
+  if (bad && chance(0.5)) hi_shape.insert(hi_shape.begin(), 2);
+  const int hi = operand(bad ? random_dtype() : dtype, hi_shape);
+  s.inputs = {a, lo, hi};
   return s;
 }
 

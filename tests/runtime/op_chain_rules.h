@@ -81,7 +81,8 @@ inline bool rejected_on_cpu_only(const Step& s, const std::vector<Outcome>& refe
 // everywhere (Note [Same bits on every device] in kernels/random_math.h).
 inline bool computes_inexact(const Step& s) {
   const bool sums = s.kind == StepKind::kMatMul || s.kind == StepKind::kAddN ||
-                    s.kind == StepKind::kSegmentSum ||
+                    s.kind == StepKind::kSegmentSum || s.op == OpId::kScatterNd ||
+                    s.op == OpId::kTensorScatterAdd ||
                     (s.kind == StepKind::kReduce && s.op != OpId::kMax);
   return sums || (op_has_flag(s.op, kCostly) && !op_has_flag(s.op, kRandom));
 }

@@ -79,7 +79,7 @@ inline Tensor run_pad(const Step& s, const Tensor& x) {
 }
 
 // Runs an op of MT_ARRAY_OPS on `in` (GatherV2: params and indices; SelectV2: condition,
-// x and y; ConcatV2 and Pack: every input).
+// x and y; ConcatV2 and Pack: every input; the scatters: their inputs in order).
 inline Tensor run_array(const Step& s, const std::vector<Tensor>& in) {
   switch (s.op) {
     case OpId::kReshape:
@@ -128,6 +128,12 @@ inline Tensor run_array(const Step& s, const std::vector<Tensor>& in) {
       math::TopKResult r = math::top_k(in[0], s.count, s.flag_a);
       return s.pick == 0 ? r.values : r.indices;
     }
+    case OpId::kScatterNd:
+      return scatter_nd(in[0], in[1], s.dims);
+    case OpId::kTensorScatterUpdate:
+      return tensor_scatter_nd_update(in[0], in[1], in[2]);
+    case OpId::kTensorScatterAdd:
+      return tensor_scatter_nd_add(in[0], in[1], in[2]);
     default:
       return where(in[0], in[1], in[2]);
   }
@@ -142,6 +148,8 @@ inline Tensor run_nn(const Step& s, const std::vector<Tensor>& in) {
       return nn::log_softmax(in[0]);
     case OpId::kBiasAdd:
       return nn::bias_add(in[0], in[1]);
+    case OpId::kGelu:
+      return nn::gelu(in[0], s.flag_a);
     default:
       if (!s.flag_a) return nn::sparse_softmax_cross_entropy_with_logits(in[1], in[0]);
       auto [loss, grad] = nn::sparse_softmax_cross_entropy_with_logits_and_grad(in[1], in[0]);
@@ -259,6 +267,8 @@ inline Tensor run_op(const Step& s, const std::vector<Tensor>& in) {
       return run_nn(s, in);
     case StepKind::kSegmentSum:
       return unsorted_segment_sum(in[0], in[1], s.count);
+    case StepKind::kClip:
+      return clip_by_value(in[0], in[1], in[2]);
     case StepKind::kConv:
       return run_conv(s, in);
     case StepKind::kVariable:

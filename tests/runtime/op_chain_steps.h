@@ -44,6 +44,7 @@ enum class StepKind {
   kArray,       // a row of MT_ARRAY_OPS (op_chain_array_steps.h)
   kNn,          // a row of MT_NN_OPS
   kSegmentSum,  // UnsortedSegmentSum
+  kClip,        // ClipByValue
   kConv,        // a row of MT_CONV_OPS or MT_BATCH_NORM_OPS (op_chain_conv_steps.h)
   kVariable,    // a row of MT_RESOURCE_OPS: a variable made, assigned and read on the device
   kCast,
