@@ -17,7 +17,10 @@
 // InvalidArgument the CPU gives for that index, naming the device and saying it was
 // reported at the next synchronisation. Kernels replayed from a CUDA graph write the
 // same record (a capture's state is a copy of the device's). With several threads on one
-// device, the report goes to whichever thread waits first.
+// device, the report goes to whichever thread waits first. The report stays with the
+// device whose kernel met the index: a wait for another GPU that a copy of the output
+// reached does not take it. Waits that drop their status (the trace's, the bus timings')
+// use Device::wait_idle, which leaves it.
 //
 //   if (fault_pending(*fault)) return take_index_fault(*fault, device_name);
 
