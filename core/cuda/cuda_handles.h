@@ -1,6 +1,7 @@
 #pragma once
-// RAII owners of CUDA handles (a stream, an event, a cuBLAS handle, a device buffer, the
-// current device) and the one conversion of a cudaError_t into an absl::Status, for every
+// RAII owners of CUDA handles (a stream, an event, a cuBLAS handle, a device buffer, a
+// mapped host buffer, the current device) and the one conversion of a cudaError_t into an
+// absl::Status, for every
 // */cuda/ folder. Each handle is move-only, releases itself in the destructor (ignoring
 // the result: there is no one to report it to), and is made by a `create` on the current
 // device that returns the failure as a status naming the call. Host code only.
@@ -16,6 +17,7 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <cstring>
 #include <string>
 #include <utility>
 
@@ -158,6 +160,25 @@ class DeviceBuffer : public UniqueHandle<void*, cudaFree> {
       return handle_error("cudaMalloc", cudaGetErrorString(e), e == cudaErrorMemoryAllocation);
     }
     return DeviceBuffer(p);
+  }
+};
+
+// Zeroed pinned host memory that kernels can address (cudaHostAllocMapped, portable to
+// every device), freed with cudaFreeHost. With unified addressing, get() is also the
+// address kernels use.
+class MappedHostBuffer : public UniqueHandle<void*, cudaFreeHost> {
+ public:
+  using UniqueHandle::UniqueHandle;
+  // Allocates `bytes` (> 0) and zeroes them.
+  static absl::StatusOr<MappedHostBuffer> create(size_t bytes) {
+    void* p = nullptr;
+    cudaError_t e = cudaHostAlloc(&p, bytes, cudaHostAllocMapped | cudaHostAllocPortable);
+    if (e != cudaSuccess) {
+      cudaGetLastError();
+      return handle_error("cudaHostAlloc", cudaGetErrorString(e), e == cudaErrorMemoryAllocation);
+    }
+    std::memset(p, 0, bytes);
+    return MappedHostBuffer(p);
   }
 };
 

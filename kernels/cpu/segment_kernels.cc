@@ -1,6 +1,7 @@
 // CPU kernel of UnsortedSegmentSum: out[ids[i]] += data[i] row by row, in order (one thread:
 // the sums come out the same on every run). A negative id drops its row, as in TensorFlow;
-// an id at or past num_segments is InvalidArgument (the GPU drops it too).
+// an id at or past num_segments is InvalidArgument (the GPU drops it too and reports it at
+// the next synchronisation: Note [GPU index faults] in kernels/cuda/index_fault.h).
 #include <cstring>
 
 #include "kernels/cpu/cpu_kernels.h"

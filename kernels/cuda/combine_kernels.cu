@@ -1,9 +1,11 @@
 // GPU kernels of the array ops that join, split or index: ConcatV2, Pack, SplitV (the
 // pieces' 2-D copies in one launch) and GatherV2 (row copies), and OneHot.
 //
-// Note [GPU gather out of range]: an index outside [0, n) cannot be reported from a kernel
-// without a synchronisation, so, as TensorFlow's GPU kernel, the GPU writes zeros for it and
-// never reads outside params; the CPU returns InvalidArgument instead.
+// Note [GPU gather out of range]: for an index outside [0, n) the GPU writes zeros, as
+// TensorFlow's GPU kernel, and never reads outside params; it cannot return the CPU's
+// InvalidArgument without a synchronisation, so the row's first thread records the index
+// in the device's IndexFault, and the error comes at the next point where the host waits
+// for the device (Note [GPU index faults] in index_fault.h).
 //
 // Rows move as in Note [Row copies] (array_kernels.cu), with the helpers of row_copy.h: in
 // the widest unit of 16, 8, 4, 2 or 1 bytes that the layout allows, kUnroll units in flight
@@ -14,6 +16,7 @@
 
 #include "kernels/array_layout.h"
 #include "kernels/cuda/elementwise.h"
+#include "kernels/cuda/report_index.h"
 #include "kernels/cuda/row_copy.h"
 
 namespace mt::cuda {
@@ -153,19 +156,23 @@ absl::Status run_split(const KernelContext& ctx) {
 }
 
 // Output row t = o * k + j (`width` units) = params row o * n + idx[j], or zeros when idx[j]
-// is out of range (Note [GPU gather out of range]); (blockIdx.y, threadIdx.y) pick rows.
+// is out of range, which the row's first thread reports (Note [GPU gather out of range]);
+// (blockIdx.y, threadIdx.y) pick rows.
 template <typename U, typename I>
 __global__ void __launch_bounds__(kThreads, kRowBlocksPerSm)
     gather_rows(const U* params, const I* idx, U* out, IndexDivider k, int64_t n, int64_t width,
-                int64_t rows) {
+                int64_t rows, IndexReport report) {
   const int64_t c0 = int64_t{blockIdx.x} * blockDim.x * kUnroll + threadIdx.x;
   if (c0 >= width) return;
   for (int64_t t = int64_t{blockIdx.y} * blockDim.y + threadIdx.y; t < rows;
        t += int64_t{gridDim.y} * blockDim.y) {
     const int64_t o = static_cast<int64_t>(k.div(static_cast<uint64_t>(t)));
-    const int64_t v = static_cast<int64_t>(idx[t - o * static_cast<int64_t>(k.d)]);
-    const U* src = v >= 0 && v < n ? params + (o * n + v) * width : nullptr;
-    copy_units(src, out + t * width, c0, blockDim.x, width);
+    const int64_t j = t - o * static_cast<int64_t>(k.d);
+    const int64_t v = static_cast<int64_t>(idx[j]);
+    const bool good = v >= 0 && v < n;
+    if (!good && c0 == 0) report_bad_index(report, j, v, n);
+    copy_units(good ? params + (o * n + v) * width : nullptr, out + t * width, c0, blockDim.x,
+               width);
   }
 }
 
@@ -177,7 +184,10 @@ absl::Status gather_as(const KernelContext& ctx) {
   for (int d = 0; d < axis; ++d) outer *= params.dim(d);
   for (int d = axis + 1; d < params.rank(); ++d) inner *= params.dim(d);
   const int64_t n = params.dim(axis), k = ctx.inputs[1].shape->num_elements();
-  if (ctx.output.shape->num_elements() == 0) return absl::OkStatus();
+  const IndexReport report = index_report(OpId::kGatherV2, gpu_state(ctx), ctx.inputs[1].shape);
+  if (ctx.output.shape->num_elements() == 0) {  // the CPU still checks the indices
+    return launch_index_check(OpId::kGatherV2, gpu_state(ctx), ctx.inputs[1], n, false, report);
+  }
   const void* p = ctx.inputs[0].data;
   void* out = ctx.output.data;
   const int64_t row = inner * static_cast<int64_t>(dtype_size(ctx.output.dtype));
@@ -188,7 +198,8 @@ absl::Status gather_as(const KernelContext& ctx) {
     const RowGrid g = row_grid(gpu_state(ctx), row / unit, outer * k, 1);
     return launch(OpId::kGatherV2, gpu_state(ctx), g.grid, g.block, &gather_rows<U, I>,
                   static_cast<const U*>(p), static_cast<const I*>(ctx.inputs[1].data),
-                  static_cast<U*>(out), IndexDivider::make(k, outer * k), n, row / unit, outer * k);
+                  static_cast<U*>(out), IndexDivider::make(k, outer * k), n, row / unit, outer * k,
+                  report);
   });
 }
 

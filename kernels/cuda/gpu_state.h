@@ -13,6 +13,8 @@
 
 namespace mt::cuda {
 
+struct IndexFault;  // kernels/cuda/index_fault.h
+
 // The cuBLAS handle's lock and the math mode last set on it. cuBLAS forbids using one
 // handle from two host threads at once, and ops on one device may come from any thread.
 struct BlasLock {
@@ -42,10 +44,18 @@ struct GpuState {
   // in reduce_all.h). Null when the device has no scratch; those reductions then take two
   // passes.
   unsigned* reduce_tickets = nullptr;
+  // Where a kernel reports an index out of range (Note [GPU index faults] in
+  // index_fault.h): the logical device's record in mapped pinned host memory (its device
+  // address), and the claim word in device memory beside reduce_tickets. Null: kernels
+  // write zeros for a bad index and report nothing.
+  IndexFault* index_fault = nullptr;
+  unsigned long long* index_fault_claim = nullptr;
 };
 
-// The scratch each logical GPU allocates, and the bytes after it that hold reduce_tickets.
+// The scratch each logical GPU allocates, and the zeroed bytes after it that hold
+// reduce_tickets (at 0) and index_fault_claim (at kFaultClaimOffset).
 inline constexpr size_t kScratchBytes = size_t{1} << 20;
 inline constexpr size_t kTicketBytes = 256;
+inline constexpr size_t kFaultClaimOffset = 128;
 
 }  // namespace mt::cuda

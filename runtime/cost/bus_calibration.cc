@@ -98,7 +98,7 @@ BusModel measure_bus(const Runtime& rt) {
   time_link(&bus, Link::kHostToDevice, [&](size_t n) {
     absl::StatusOr<PendingUse> use = gpu.copy_from_device(on_gpu.get(), host, src.get(), n);
     if (!use.ok()) return false;
-    bool done = gpu.synchronize().ok();
+    bool done = gpu.wait_idle().ok();
     if (use->handle != nullptr) use->release(use->handle);
     return done;
   });
@@ -112,7 +112,7 @@ BusModel measure_bus(const Runtime& rt) {
     absl::StatusOr<PendingUse> use = other.copy_from_device(on_other.get(), gpu, on_gpu.get(), n);
     if (!use.ok()) return false;
     if (use->handle != nullptr) use->release(use->handle);
-    return other.synchronize().ok() && gpu.synchronize().ok();
+    return other.wait_idle().ok() && gpu.wait_idle().ok();
   });
   return bus;
 }

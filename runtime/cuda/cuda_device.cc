@@ -5,6 +5,7 @@
 #include "allocator/pools.h"
 #include "core/fault_injection.h"
 #include "core/status.h"
+#include "kernels/cuda/index_fault.h"
 #include "runtime/cuda/capture_handles.h"
 
 namespace mt::internal {
@@ -79,7 +80,21 @@ CudaDevice::CudaDevice(const GpuDeviceOptions& options, std::unique_ptr<Allocato
     state_.scratch_mu = &scratch_mu_;
     state_.reduce_tickets =
         reinterpret_cast<unsigned*>(static_cast<char*>(state_.scratch) + cuda::kScratchBytes);
+    if (handles_.index_fault.get() != nullptr) {
+      state_.index_fault = static_cast<cuda::IndexFault*>(handles_.index_fault.get());
+      state_.index_fault_claim = reinterpret_cast<unsigned long long*>(
+          static_cast<char*>(state_.scratch) + cuda::kScratchBytes + cuda::kFaultClaimOffset);
+    }
   }
+}
+
+absl::Status CudaDevice::take_index_fault() {
+  if (__builtin_expect(state_.index_fault == nullptr || !cuda::fault_pending(*state_.index_fault),
+                       1)) {
+    return absl::OkStatus();
+  }
+  MutexLock lock(&fault_mu_);
+  return cuda::take_index_fault(*state_.index_fault, name());
 }
 
 absl::Status CudaDevice::make_current() {
@@ -120,7 +135,8 @@ absl::Status CudaDevice::copy_to_host(void* dst, const void* src, size_t bytes) 
   // Wait for exactly this copy (and what precedes it), not for work enqueued after it.
   MT_ASSIGN_OR_RETURN(cuda::Event done, cuda::Event::create(cudaEventDisableTiming));
   MT_RETURN_IF_ERROR(cuda_check("cudaEventRecord", cudaEventRecord(done.get(), stream())));
-  return cuda_check("cudaEventSynchronize", cudaEventSynchronize(done.get()));
+  MT_RETURN_IF_ERROR(cuda_check("cudaEventSynchronize", cudaEventSynchronize(done.get())));
+  return take_index_fault();
 }
 
 // Note [Pinned host tensors]
@@ -166,6 +182,11 @@ absl::Status CudaDevice::copy_to_gpu(CudaDevice& to, void* dst, const void* src,
 }
 
 absl::Status CudaDevice::synchronize() {
+  MT_RETURN_IF_ERROR(wait_idle());
+  return take_index_fault();
+}
+
+absl::Status CudaDevice::wait_idle() {
   cuda::ScopedDevice scoped(state_.physical_device);
   MT_RETURN_IF_ERROR(scoped.status());
   return cuda_check("cudaStreamSynchronize", cudaStreamSynchronize(stream()));

@@ -8,6 +8,10 @@
 // to another GPU runs on the source's stream after waiting for the destination's stream,
 // and the destination then waits for the copy). So a freed block can be reused at once by
 // the next allocation: whatever used it before is earlier on the same stream.
+//
+// copy_to_host and synchronize, the waits for the device, return a bad index a kernel met
+// since the last such wait as InvalidArgument (Note [GPU index faults] in
+// kernels/cuda/index_fault.h).
 
 #include <functional>
 #include <memory>
@@ -24,8 +28,9 @@ class CudaDevice final : public Device {
   // What a logical GPU owns besides its pool.
   struct Handles {
     cuda::Stream stream;
-    cuda::CublasHandle cublas;   // bound to `stream`
-    cuda::DeviceBuffer scratch;  // kernel temporaries (GpuState::scratch)
+    cuda::CublasHandle cublas;           // bound to `stream`
+    cuda::DeviceBuffer scratch;          // kernel temporaries (GpuState::scratch)
+    cuda::MappedHostBuffer index_fault;  // a cuda::IndexFault (GpuState::index_fault)
     int num_sms = 0;
   };
 
@@ -42,6 +47,7 @@ class CudaDevice final : public Device {
   absl::StatusOr<PendingUse> copy_from_device(void* dst, Device& from, const void* src,
                                               size_t bytes) override;
   absl::Status synchronize() override;
+  absl::Status wait_idle() override;
   int hardware_ordinal() const override { return physical_id(); }
   uintptr_t stream_handle() const override { return reinterpret_cast<uintptr_t>(stream()); }
   bool idle() const override;
@@ -56,6 +62,10 @@ class CudaDevice final : public Device {
   void release_graph(void* graph) override;
 
  private:
+  // Returns the waiting report of a bad index, taken, as InvalidArgument; OK when none
+  // waits, after one load (Note [GPU index faults]). Call after waiting for the stream.
+  absl::Status take_index_fault();
+
   // Copies to `dst` on `to` from this device's `src`, ordered as Note [Stream order] says.
   absl::Status copy_to_gpu(CudaDevice& to, void* dst, const void* src, size_t bytes);
 
@@ -68,6 +78,7 @@ class CudaDevice final : public Device {
   Handles handles_;
   cuda::BlasLock blas_;
   internal::Mutex scratch_mu_;  // GpuState::scratch_mu
+  internal::Mutex fault_mu_;    // serialises the taking of index-fault reports
   cuda::GpuState state_;
   internal::Mutex capture_mu_;  // one capture at a time: they share capture_
   std::unique_ptr<CaptureHandles> capture_ ABSL_GUARDED_BY(capture_mu_);

@@ -12,6 +12,7 @@
 #include "allocator/sub_allocator.h"
 #include "core/cuda/cuda_handles.h"
 #include "core/status.h"
+#include "kernels/cuda/index_fault.h"
 #include "runtime/cuda/cuda_device.h"
 
 namespace mt::internal {
@@ -100,6 +101,9 @@ absl::StatusOr<std::unique_ptr<Device>> create_gpu_device(const GpuDeviceOptions
       "cudaMemsetAsync",
       cudaMemsetAsync(static_cast<char*>(handles.scratch.get()) + cuda::kScratchBytes, 0,
                       cuda::kTicketBytes, handles.stream.get())));
+  // Note [GPU index faults] in kernels/cuda/index_fault.h.
+  MT_ASSIGN_OR_RETURN(handles.index_fault,
+                      cuda::MappedHostBuffer::create(sizeof(cuda::IndexFault)));
   MT_RETURN_IF_ERROR(
       cuda::cuda_check("cudaDeviceGetAttribute",
                        cudaDeviceGetAttribute(&handles.num_sms, cudaDevAttrMultiProcessorCount,

@@ -60,7 +60,9 @@ class Device {
   virtual absl::Status copy_from_host(void* dst, const void* src, size_t bytes) = 0;
 
   // Copies `bytes` of this device's buffer `src` to host memory, waiting for the work that
-  // produces `src` and for the copy itself.
+  // produces `src` and for the copy itself. On a GPU, then returns InvalidArgument for an
+  // index out of range that a kernel met since the last wait (Note [GPU index faults] in
+  // kernels/cuda/index_fault.h), the bytes copied all the same.
   virtual absl::Status copy_to_host(void* dst, const void* src, size_t bytes) = 0;
 
   // Copies `bytes` from `src`, a buffer of device `from`, into `dst` on this device,
@@ -75,8 +77,12 @@ class Device {
   bool pinned_host_memory() const { return pinned_host_memory_; }
   void set_pinned_host_memory(bool pinned) { pinned_host_memory_ = pinned; }
 
-  // Waits for everything enqueued on this device.
+  // Waits for everything enqueued on this device; on a GPU, then reports a bad index as
+  // copy_to_host does.
   virtual absl::Status synchronize() = 0;
+  // Waits as synchronize() does but leaves a bad-index report to the next wait: for
+  // callers that drop the status (the trace's clock alignment, the bus timings).
+  virtual absl::Status wait_idle() { return synchronize(); }
 
   // For DLPack: the CUDA device ordinal of a GPU (0 on the CPU), and the stream its work
   // runs on as an integer (0 on the CPU).

@@ -64,7 +64,8 @@ Tensor strided_slice(const Tensor& input, const Ints& begin, const Ints& end,
                      const Ints& strides = {}, const StridedSliceOptions& options = {});
 
 // Gathers slices of `params` along `axis` at `indices` (int32 or int64). An index out of
-// [0, dim) is InvalidArgument on the CPU; on a GPU it gives zeros (as TensorFlow's).
+// [0, dim) is InvalidArgument; a GPU writes zeros for it (as TensorFlow's) and reports it
+// at the next wait for the device (Note [GPU index faults] in kernels/cuda/index_fault.h).
 Tensor gather(const Tensor& params, const Tensor& indices, int64_t axis = 0);
 // One-hot encodes int32/int64 `indices` along a new `axis` (-1: last) of size `depth`;
 // indices out of [0, depth) give rows of off_value.

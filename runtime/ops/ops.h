@@ -90,8 +90,8 @@ Tensor argmin(const Tensor& input, int64_t axis = 0, DType output_type = DType::
 
 // Sums the rows of `data` into `num_segments` rows by `segment_ids` (int32 or int64, whose
 // shape prefixes data's): output row s is the sum of the data rows whose id is s, zeros
-// when none. A negative id drops its row; an id >= num_segments is InvalidArgument on the
-// CPU and dropped on a GPU.
+// when none. A negative id drops its row; an id >= num_segments is InvalidArgument (a GPU
+// drops its row and reports it at the next wait for the device).
 Tensor unsorted_segment_sum(const Tensor& data, const Tensor& segment_ids, int64_t num_segments);
 
 // Returns `t` with each element limited to [clip_value_min, clip_value_max] (ClipByValue):

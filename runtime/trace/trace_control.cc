@@ -105,7 +105,7 @@ void start() {
   std::vector<int64_t> ref_ns;
   for (int i = 0; i < n; ++i) {
     snapshots.push_back(internal::take_snapshot(rt->device(i)));
-    (void)rt->device(i).synchronize();  // a failing device simply keeps host times
+    (void)rt->device(i).wait_idle();  // a failing device simply keeps host times
     marks.push_back(rt->device(i).record_mark());
     ref_ns.push_back(internal::trace_now_ns());
   }
@@ -143,7 +143,7 @@ void stop() {
     s.recording = false;
     rt = s.rt;
   }
-  for (int i = 0; i < rt->num_devices(); ++i) (void)rt->device(i).synchronize();
+  for (int i = 0; i < rt->num_devices(); ++i) (void)rt->device(i).wait_idle();
   MutexLock lock(&s.mu);
   const internal::TickScale scale = internal::TickScale::of(s);
   for (internal::TraceEvent& e : s.events) e = scale.apply(e);

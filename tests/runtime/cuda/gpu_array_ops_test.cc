@@ -212,16 +212,23 @@ TEST_F(GpuArrayOpsTest, OneHotMatchesTheCpu) {
   }
 }
 
-// Note [GPU gather out of range] in kernels/cuda/combine_kernels.cu.
-TEST_F(GpuArrayOpsTest, GatherOutOfRangeGivesZerosOnTheGpu) {
+// Note [GPU gather out of range] in kernels/cuda/combine_kernels.cu: the call returns, the
+// zeros are written, and the next host read reports the CPU's error; a kernel that read
+// params at the bad index would give 4 (the next row) instead of a zero.
+TEST_F(GpuArrayOpsTest, GatherOutOfRangeWritesZerosAndIsReportedAtTheNextHostRead) {
   Tensor params, idx;
   {
     DeviceScope cpu("/CPU:0");
-    params = constant({1.f, 2.f, 3.f});
-    idx = constant({0, 7, -1, 2});
+    params = constant({{1.f, 2.f, 3.f}, {4.f, 5.f, 6.f}});
+    idx = constant({3, 0});
   }
   DeviceScope gpu("/GPU:0");
-  EXPECT_EQ(host(gather(params, idx)), (std::vector<float>{1, 0, 0, 3}));
+  const Tensor out = gather(params, idx, 1);
+  testing::expect([&] { host(out); }, absl::StatusCode::kInvalidArgument,
+                  "[GatherV2] indices[0] = 3 is not in [0, 3) (on "
+                  "/job:localhost/replica:0/task:0/device:GPU:0; reported at the next "
+                  "synchronisation)");
+  EXPECT_EQ(host(out), (std::vector<float>{0, 1, 0, 4}));  // taken: the next read is clean
 }
 
 }  // namespace
