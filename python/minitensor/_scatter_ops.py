@@ -17,7 +17,8 @@ def scatter_nd(indices, updates, shape, name=None):
     its first dimensions; duplicates add). InvalidArgumentError, with TensorFlow's message,
     for a row outside the shape."""
     del name
-    return _mt.scatter_nd(convert_to_tensor(indices), convert_to_tensor(updates), _dims(shape))
+    return _mt.scatter_nd(convert_to_tensor(indices), convert_to_tensor(updates),
+                          _dims(shape, "scatter_nd"))
 
 
 def tensor_scatter_nd_update(tensor, indices, updates, name=None):
