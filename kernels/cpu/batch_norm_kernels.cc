@@ -192,10 +192,16 @@ absl::Status batch_norm_grad_kernel(const KernelContext& ctx) {
     dscale[c] = U(sums[l.channels + c]);
     k[c] = U(scale[c] * r[c]);
     ur[c] = U(r[c]);
-    mean_dy[c] = attrs.is_training ? U(sums[c] / n) : U(0);
-    mean_dyx[c] = attrs.is_training ? U(sums[l.channels + c] / n) : U(0);
+    mean_dy[c] = U(sums[c] / n);
+    mean_dyx[c] = U(sums[l.channels + c] / n);
   }
   T* dx = static_cast<T*>(ctx.outputs[0].data);
+  if (!attrs.is_training) {
+    // Inference: x_backprop = dy * scale / sqrt(var + epsilon), x not read (an inf in x
+    // would make NaN of xhat times a zero mean; TensorFlow's is finite).
+    for_each_element(l, [&](int64_t j, int64_t c) { dx[j] = T(k[c] * U(wide(dy[j]))); });
+    return absl::OkStatus();
+  }
   for_each_element(l, [&](int64_t j, int64_t c) {
     const U xhat = (U(wide(x[j])) - mean[c]) * ur[c];
     dx[j] = T(k[c] * (U(wide(dy[j])) - mean_dy[c] - xhat * mean_dyx[c]));

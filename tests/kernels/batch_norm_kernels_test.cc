@@ -3,6 +3,7 @@
 // and NCHW, on every float dtype; the gradient against central differences of the
 // reference; the shape function's errors.
 #include <cmath>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -223,6 +224,29 @@ void check_gradient(bool training) {
 TEST(FusedBatchNormGradKernelTest, TrainingMatchesCentralDifferences) { check_gradient(true); }
 
 TEST(FusedBatchNormGradKernelTest, InferenceMatchesCentralDifferences) { check_gradient(false); }
+
+// Inference's x_backprop is dy * scale / sqrt(var + epsilon): an inf or NaN in x reaches
+// only scale_backprop (TensorFlow 2.21: dx [0.9995004, 1.9997501], dscale [inf, nan]).
+TEST(FusedBatchNormGradKernelTest, InferenceXBackpropDoesNotReadX) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  BnCall call{{1.0, 2.0}, {0.0, 0.0}, {0.0, 0.0}, {1.0, 4.0}};
+  call.training = false;
+  const absl::StatusOr<std::vector<HostTensor>> out = run_cpu_all(
+      OpId::kFusedBatchNormGradV3,
+      {HostTensor::make<float>({1, 1, 1, 2}, {1.0f, 2.0f}),
+       HostTensor::make<float>({1, 1, 1, 2}, {inf, nan}), vector_tensor(call.scale, DType::kFloat32),
+       vector_tensor(call.mean, DType::kFloat32), vector_tensor(call.var, DType::kFloat32)},
+      bn_attrs(call, false));
+  ASSERT_TRUE(out.ok()) << out.status();
+  const std::vector<float> dx = (*out)[0].values<float>();
+  EXPECT_NEAR(dx[0], 0.9995004f, 1e-6);
+  EXPECT_NEAR(dx[1], 1.9997501f, 1e-6);
+  const std::vector<float> dscale = (*out)[1].values<float>();
+  EXPECT_EQ(dscale[0], inf);
+  EXPECT_TRUE(std::isnan(dscale[1]));
+  EXPECT_EQ((*out)[2].values<float>(), (std::vector<float>{1.0f, 2.0f}));
+}
 
 // The metas of a FusedBatchNormV3 call: x of `x`, scale and offset of `c` channels, mean
 // and variance of `stats` elements.
