@@ -5,8 +5,8 @@
 // of the N = indices.num_elements() / K index rows names one slice of the output (its
 // remaining dimensions, `slice` elements), which the update of the same row fills. ScatterNd
 // adds the updates into zeros (duplicates add), TensorScatterAdd into a copy of the tensor,
-// TensorScatterUpdate writes them (on the CPU in order, so the last duplicate wins; on the
-// GPU one of them). An index row outside the output is InvalidArgument with TensorFlow's
+// TensorScatterUpdate writes them in order, so the last duplicate wins (on the GPU too:
+// Note [Last duplicate wins] in cuda/scatter_kernels.cu). An index row outside the output is InvalidArgument with TensorFlow's
 // message ("indices[1] = [5] does not index into shape [4]") on both backends: the CPU
 // checks every row before writing; the GPU checks them in a kernel, reads the first bad
 // row's position back (the op waits for its stream) and writes nothing when there is one.

@@ -6,7 +6,8 @@
 // atomic add: float32, float64 and the integers natively, the 2-byte floats by a
 // compare-and-swap of their 32-bit word, adding in float32) or writes its element. Sums of
 // floats may come out in any order, so they can differ from the CPU's in the last bits;
-// integer sums are exact.
+// integer sums are exact. TensorScatterUpdate keeps the last of duplicate rows, as the CPU
+// does (Note [Last duplicate wins]).
 #include <cstdint>
 #include <memory>
 #include <type_traits>
@@ -76,6 +77,82 @@ __global__ void __launch_bounds__(kThreads)
       atomic_add(dst, upd[i]);
     }
   }
+}
+
+// Note [Last duplicate wins]: TensorScatterUpdate's rows may name one slice twice; the CPU
+// writes them in order, so the last one stays. On the GPU a first kernel lets every row
+// claim its slice with atomicMax(row + 1) in a table of `window` slices from `base` (the
+// device's scratch, under its lock), and a second writes only the elements of each slice's
+// winner. An output with more slices than the table holds takes one such pair of kernels
+// per window of slices; a call of one row writes at once.
+template <typename I>
+__global__ void __launch_bounds__(kThreads)
+    claim_slices(ScatterLayout l, const I* idx, int64_t base, int64_t window,
+                 unsigned long long* winner) {
+  for (int64_t n = int64_t{blockIdx.x} * kThreads + threadIdx.x; n < l.num_updates;
+       n += int64_t{gridDim.x} * kThreads) {
+    const int64_t at = scatter_offset(l, idx + n * l.depth) - base;
+    if (at >= 0 && at < window) atomicMax(winner + at, static_cast<unsigned long long>(n + 1));
+  }
+}
+
+template <typename T, typename I>
+__global__ void __launch_bounds__(kThreads)
+    write_winners(ScatterLayout l, const I* idx, const T* upd, T* out, int64_t base,
+                  int64_t window, const unsigned long long* winner) {
+  const int64_t total = l.num_updates * l.slice;
+  for (int64_t i = int64_t{blockIdx.x} * kThreads + threadIdx.x; i < total;
+       i += int64_t{gridDim.x} * kThreads) {
+    const int64_t n = i / l.slice, j = i - n * l.slice;
+    const int64_t at = scatter_offset(l, idx + n * l.depth);
+    if (at < base || at - base >= window) continue;
+    if (winner[at - base] != static_cast<unsigned long long>(n + 1)) continue;
+    out[at * l.slice + j] = upd[i];
+  }
+}
+
+// Writes the updates of TensorScatterUpdate's rows, the last of duplicates winning, with a
+// table of `capacity` slices at `table` (device memory).
+template <typename T, typename I>
+absl::Status write_last_duplicates(const GpuState& state, const ScatterLayout& l, const I* idx,
+                                   const T* upd, T* out, unsigned long long* table,
+                                   int64_t capacity) {
+  constexpr OpId kOp = OpId::kTensorScatterUpdate;
+  const int64_t cap = int64_t{sm_count(state)} * 32;
+  const unsigned rows_grid = std::min<int64_t>(grid_for(l.num_updates, kThreads), cap);
+  const unsigned grid = std::min<int64_t>(grid_for(l.num_updates * l.slice, kThreads), cap);
+  for (int64_t base = 0; base < l.num_slices; base += capacity) {
+    const int64_t window = std::min(capacity, l.num_slices - base);
+    MT_RETURN_IF_ERROR(cuda_status(
+        kOp, "cudaMemsetAsync",
+        cudaMemsetAsync(table, 0, sizeof(*table) * window, state.stream)));
+    MT_RETURN_IF_ERROR(
+        launch(kOp, state, rows_grid, kThreads, &claim_slices<I>, l, idx, base, window, table));
+    MT_RETURN_IF_ERROR(launch(kOp, state, grid, kThreads, &write_winners<T, I>, l, idx, upd, out,
+                              base, window, static_cast<const unsigned long long*>(table)));
+  }
+  return absl::OkStatus();
+}
+
+template <typename T, typename I>
+absl::Status update_in_order(const GpuState& state, const ScatterLayout& l, const I* idx,
+                             const T* upd, T* out) {
+  if (state.scratch != nullptr) {
+    internal::MutexLock lock(state.scratch_mu);  // Note [Scratch between launches]
+    const int64_t capacity =
+        static_cast<int64_t>(state.scratch_bytes / sizeof(unsigned long long));
+    return write_last_duplicates(state, l, idx, upd, out,
+                                 static_cast<unsigned long long*>(state.scratch), capacity);
+  }
+  const int64_t capacity = std::min<int64_t>(l.num_slices, int64_t{1} << 17);
+  void* raw = nullptr;
+  MT_RETURN_IF_ERROR(cuda_status(OpId::kTensorScatterUpdate, "cudaMalloc",
+                                 cudaMalloc(&raw, sizeof(unsigned long long) * capacity)));
+  const std::unique_ptr<void, CudaFree> owned(raw);
+  MT_RETURN_IF_ERROR(write_last_duplicates(state, l, idx, upd, out,
+                                           static_cast<unsigned long long*>(raw), capacity));
+  // cudaFree waits for the device; the kernels above are done with the table by then.
+  return absl::OkStatus();
 }
 
 // Finds the first index row outside the output with `first` (8 bytes of device memory) and
@@ -148,6 +225,12 @@ absl::Status run_scatter_as(const KernelContext& ctx) {
   }
   const int64_t work = l.num_updates * l.slice;
   if (work == 0) return absl::OkStatus();
+  if constexpr (kOp == OpId::kTensorScatterUpdate) {
+    if (l.num_updates > 1) {
+      return update_in_order(state, l, idx, static_cast<const T*>(updates.data),
+                             static_cast<T*>(ctx.output.data));
+    }
+  }
   const unsigned grid = std::min<int64_t>(grid_for(work, kThreads), int64_t{sm_count(state)} * 32);
   return launch(kOp, state, grid, kThreads, &scatter<kOp, T, I>, l, idx,
                 static_cast<const T*>(updates.data), static_cast<T*>(ctx.output.data));

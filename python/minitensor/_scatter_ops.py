@@ -23,7 +23,7 @@ def scatter_nd(indices, updates, shape, name=None):
 
 def tensor_scatter_nd_update(tensor, indices, updates, name=None):
     """Returns a copy of ``tensor`` with the slices ``indices`` name replaced by ``updates``
-    (converted to its dtype); of duplicate rows the last wins on the CPU."""
+    (converted to its dtype); of duplicate rows the last wins, on a GPU too."""
     del name
     tensor = convert_to_tensor(tensor)
     return _mt.tensor_scatter_nd_update(tensor, convert_to_tensor(indices),

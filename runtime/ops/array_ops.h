@@ -84,8 +84,8 @@ Tensor cumsum(const Tensor& x, int64_t axis = 0, bool exclusive = false, bool re
 // InvalidArgument ("indices[1] = [5] does not index into shape [4]") on every device.
 // scatter_nd adds the updates into zeros of `shape` (duplicates add) (tf.scatter_nd).
 Tensor scatter_nd(const Tensor& indices, const Tensor& updates, const Ints& shape);
-// Writes the updates into a copy of `tensor` (the last of duplicates wins on the CPU, any
-// one on a GPU) (tf.tensor_scatter_nd_update).
+// Writes the updates into a copy of `tensor` (the last of duplicates wins, on a GPU too)
+// (tf.tensor_scatter_nd_update).
 Tensor tensor_scatter_nd_update(const Tensor& tensor, const Tensor& indices, const Tensor& updates);
 // Adds the updates into a copy of `tensor` (tf.tensor_scatter_nd_add).
 Tensor tensor_scatter_nd_add(const Tensor& tensor, const Tensor& indices, const Tensor& updates);

@@ -89,7 +89,7 @@ TEST_F(GpuScatterClipGeluTest, ScattersMatchTheCpu) {
     expect_same(
         "scatter_nd and tensor_scatter_nd_add",
         [&](DType d) {
-          const Tensor rows = indices(index, {1, 0, 4, 1, 1, 3, 2, 2}, {4, 2});
+          const Tensor rows = indices(index, {1, 0, 4, 1, 1, 0, 2, 2}, {4, 2});
           const Tensor many = indices(index, {7, 0, 7, 299, 5, 7}, {6, 1});
           return std::vector{
               scatter_nd(rows, input(d, {4, 33}), {5, 3, 33}),
@@ -99,15 +99,18 @@ TEST_F(GpuScatterClipGeluTest, ScattersMatchTheCpu) {
               scatter_nd(indices(index, {}, {0, 1}), input(d, {0}), {4})};
         },
         kNumericDTypes);
-    // Distinct rows (a GPU keeps any one of duplicates).
+    // The last of duplicate rows wins, as on the CPU (Note [Last duplicate wins]); the
+    // output of 300000 slices spans three windows of the GPU's table.
     expect_same(
         "tensor_scatter_nd_update",
         [&](DType d) {
-          const Tensor rows = indices(index, {1, 0, 4, 1, 0, 2}, {3, 2});
+          const Tensor rows = indices(index, {1, 0, 4, 1, 0, 2, 1, 0, 4, 1}, {5, 2});
+          const Tensor far = indices(index, {5, 299999, 5, 200000, 299999, 5, 7}, {7, 1});
           return std::vector{
-              tensor_scatter_nd_update(input(d, {5, 3, 33}), rows, input(d, {3, 33}, 4)),
+              tensor_scatter_nd_update(input(d, {5, 3, 33}), rows, input(d, {5, 33}, 4)),
               tensor_scatter_nd_update(input(d, {5, 3}), indices(index, {4, 0}, {2, 1}),
-                                       input(d, {2, 3}, 5))};
+                                       input(d, {2, 3}, 5)),
+              tensor_scatter_nd_update(input(d, {300000}), far, input(d, {7}, 6))};
         },
         kDTypes);
   }
