@@ -374,7 +374,7 @@ inline Step OpChain::draw() {
 
 inline std::string OpChain::describe(size_t n) const {
   std::vector<std::string> lines;
-  for (size_t i = 0; i < n && i < steps_.size(); ++i) {
+  for (size_t i = 0; i < n && i < steps_.size() && i < reference_.size(); ++i) {
     const Step& s = steps_[i];
     std::string attrs;
     if (s.axes) absl::StrAppend(&attrs, " axes [", absl::StrJoin(*s.axes, ", "), "]");
@@ -405,10 +405,18 @@ inline std::string OpChain::describe(size_t n) const {
       absl::StrAppend(&attrs, " values (", absl::StrJoin(s.values, ", "), ") seed ",
                       s.seed ? absl::StrCat(*s.seed) : "none");
     }
+    // A source says what it made and where; an op, its reference outcome (or error code).
+    const bool source = s.kind == StepKind::kLeaf || s.kind == StepKind::kFill;
+    const Outcome& r = reference_[i];
+    const std::string result =
+        source ? absl::StrCat(" dtype ", dtype_name(s.dtype), " shape (",
+                              absl::StrJoin(s.shape, ", "), ") leaf on ", devices_[s.device])
+        : r.code != absl::StatusCode::kOk
+            ? absl::StrCat(" -> error ", absl::StatusCodeToString(r.code))
+            : absl::StrCat(" -> dtype ", dtype_name(r.dtype), " shape (",
+                           absl::StrJoin(r.shape, ", "), ")");
     lines.push_back(absl::StrCat("  v", i, " = ", step_name(s), "(v",
-                                 absl::StrJoin(s.inputs, ", v"), ") dtype ", dtype_name(s.dtype),
-                                 " shape (", absl::StrJoin(s.shape, ", "), ") leaf on ",
-                                 devices_[s.device], attrs));
+                                 absl::StrJoin(s.inputs, ", v"), ")", result, attrs));
   }
   return absl::StrJoin(lines, "\n");
 }

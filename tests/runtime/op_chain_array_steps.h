@@ -341,9 +341,9 @@ inline void OpChain::draw_select(Step& s, const std::vector<int64_t>& shape) {
 
 // ScatterNd of updates a (its first dimension counts the index rows; a scalar is one row of
 // rank-1 indices) into a fresh shape; TensorScatterUpdate and TensorScatterAdd into a, of
-// updates shaped as its slices. Index rows in range, distinct for TensorScatterUpdate (a GPU
-// keeps whichever duplicate comes last); bad: a row outside the output, which both backends
-// reject (rank-0 tensors fail as they are).
+// updates shaped as its slices. Index rows in range, duplicates allowed (they add, or the
+// last one wins on both backends); bad: a row outside the output, which both backends reject
+// (rank-0 tensors fail as they are).
 inline void OpChain::draw_scatter(Step& s, const std::vector<int64_t>& shape) {
   const int a = s.inputs[0];
   const DType dtype = reference_[a].dtype;
@@ -367,17 +367,11 @@ inline void OpChain::draw_scatter(Step& s, const std::vector<int64_t>& shape) {
   }
   int64_t slices = 1;
   for (int k = 0; k < depth && k < static_cast<int>(out.size()); ++k) slices *= out[k];
-  if (!nd && rank > 0) rows = std::min(rows, slices);  // distinct rows (none with a 0)
+  if (!nd && rank > 0) rows = std::min(rows, slices);  // none when a dimension is 0
   if (!nd && rank > 0) index_shape[0] = rows;
-  // Row r names slice picks[r]: distinct when updating, any when adding.
-  std::vector<int64_t> picks(static_cast<size_t>(std::max<int64_t>(slices, 0)));
-  for (size_t i = 0; i < picks.size(); ++i) picks[i] = static_cast<int64_t>(i);
-  for (size_t i = picks.size(); i > 1; --i)
-    std::swap(picks[i - 1], picks[uniform(0, static_cast<int>(i) - 1)]);
   Step idx = leaf(chance(0.5) ? DType::kInt32 : DType::kInt64, index_shape);
   for (int64_t r = 0; r < rows && slices > 0; ++r) {
-    int64_t at =
-        s.op == OpId::kTensorScatterUpdate ? picks[r] : uniform(0, static_cast<int>(slices) - 1);
+    int64_t at = uniform(0, static_cast<int>(slices) - 1);
     for (int k = depth - 1; k >= 0; --k) {
       if (k >= static_cast<int>(out.size())) continue;
       idx.values[r * depth + k] = static_cast<double>(at % out[k]);
