@@ -104,7 +104,7 @@ void FunctionRecorder::record_op(OpId op, const OpAttrs& attrs, KernelFn kernel,
       step.inputs.push_back(id);
       id = add_value(ValueKind::kMade, *copy.impl());
       values_[copy.impl()] = id;
-      held_.push_back(copy);
+      name_weakly(copy.impl());
       step.outputs.push_back(id);
     }
     in.push_back(id);
@@ -120,7 +120,7 @@ void FunctionRecorder::record_op(OpId op, const OpAttrs& attrs, KernelFn kernel,
   for (const Tensor& out : outputs) {
     const ValueId id = add_value(ValueKind::kMade, *out.impl());
     values_[out.impl()] = id;
-    held_.push_back(out);
+    name_weakly(out.impl());
     step.outputs.push_back(id);
   }
 }
@@ -138,9 +138,13 @@ ValueId FunctionRecorder::add_variable_buffer(const std::shared_ptr<VariableStat
   const ValueId id = add_value(ValueKind::kVariable, *impl);
   graph_->values[id].index = it->second;
   values_[impl] = id;
+  name_weakly(impl);
+  return id;
+}
+
+void FunctionRecorder::name_weakly(TensorImpl* impl) {
   weak_ref(impl);
   weak_.push_back(impl);
-  return id;
 }
 
 void FunctionRecorder::variable_moved(const std::shared_ptr<VariableState>& state,
@@ -161,8 +165,7 @@ void FunctionRecorder::variable_moved(const std::shared_ptr<VariableState>& stat
   step.outputs.push_back(snapshot);
   old_it->second = snapshot;
   values_[new_value] = variable;
-  weak_ref(new_value);
-  weak_.push_back(new_value);
+  name_weakly(new_value);
 }
 
 void FunctionRecorder::add_host_scalar(const Tensor& value, std::function<double()> compute) {
@@ -201,7 +204,7 @@ void FunctionRecorder::record_merge(absl::Span<const Tensor> exports, MergeFn me
   for (const Tensor& t : imports) {
     const ValueId id = add_value(ValueKind::kMade, *t.impl());
     values_[t.impl()] = id;
-    held_.push_back(t);
+    name_weakly(t.impl());
     step.outputs.push_back(id);
   }
 }

@@ -16,9 +16,13 @@
 //   - anything else, a tensor from outside or a source op's output (_EagerConst, Fill): a
 //     constant the function holds, unless host_scalar() made it a parameter written again
 //     before each replay (runtime/function/host_values.h).
-// The recorder holds strong references to the values it made (so no later tensor takes an
-// address it has named) and to constants, but only weak ones to variables' buffers, whose
-// reference count decides whether an assignment writes in place.
+// The recorder holds strong references to constants only. The values it made and the
+// variables' buffers it saw it holds by weak references (Note [Weak tensor references]):
+// no later tensor takes an address it has named, yet a made value's buffer goes back to the
+// pool when the body drops it, as in eager code, so a trace needs no more memory than an
+// eager call (holding them all once made tracing a GPT-2 step need the sum of its
+// intermediates), and a variable's reference count still decides whether an assignment
+// writes in place.
 //
 // Note [Variables moved during a trace]: an assignment to a variable whose value is also
 // held elsewhere writes a fresh buffer (Note [Variables write in place]); the old buffer
@@ -132,13 +136,14 @@ class FunctionRecorder {
   ValueId value_of(TensorImpl* impl);
   ValueId add_value(ValueKind kind, const TensorImpl& impl);
   ValueId add_variable_buffer(const std::shared_ptr<VariableState>& state, TensorImpl* impl);
+  // Holds `impl` (a tensor the caller holds) by a weak reference until the recorder goes.
+  void name_weakly(TensorImpl* impl);
 
   FunctionRecorder* saved_;
   bool recording_ = true;
   std::vector<Tensor> args_;
   absl::flat_hash_map<const TensorImpl*, ValueId> values_;
-  std::vector<Tensor> held_;       // the values made and the constants (strong)
-  std::vector<TensorImpl*> weak_;  // the variables' buffers seen (weak)
+  std::vector<TensorImpl*> weak_;  // the values made and the variables' buffers seen (weak)
   absl::flat_hash_map<const VariableState*, int> variable_index_;
   std::unique_ptr<FunctionGraph> graph_;
   std::vector<std::pair<ValueId, OpId>> random_values_;
