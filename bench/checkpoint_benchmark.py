@@ -292,6 +292,11 @@ def main():
         parser.error("--repeats must be at least 1 and --gib positive")
     started = time.perf_counter()
     device = args.device or ("GPU:0" if mt.config.list_physical_devices("GPU") else "CPU:0")
+    if not args.no_peers:
+        # The peers share the process: minitensor's GPU pools grow as needed instead of
+        # reserving the whole card at the first allocation (TensorFlow's default).
+        for gpu in mt.config.list_physical_devices("GPU"):
+            mt.config.experimental.set_memory_growth(gpu, True)
     root = tempfile.mkdtemp(prefix="mt_ckpt_bench_", dir=args.dir)
     nbytes = max(CHUNK, int(args.gib * (1 << 30)) // CHUNK * CHUNK)
     variables = make_variables(nbytes, device)

@@ -60,11 +60,18 @@ def minitensor_figures(args, config, device, token_batches):
             if mode == "eager":
                 step = step.python_function
             batches = [(mt.constant(x), mt.constant(y)) for x, y in token_batches]
-            seconds, loss = time_steps(step, batches, args.warmup, float)  # a read waits
-        loss = float(loss)
-        info = mt.config.experimental.get_memory_info(device)
-        yield mode, (seconds, loss, info.get("peak", 0), model.count())
+            try:
+                seconds, loss = time_steps(step, batches, args.warmup, float)  # a read waits
+            except mt.errors.ResourceExhaustedError as e:
+                # Out of memory: said on the mode's line, and the peers still run.
+                yield mode, str(e).splitlines()[0]
+                seconds = None
+        if seconds is not None:
+            loss = float(loss)
+            info = mt.config.experimental.get_memory_info(device)
+            yield mode, (seconds, loss, info.get("peak", 0), model.count())
         del model, optimizer, step, batches
+        loss = None
         mt.config.experimental.release_unused_memory(device)
 
 
@@ -142,6 +149,10 @@ def main():
     args = parser.parse_args()
     config = gpt.CONFIGS[args.config]
     layers, heads, width, context, vocab = config
+    # PyTorch shares the card: minitensor's pools grow as needed instead of reserving the
+    # whole GPU at the first allocation (TensorFlow's default, and minitensor's).
+    for gpu in mt.config.list_physical_devices("GPU"):
+        mt.config.experimental.set_memory_growth(gpu, True)
     seq = min(args.seq, context)
     device = args.device or ("GPU:0" if mt.config.list_physical_devices("GPU") else "CPU:0")
     rng = np.random.default_rng(1)
@@ -168,6 +179,9 @@ def main():
     rows = {}
 
     def report(name, figures):
+        if isinstance(figures, str):
+            print(f"{name:22}failed: {figures}", flush=True)
+            return
         seconds, loss, peak_bytes, params = figures
         rows[name] = figures
         mfu = (flops_per_token(params, layers, width, seq) * tokens / seconds / 1e12 / peak
