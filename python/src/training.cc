@@ -105,7 +105,10 @@ void bind_optimizers(nb::module_& m) {
              o.apply_gradients(grads);
            })
       .def_prop_ro("iterations", &optimizers::Optimizer::iterations)
-      .def_prop_ro("_learning_rate", &optimizers::Optimizer::learning_rate);
+      .def_prop_ro("_learning_rate", &optimizers::Optimizer::learning_rate)
+      .def("_set_learning_rate", [](optimizers::Optimizer& o, nb::handle lr) {
+        o.set_learning_rate(learning_rate(lr));
+      });
   nb::class_<optimizers::SGD, optimizers::Optimizer>(m, "_SGD").def(
       "__init__", [](optimizers::SGD* o, nb::handle lr, double momentum, bool nesterov) {
         new (o) optimizers::SGD(learning_rate(lr), momentum, nesterov);

@@ -60,6 +60,10 @@ class Optimizer {
   int64_t iterations() const { return iterations_; }
   // Returns the learning rate of the next step.
   double learning_rate() const { return learning_rate_.at(iterations_); }
+  // Replaces the learning rate (Keras's `optimizer.learning_rate = x`). The next step uses
+  // it, and so does every later replay of an mt::Function that applies this optimizer: the
+  // step's scalars read the rate when they run (Note [Host values of a step]).
+  void set_learning_rate(LearningRate learning_rate) { learning_rate_ = std::move(learning_rate); }
 
   // Internal (checkpoints): returns the slot variables made for `var` so far, by index.
   std::vector<Variable> slot_variables(const Variable& var) const;

@@ -145,3 +145,49 @@ def test_a_learning_rate_of_another_kind_raises_kerass_error():
             "or a callable (that takes in the current iteration value and returns the "
             "corresponding learning rate value). Received instead: learning_rate=x")):
         mt.keras.optimizers.SGD(learning_rate="x")
+
+
+@pytest.mark.parametrize("make", [mt.keras.optimizers.SGD, mt.keras.optimizers.Adam],
+                         ids=["SGD", "Adam"])
+def test_a_set_learning_rate_reaches_eager_steps_and_every_replay(make):
+    # Keras's `optimizer.learning_rate = x` (what ReduceLROnPlateau does): the next step
+    # uses it, eagerly and in a function traced before the change, which never retraces.
+    def run(as_function):
+        opt = make(learning_rate=0.1)
+        v = mt.Variable([1.0, -2.0])
+
+        def step():
+            opt.apply_gradients([(mt.constant([1.0, 0.5]), v)])
+            return v.read_value()
+
+        f = mt.function(step) if as_function else step
+        out = [f().numpy().tolist()]
+        for rate in (0.5, mt.constant(0.25), lambda: 0.05, 1e-3):
+            opt.learning_rate = rate
+            out.append(f().numpy().tolist())
+        if as_function:
+            assert f.experimental_get_tracing_count() == 1
+        return out, opt
+
+    eager, opt = run(False)
+    traced, _ = run(True)
+    assert traced == eager
+    assert opt.learning_rate == pytest.approx(1e-3)
+    if make is mt.keras.optimizers.SGD:  # v - lr * g at each step
+        expected = [1.0 - 0.1, 1.0 - 0.1 - 0.5, 1.0 - 0.1 - 0.5 - 0.25]
+        np.testing.assert_allclose([row[0] for row in eager[:3]], expected, rtol=1e-6)
+
+
+def test_setting_the_learning_rate_follows_keras():
+    opt = mt.keras.optimizers.SGD(learning_rate=S.ExponentialDecay(0.1, 10, 0.5))
+    with pytest.raises(TypeError, match="hence its learning rate is not settable"):
+        opt.learning_rate = 0.3
+    opt.learning_rate = S.ExponentialDecay(0.2, 10, 0.5)  # another schedule is taken
+    assert opt.learning_rate == pytest.approx(0.2)
+    plain = mt.keras.optimizers.SGD(learning_rate=0.1)
+    with pytest.raises(TypeError, match=re_escape("Cannot convert 'x' to EagerTensor of dtype float")):
+        plain.learning_rate = "x"
+    assert plain.learning_rate == pytest.approx(0.1)  # unchanged by the refused value
+    plain.learning_rate = S.ExponentialDecay(0.1, 10, 0.5)
+    with pytest.raises(TypeError, match="not settable"):
+        plain.learning_rate = 0.5

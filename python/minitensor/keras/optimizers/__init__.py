@@ -121,6 +121,27 @@ class Optimizer:
     def learning_rate(self):
         return self._impl._learning_rate
 
+    @learning_rate.setter
+    def learning_rate(self, value):
+        """Keras's setter: a number, a scalar tensor, a schedule or a callable; the next
+        step and every later replay of a function that applies this optimizer use it. A rate
+        that is a schedule takes no number (Keras's TypeError)."""
+        if not callable(value):
+            if isinstance(getattr(self, "_learning_rate_fn", None),
+                          schedules.LearningRateSchedule):
+                raise TypeError(
+                    "This optimizer was created with a `LearningRateSchedule` object as its "
+                    "`learning_rate` constructor argument, hence its learning rate is not "
+                    "settable. If you need the learning rate to be settable, you should "
+                    "instantiate the optimizer with a float `learning_rate` argument.")
+            if isinstance(value, (str, bytes)) or not (
+                    isinstance(value, numbers.Real) or hasattr(value, "__float__")):
+                raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype float")
+        rate = self._rate(value)
+        self._impl._set_learning_rate(rate)
+        if not callable(value):
+            self._learning_rate_fn = None  # the callable it replaces may go
+
 
 class SGD(Optimizer):
     def __init__(self, learning_rate=0.01, momentum=0.0, nesterov=False, name="SGD",
