@@ -9,6 +9,7 @@
 // the producer's __dlpack__(stream=...), so the producer orders its work before ours.
 #include <nanobind/ndarray.h>
 
+#include <string>
 #include <vector>
 
 #include "python/src/bindings.h"
@@ -32,9 +33,77 @@ nb::tuple dlpack_device(const Tensor& t) {
   return nb::make_tuple(dlpack_device_type(impl), impl.device->hardware_ordinal());
 }
 
+// Note [DLPack device requests]: DLPack 1.0's consumer may ask for its own device
+// (dl_device) and say whether a copy is wanted (copy: None when allowed, True always,
+// False never). A request for the CPU of a GPU tensor, or copy=True for a CPU tensor, is
+// served by a host copy exported instead (np.from_dlpack(t, device="cpu")); copy=False
+// with a GPU tensor and a CPU consumer, any other device, or copy=True of a GPU tensor on
+// its own device is BufferError, as the array API asks. Without a request the tensor's own
+// buffer is exported, as before.
+
+// Returns a DLPack capsule over a host copy of `impl`'s elements.
+nb::object dlpack_host_copy(const internal::TensorImpl& impl, nb::kwargs kwargs) {
+  char* host = new char[impl.bytes() > 0 ? impl.bytes() : 1];
+  nb::capsule owner(host, [](void* p) noexcept { delete[] static_cast<char*>(p); });
+  if (impl.bytes() > 0) {
+    nb::gil_scoped_release release;
+    internal::throw_if_error(impl.device->copy_to_host(host, impl.data, impl.bytes()));
+  }
+  std::vector<size_t> shape(impl.shape.dims().begin(), impl.shape.dims().end());
+  nb::ndarray<nb::array_api> view(host, shape.size(), shape.data(), owner, nullptr,
+                                  dlpack_dtype(impl.dtype), kDLCPU, 0);
+  return nb::cast(view).attr("__dlpack__")(**kwargs);
+}
+
 // Returns a DLPack capsule over `t`'s buffer (the producer side of the protocol).
 nb::object dlpack(const Tensor& t, nb::kwargs kwargs) {
   internal::TensorImpl& impl = *t.impl();
+  // Note [DLPack device requests]: the request is answered here; nanobind's own
+  // __dlpack__ sees neither key.
+  nb::object copy = nb::none(), want = nb::none();
+  if (kwargs.contains("copy")) {
+    copy = kwargs["copy"];
+    PyDict_DelItemString(kwargs.ptr(), "copy");
+  }
+  if (kwargs.contains("dl_device")) {
+    want = kwargs["dl_device"];
+    PyDict_DelItemString(kwargs.ptr(), "dl_device");
+  }
+  const int type = dlpack_device_type(impl);
+  const int ordinal = impl.device->hardware_ordinal();
+  bool host_copy = copy.is(nb::bool_(true));
+  if (!want.is_none()) {
+    int want_type = -1, want_id = -1;
+    if (nb::isinstance<nb::tuple>(want) && nb::len(want) == 2 &&
+        nb::isinstance<nb::int_>(want[0]) && nb::isinstance<nb::int_>(want[1])) {
+      want_type = nb::cast<int>(want[0]);
+      want_id = nb::cast<int>(want[1]);
+    }
+    const bool own = want_type == type && want_id == ordinal;
+    if (!own && !(want_type == kDLCPU && want_id == 0)) {
+      throw nb::buffer_error(("[__dlpack__] a tensor on " + t.device() +
+                              " can be exported to its own device or the CPU, (1, 0); not to " +
+                              std::string(nb::repr(want).c_str()))
+                                 .c_str());
+    }
+    if (!own) {
+      if (copy.is(nb::bool_(false))) {
+        throw nb::buffer_error(("[__dlpack__] a tensor on " + t.device() +
+                                " reaches the CPU only by a copy, and copy=False forbids one")
+                                   .c_str());
+      }
+      host_copy = true;
+    }
+  }
+  if (host_copy) {
+    if (type != kDLCPU && want.is_none()) {
+      throw nb::buffer_error(("[__dlpack__] copy=True of a tensor on " + t.device() +
+                              " to its own device is not supported; dl_device=(1, 0) copies "
+                              "it to the host")
+                                 .c_str());
+    }
+    return dlpack_host_copy(impl, kwargs);
+  }
   internal::share_buffer(
       impl);  // the consumer may write it: no cached copy (runtime/cost/copy_cache.h)
   if (impl.device->type() == DeviceType::kGPU) {

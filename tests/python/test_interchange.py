@@ -129,3 +129,34 @@ def test_gpu_tensor_has_no_host_buffer_but_converts(needs_gpu):
         memoryview(t)
     assert np.asarray(t).tolist() == [1.0, 2.0]
     assert np.asarray(t.numpy()).tolist() == [1.0, 2.0]
+
+
+def test_dlpack_honours_the_consumers_device_and_copy_requests():
+    # DLPack 1.0 (Note [DLPack device requests] in python/src/dlpack.cc): device="cpu" is
+    # the tensor's own memory here; copy=True a writable host copy; other devices refuse.
+    with mt.device("/CPU:0"):
+        t = mt.constant([[1.0, 2.0], [3.0, 4.0]])
+    same = np.from_dlpack(t, device="cpu")
+    assert host_pointer(same) == host_pointer(np.asarray(t))
+    assert host_pointer(np.from_dlpack(t, copy=False)) == host_pointer(np.asarray(t))
+    copied = np.from_dlpack(t, copy=True)
+    assert host_pointer(copied) != host_pointer(np.asarray(t))
+    copied[0, 0] = 9.0
+    assert t.numpy().tolist() == [[1.0, 2.0], [3.0, 4.0]]
+    with pytest.raises(BufferError, match=r"can be exported to its own device or the CPU, "
+                                          r"\(1, 0\); not to \(2, 0\)"):
+        t.__dlpack__(dl_device=(2, 0))
+
+
+def test_a_gpu_tensor_reaches_numpy_through_dlpack_by_a_host_copy(needs_gpu):
+    with mt.device("/GPU:0"):
+        t = mt.constant([[1.0, 2.0], [3.0, 4.0]])
+    assert t.__dlpack_device__()[0] == 2
+    a = np.from_dlpack(t, device="cpu")
+    np.testing.assert_array_equal(a, [[1.0, 2.0], [3.0, 4.0]])
+    a[0, 0] = 5.0  # the consumer's own copy
+    assert t.numpy()[0, 0] == 1.0
+    with pytest.raises(BufferError, match="reaches the CPU only by a copy, and copy=False"):
+        np.from_dlpack(t, device="cpu", copy=False)
+    with pytest.raises(BufferError, match="copy=True of a tensor on .*GPU:0 to its own device"):
+        t.__dlpack__(copy=True)
