@@ -125,3 +125,24 @@ def test_placement_policy_switches_between_priority_and_cost(tmp_path):
         "placement policy must be one of 'priority', 'cost', got 'fastest'",
         "False", "True", "priority"]
     assert "placement history" in r.stderr and "not loaded" in r.stderr
+
+
+def test_log_lines_follow_a_replaced_sys_stderr_as_in_a_notebook():
+    # A notebook replaces sys.stderr and never shows the process's file descriptor 2:
+    # without a sink of the user's, the lines go through sys.stderr (TensorFlow #24686).
+    r = run_python("""
+        import io, sys
+        import minitensor as mt
+        a = mt.constant([1.0])
+        notebook = io.StringIO()
+        sys.stderr = notebook
+        mt.debugging.set_log_device_placement(True)
+        mt.add(a, a)
+        mt.debugging.set_log_device_placement(False)
+        sys.stderr = sys.__stderr__
+        print(notebook.getvalue().strip())
+    """, env=dict(os.environ, CUDA_VISIBLE_DEVICES=""))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip().splitlines()[-1] == (
+        "Executing op AddV2 in device /job:localhost/replica:0/task:0/device:CPU:0")
+    assert "Executing op" not in r.stderr
