@@ -11,6 +11,7 @@ from ._clip_ops import clip_by_norm
 from ._composite_reductions import l2_normalize, moments
 from ._dropout import dropout, stateless_dropout
 from ._converted_ops import cast
+from ._depthwise_conv import depthwise_conv2d
 from ._index_ops import where
 from ._constant_op import convert_to_tensor
 from ._sort_ops import top_k  # tf.nn.top_k is tf.math.top_k
@@ -31,7 +32,8 @@ max_pool, avg_pool = _conv_ops.max_pool, _conv_ops.avg_pool
 fused_batch_norm = _batch_norm.fused_batch_norm
 batch_normalization = _batch_norm.batch_normalization
 
-__all__ = sorted({*_rows, *_conv_ops.__all__, *_batch_norm.__all__, "bias_add", "dropout",
+__all__ = sorted({*_rows, *_conv_ops.__all__, *_batch_norm.__all__, "bias_add",
+           "depthwise_conv2d", "dropout",
            "elu", "embedding_lookup", "experimental", "gelu",
            "l2_normalize", "leaky_relu", "log_softmax", "moments", "relu", "relu6",
            "sigmoid_cross_entropy_with_logits", "silu", "softmax",
