@@ -194,6 +194,31 @@ TEST_F(FunctionTest, ASchedulesLearningRateIsReadAtEveryReplay) {
   EXPECT_EQ(traced_w.read_value().to_vector<float>(), eager_w.read_value().to_vector<float>());
 }
 
+// optimizer.set_learning_rate between calls (Keras's `optimizer.learning_rate = x`): the
+// replays of a function traced before the change use the new rate, as eager steps do.
+TEST_F(FunctionTest, ASetLearningRateReachesLaterReplays) {
+  Variable eager_w(constant({1.f, -2.f})), traced_w(constant({1.f, -2.f}));
+  Variable fixed_w(constant({1.f, -2.f}));  // at 0.1 throughout: the rates must matter
+  optimizers::Adam eager_adam(0.1), traced_adam(0.1), fixed_adam(0.1);
+  Function f([&](absl::Span<const Tensor> a) -> std::vector<Tensor> {
+    traced_adam.apply_gradients({{a[0], traced_w}});
+    return {};
+  });
+  const double rates[] = {0.1, 0.5, 0.01};
+  for (int i = 0; i < 6; ++i) {
+    const Tensor g = constant({0.5f * i - 1, 1.f});
+    eager_adam.set_learning_rate(rates[i / 2]);
+    traced_adam.set_learning_rate(rates[i / 2]);
+    eager_adam.apply_gradients({{g, eager_w}});
+    fixed_adam.apply_gradients({{g, fixed_w}});
+    f({g});
+  }
+  EXPECT_EQ(f.tracing_count(), 1);
+  EXPECT_NE(fixed_w.read_value().to_vector<float>(), eager_w.read_value().to_vector<float>());
+  EXPECT_EQ(traced_adam.learning_rate(), 0.01);
+  EXPECT_EQ(traced_w.read_value().to_vector<float>(), eager_w.read_value().to_vector<float>());
+}
+
 TEST_F(FunctionTest, ErrorsComeFromTheCallWithTheOpsName) {
   Function f(
       [](absl::Span<const Tensor> a) -> std::vector<Tensor> { return {matmul(a[0], a[1])}; });
