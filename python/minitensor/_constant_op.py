@@ -32,7 +32,7 @@ def constant(value: Any, dtype: Optional[DTypeLike] = None,
     """Creates a tensor (_EagerConst) from a Python scalar, a nested list or a NumPy array,
     on the device the current ``mt.device`` scope asks for."""
     if isinstance(value, _mt._Variable):
-        value = value.read_value()
+        value = _mt._variable_value(value)  # cast inside a mixed-precision layer's call
         if dtype is not None:  # TensorFlow casts a variable's value, but no other tensor
             return _mt.cast(value, as_dtype(dtype))
     if isinstance(value, Tensor):
@@ -54,7 +54,7 @@ def convert_to_tensor(value: Any, dtype: Optional[DTypeLike] = None,
                       name: Optional[str] = None) -> Tensor:
     """Returns ``value`` if it is a tensor (of ``dtype``), else ``constant(value, dtype)``."""
     if isinstance(value, _mt._Variable):
-        value = value.read_value()
+        value = _mt._variable_value(value)  # cast inside a mixed-precision layer's call
     if isinstance(value, Tensor):
         if dtype is not None and as_dtype(dtype) != value.dtype:
             raise ValueError(f"Tensor conversion requested dtype {as_dtype(dtype).name} "

@@ -6,9 +6,12 @@
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 
+#include <optional>
+
 #include "core/dtype.h"
 #include "runtime/config.h"
 #include "runtime/eager/tensor.h"
+#include "runtime/train/variable.h"
 
 namespace mt::python {
 
@@ -53,6 +56,16 @@ void bind_distributed(nb::module_& m);
 void bind_function(nb::module_& m);
 // __dlpack__, __dlpack_device__ and from_dlpack (dlpack.cc); after bind_tensor.
 void bind_dlpack(nb::module_& m);
+
+// Note [Autocast]: Keras's mixed precision reads a layer's floating variables in its
+// compute dtype while the layer's call runs. The Python Layer sets this thread's autocast
+// dtype around the call (_set_autocast); wherever a variable converts to a tensor (the
+// implicit conversion of an op's argument, convert_to_tensor) the read is then cast, which
+// the tape differentiates back to the variable's own dtype. Unset, a read is the value.
+inline thread_local std::optional<DType> t_autocast;
+
+// Returns `v`'s value, cast to the autocast dtype when one is set and `v` is floating.
+Tensor variable_value(const Variable& v);
 
 // The buffer protocol of Tensor (dlpack.cc): a read-only view of a CPU tensor.
 // Returns the DLPack element type of `dtype`: bfloat16 is DLPack's bfloat (code 4), 16 bits.

@@ -162,7 +162,7 @@ void bind_tensor_class(nb::module_& m) {
   // A variable converts to its value wherever a tensor is expected (training.cc makes the
   // conversion implicit).
   cls.def(
-         "__init__", [](Tensor* t, const Variable& v) { new (t) Tensor(v.read_value()); },
+         "__init__", [](Tensor* t, const Variable& v) { new (t) Tensor(variable_value(v)); },
          nb::arg("variable"))
       .def_prop_ro("shape", &shape_tuple)
       .def_prop_ro("dtype", &Tensor::dtype)

@@ -28,6 +28,19 @@ nb::tuple shape_of(const Shape& s) {
   return nb::tuple(dims);
 }
 
+}  // namespace
+
+Tensor variable_value(const Variable& v) {
+  Tensor value = v.read_value();
+  if (t_autocast && *t_autocast != v.dtype() && is_floating(v.dtype()) &&
+      is_floating(*t_autocast)) {
+    return cast(value, *t_autocast);
+  }
+  return value;
+}
+
+namespace {
+
 // Returns each gradient, or None where the source is not connected to the target.
 nb::list to_list(const std::vector<Tensor>& grads) {
   nb::list out;
@@ -49,6 +62,16 @@ void bind_variable(nb::module_& m) {
       .def_prop_ro("_name", &Variable::name)
       .def_prop_ro("trainable", &Variable::trainable)
       .def("_same", [](const Variable& a, const Variable& b) { return a.state() == b.state(); });
+  m.def("_variable_value", &variable_value, nb::arg("variable"));
+  // Sets this thread's autocast dtype (None: off) and returns the one it replaces.
+  m.def(
+      "_set_autocast",
+      [](std::optional<DType> dtype) {
+        const std::optional<DType> before = t_autocast;
+        t_autocast = dtype;
+        return before;
+      },
+      nb::arg("dtype").none());
 }
 
 void bind_tape(nb::module_& m) {
