@@ -12,10 +12,11 @@ quickstart and a small classifier need, with Keras's names; not a Keras clone
 """
 
 from . import activations, initializers, losses, metrics, optimizers, random_seed
-from . import callbacks, layers, models, regularizers, utils
+from . import callbacks, layers, mixed_precision, models, regularizers, utils
 from . import keras_archive, weights_h5  # noqa: F401  (register Model's file formats)
 from .layers import Input
 from .models import Model, Sequential
 
 __all__ = ["Input", "Model", "Sequential", "activations", "callbacks", "initializers",
+           "mixed_precision",
            "layers", "losses", "metrics", "models", "optimizers", "regularizers", "utils"]

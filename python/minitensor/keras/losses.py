@@ -138,7 +138,12 @@ class Loss:
         raise NotImplementedError
 
     def __call__(self, y_true, y_pred, sample_weight=None):
-        """Returns the reduced loss (a tensor; of one value per example for "none")."""
+        """Returns the reduced loss (a tensor; of one value per example for "none").
+        Predictions in a 2-byte float (a mixed-precision model's) are taken in float32, as
+        Keras's losses take them."""
+        if isinstance(y_pred, (_mt.Tensor, _mt._Variable)) and \
+                y_pred.dtype in (_mt.DType.float16, _mt.DType.bfloat16):
+            y_pred = cast(y_pred, _mt.DType.float32)
         values = self.call(y_true, y_pred)
         if sample_weight is not None:
             values = values * cast(_tensors(sample_weight, values)[0], values.dtype)

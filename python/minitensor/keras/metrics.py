@@ -177,6 +177,9 @@ class MeanMetricWrapper(Mean):
         self._fn_kwargs = kwargs
 
     def update_state(self, y_true, y_pred, sample_weight=None):
+        if isinstance(y_pred, (_mt.Tensor, _mt._Variable)) and \
+                y_pred.dtype in (_mt.DType.float16, _mt.DType.bfloat16):
+            y_pred = _mt.cast(y_pred, _mt.DType.float32)  # a mixed-precision model's, as Keras
         super().update_state(self._fn(y_true, y_pred, **self._fn_kwargs), sample_weight)
 
 

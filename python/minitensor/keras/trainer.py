@@ -30,6 +30,16 @@ def _verbosity(verbose):
     return 1 if verbose == "auto" else verbose
 
 
+def _has_mixed_float16(layer):
+    """Whether ``layer`` or a layer inside it (a model's) has the "mixed_float16" policy."""
+    policy = getattr(layer, "dtype_policy", None)
+    if policy is not None and policy.name == "mixed_float16":
+        return True
+    inner = getattr(layer, "layers", None)
+    return any(_has_mixed_float16(child) for child in inner if child is not layer) \
+        if isinstance(inner, list) else False
+
+
 class Trainer:
     """Mixed into Model: needs ``__call__`` and ``trainable_variables``."""
 
@@ -40,7 +50,14 @@ class Trainer:
         the loss (a name, a Loss or a function of (y_true, y_pred)) and the metrics (names
         such as 'accuracy', Metric objects or functions). Raises ValueError, with Keras's
         messages, for identifiers it cannot interpret. Other Keras arguments (run_eagerly,
-        jit_compile, ...) are accepted and ignored."""
+        jit_compile, ...) are accepted and ignored. A model with a "mixed_float16" layer
+        is refused: it needs loss scaling (Keras's LossScaleOptimizer), which minitensor
+        lacks, and its float16 gradients could underflow unseen."""
+        if _has_mixed_float16(self):
+            raise NotImplementedError(
+                "compile(): a model with a 'mixed_float16' layer needs loss scaling "
+                "(Keras's LossScaleOptimizer), which minitensor does not have; use "
+                "'mixed_bfloat16', whose range needs none")
         self.optimizer = _optimizer(optimizer)
         self.loss = loss
         self._compiled_loss = None if loss is None else CompiledLoss(loss)

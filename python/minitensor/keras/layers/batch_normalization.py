@@ -36,6 +36,8 @@ class BatchNormalization(Layer):
     ValueError for one outside the input's rank, and NotImplementedError for the
     arguments minitensor does not have (constraints, ``synchronized``, ``renorm``)."""
 
+    _autocast_variables = False  # float32 statistics and parameters, any policy
+
     def __init__(self, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,
                  beta_initializer="zeros", gamma_initializer="ones",
                  moving_mean_initializer="zeros", moving_variance_initializer="ones",

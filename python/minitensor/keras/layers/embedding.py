@@ -9,6 +9,7 @@ import numpy as _np
 
 from ... import _minitensor as _mt
 from ..._converted_ops import cast
+from ..._dtypes import as_dtype
 from ...nn import embedding_lookup
 from .. import initializers, regularizers
 from .layer import Layer
@@ -57,8 +58,13 @@ class Embedding(Layer):
         ids = convert_to_tensor(_np.asarray(inputs) if isinstance(inputs, list) else inputs)
         return ids if ids.dtype in _INDEX_DTYPES else cast(ids, _mt.DType.int32)
 
+    _autocast_variables = False  # the rows it reads are cast, not the whole table
+
     def call(self, inputs):
-        return embedding_lookup(self.embeddings, inputs)
+        outputs = embedding_lookup(self.embeddings, inputs)
+        if outputs.dtype.name != self.compute_dtype:
+            outputs = cast(outputs, as_dtype(self.compute_dtype))
+        return outputs
 
     def compute_output_shape(self, input_shape):
         return tuple(input_shape) + (self.output_dim,)

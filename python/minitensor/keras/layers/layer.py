@@ -18,7 +18,7 @@ from ..._dtypes import as_dtype
 from ..._minitensor import Tensor
 from ..._variables import Variable
 from ... import _minitensor as _mt
-from .. import call_context, initializers, regularizers
+from .. import call_context, initializers, mixed_precision, regularizers
 from ..keras_tensor import KerasTensor, Node, is_symbolic
 
 __all__ = ["Layer"]
@@ -67,12 +67,28 @@ class Layer:
                             f"{kwargs}")
         self.name = name or unique_name(snake_case(type(self).__name__))
         self.trainable = trainable
-        self.dtype = _dtype_name(dtype)
+        # The dtype policy (mixed_precision.py): variables in self.dtype, computation in
+        # self.compute_dtype; the global policy unless dtype= names one.
+        self.dtype_policy = mixed_precision.policy_of(
+            None if dtype is None else _policy_name(dtype))
+        self.dtype = self.dtype_policy.variable_dtype
         self.built = False
         self._weights = []
         self._regularized = []  # (variable, regularizer) pairs
         self._build_shapes_arg = None if input_shape is None else \
             (None,) + tuple(input_shape)
+
+    # False for layers that compute in float32 whatever the policy (the normalisations) or
+    # read a slice of a variable (Embedding): their variables are not autocast.
+    _autocast_variables = True
+
+    @property
+    def compute_dtype(self):
+        return self.dtype_policy.compute_dtype
+
+    @property
+    def variable_dtype(self):
+        return self.dtype_policy.variable_dtype
 
     def build(self, input_shape):
         self.built = True
@@ -115,7 +131,7 @@ class Layer:
             shape = _shapes(inputs)
             self._check_input(shape)
             self._build_once(shape)
-            output = KerasTensor(self.compute_output_shape(shape), self.dtype)
+            output = KerasTensor(self.compute_output_shape(shape), self.compute_dtype)
             output.node = Node(self, inputs, output)
             self._output_shape = output.shape
             return output
@@ -126,7 +142,9 @@ class Layer:
         training = call_context.resolved(training)
         if training is not None and call_context.takes_training(self.call):
             kwargs["training"] = training
-        with call_context.entered(training):
+        mixed = self._autocast_variables and self.compute_dtype != self.dtype
+        with call_context.entered(training), \
+                mixed_precision.autocast(self.compute_dtype if mixed else None):
             return self.call(inputs, **kwargs)
 
     def _build_once(self, input_shape):
@@ -135,19 +153,21 @@ class Layer:
             self.built = True
 
     def _converted(self, inputs):
-        """Returns arrays, lists and tensors as tensors of the layer's dtype (numbers of
-        another type are cast, as Keras casts its inputs); a list of tensors or arrays is
-        several inputs."""
+        """Returns arrays, lists and tensors as tensors of the layer's compute dtype
+        (numbers of another type are cast, as Keras casts its inputs); a list of tensors or
+        arrays is several inputs."""
         if isinstance(inputs, (list, tuple)) and inputs and all(
                 isinstance(i, (Tensor, _mt._Variable, _np.ndarray)) for i in inputs):
             return [self._converted(i) for i in inputs]
         if isinstance(inputs, _mt._Variable):
             inputs = inputs.read_value()
         if isinstance(inputs, Tensor):
-            if inputs.dtype.name != self.dtype:
-                inputs = cast(inputs, as_dtype(self.dtype))
+            if inputs.dtype.name != self.compute_dtype:
+                inputs = cast(inputs, as_dtype(self.compute_dtype))
             return inputs
-        return constant(_np.asarray(inputs, dtype=self.dtype))
+        if self.compute_dtype == "bfloat16":  # NumPy has none: through float32
+            return cast(constant(_np.asarray(inputs, dtype=_np.float32)), as_dtype("bfloat16"))
+        return constant(_np.asarray(inputs, dtype=self.compute_dtype))
 
     def _check_input(self, shape):
         """Raises ValueError when the layer cannot take inputs of ``shape`` (subclasses)."""
@@ -217,10 +237,11 @@ class Layer:
         return f"<{type(self).__name__} name={self.name}, built={self.built}>"
 
 
-def _dtype_name(dtype):
-    """Returns a dtype given as a DType, NumPy type or name as its name (float32 for None)."""
-    if dtype is None:
-        return "float32"
+def _policy_name(dtype):
+    """A layer's dtype= argument (a DTypePolicy, a policy name, a DType or NumPy type) as
+    what DTypePolicy takes."""
+    if isinstance(dtype, (mixed_precision.DTypePolicy, str)):
+        return dtype
     return as_dtype(dtype).name
 
 

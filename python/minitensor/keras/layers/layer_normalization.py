@@ -33,6 +33,8 @@ class LayerNormalization(Layer):
     ints and ValueError for one outside the input's rank. Keras's deprecated
     ``rms_scaling`` is not taken (Keras's RMSNormalization is the layer for that)."""
 
+    _autocast_variables = False  # float32 statistics and parameters, any policy
+
     def __init__(self, axis=-1, epsilon=1e-3, center=True, scale=True,
                  beta_initializer="zeros", gamma_initializer="ones", beta_regularizer=None,
                  gamma_regularizer=None, **kwargs):

@@ -1,0 +1,96 @@
+"""mt.keras.mixed_precision: the "mixed_bfloat16" policy against Keras 3 under TensorFlow
+2.21 (values, loss and gradients recorded by fixtures/mixed/write_mixed_with_tensorflow.py),
+the policy objects, and what is refused."""
+
+import pathlib
+
+import numpy as np
+import pytest
+
+import minitensor as mt
+
+MP = mt.keras.mixed_precision
+FIXTURE = np.load(pathlib.Path(__file__).parent / "fixtures" / "mixed" / "mixed.npz")
+
+
+@pytest.fixture
+def mixed_bfloat16():
+    MP.set_global_policy("mixed_bfloat16")
+    yield
+    MP.set_global_policy("float32")
+
+
+def _model():
+    return mt.keras.Sequential([mt.keras.layers.Input((5,)),
+                                mt.keras.layers.Dense(16, activation="relu"),
+                                mt.keras.layers.LayerNormalization(),
+                                mt.keras.layers.Dense(3, dtype="float32")])
+
+
+def test_a_mixed_model_computes_as_keras_does(mixed_bfloat16):
+    model = _model()
+    model.set_weights([FIXTURE[f"w{i}"] for i in range(6)])
+    dense, norm, head = model.layers
+    assert (dense.dtype, dense.compute_dtype) == ("float32", "bfloat16")
+    assert [w.dtype.name for w in model.weights] == ["float32"] * 6
+    x = mt.constant(FIXTURE["x"])
+    loss_fn = mt.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+    with mt.GradientTape() as tape:
+        hidden = norm(dense(x))
+        logits = head(hidden)
+        loss = loss_fn(FIXTURE["labels"], logits)
+    assert hidden.dtype.name == str(FIXTURE["hidden_dtype"]) == "bfloat16"
+    assert logits.dtype == mt.float32
+    # bfloat16 keeps 8 bits: values within a few of its ulps of Keras's.
+    np.testing.assert_allclose(mt.cast(hidden, mt.float32).numpy(), FIXTURE["hidden"],
+                               rtol=2e-2, atol=2e-2)
+    np.testing.assert_allclose(logits.numpy(), FIXTURE["logits"], rtol=3e-2, atol=3e-2)
+    np.testing.assert_allclose(float(loss), float(FIXTURE["loss"]), rtol=1e-2)
+    grads = tape.gradient(loss, model.trainable_weights)
+    for i, g in enumerate(grads):
+        assert g.dtype == mt.float32  # the variables' dtype, through the casts
+        np.testing.assert_allclose(g.numpy(), FIXTURE[f"g{i}"], rtol=5e-2, atol=5e-2)
+
+
+def test_a_mixed_model_trains_with_fit_in_float32_variables(mixed_bfloat16):
+    model = _model()
+    model.compile(optimizer="adam", metrics=["accuracy"],
+                  loss=mt.keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    history = model.fit(FIXTURE["x"], FIXTURE["labels"], epochs=30, verbose=0)
+    assert history.history["loss"][-1] < 0.7 * history.history["loss"][0]
+    assert all(w.dtype == mt.float32 for w in model.weights)
+
+
+def test_a_mixed_layer_inside_a_function_replays_its_casts(mixed_bfloat16):
+    dense = mt.keras.layers.Dense(4)
+    x = mt.constant(FIXTURE["x"])
+    eager = dense(x)
+    traced = mt.function(dense)
+    for _ in range(2):
+        np.testing.assert_array_equal(mt.cast(traced(x), mt.float32).numpy(),
+                                      mt.cast(eager, mt.float32).numpy())
+    dense.kernel.assign(dense.kernel * 2.0)  # the replay reads (and casts) the new value
+    np.testing.assert_array_equal(mt.cast(traced(x), mt.float32).numpy(),
+                                  mt.cast(dense(x), mt.float32).numpy())
+
+
+def test_policies_follow_keras():
+    policy = MP.Policy("mixed_bfloat16")
+    assert (policy.name, policy.compute_dtype, policy.variable_dtype) == \
+        ("mixed_bfloat16", "bfloat16", "float32")
+    assert MP.DTypePolicy("float16").variable_dtype == "float16"
+    assert MP.global_policy().name == "float32"
+    with pytest.raises(ValueError, match="Cannot convert 'mixed_int8' to a mixed precision"):
+        MP.Policy("mixed_int8")
+    layer = mt.keras.layers.Dense(2, dtype=policy)
+    assert layer.dtype_policy == policy and layer.dtype == "float32"
+    # Outside a layer's call a variable reads as itself.
+    layer(np.ones((1, 3), np.float32))
+    assert mt.convert_to_tensor(layer.kernel).dtype == mt.float32
+
+
+def test_mixed_float16_is_refused_at_compile():
+    model = mt.keras.Sequential([mt.keras.layers.Input((5,)),
+                                 mt.keras.layers.Dense(3, dtype="mixed_float16")])
+    with pytest.raises(NotImplementedError, match="LossScaleOptimizer"):
+        model.compile(optimizer="sgd", loss="mse")
