@@ -94,3 +94,16 @@ def test_mixed_float16_is_refused_at_compile():
                                  mt.keras.layers.Dense(3, dtype="mixed_float16")])
     with pytest.raises(NotImplementedError, match="LossScaleOptimizer"):
         model.compile(optimizer="sgd", loss="mse")
+
+
+def test_integer_ids_reach_a_mixed_embedding_exactly(mixed_bfloat16):
+    # A model casts integer inputs through float32, never bfloat16 (513 would become 512,
+    # 999 become 1000); the Embedding reads exact rows and casts them.
+    embedding = mt.keras.layers.Embedding(1000, 8)
+    model = mt.keras.Sequential([mt.keras.layers.Input((4,), dtype="int32"), embedding])
+    ids = np.array([[999, 997, 513, 257]], np.int32)
+    got = model(ids)
+    assert got.dtype == mt.bfloat16
+    rows = mt.nn.embedding_lookup(embedding.embeddings, mt.constant(ids))
+    np.testing.assert_array_equal(mt.cast(got, mt.float32).numpy(),
+                                  mt.cast(mt.cast(rows, mt.bfloat16), mt.float32).numpy())

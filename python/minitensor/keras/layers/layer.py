@@ -161,13 +161,19 @@ class Layer:
             return [self._converted(i) for i in inputs]
         if isinstance(inputs, _mt._Variable):
             inputs = inputs.read_value()
+        # Floating inputs take the compute dtype; others the variable dtype, as before
+        # mixed precision (a model's integer ids reach its Embedding exactly through
+        # float32, never through bfloat16's 8 bits).
         if isinstance(inputs, Tensor):
-            if inputs.dtype.name != self.compute_dtype:
-                inputs = cast(inputs, as_dtype(self.compute_dtype))
+            target = self.compute_dtype if inputs.dtype.is_floating else self.dtype
+            if inputs.dtype.name != target:
+                inputs = cast(inputs, as_dtype(target))
             return inputs
-        if self.compute_dtype == "bfloat16":  # NumPy has none: through float32
-            return cast(constant(_np.asarray(inputs, dtype=_np.float32)), as_dtype("bfloat16"))
-        return constant(_np.asarray(inputs, dtype=self.compute_dtype))
+        array = _np.asarray(inputs)
+        target = self.compute_dtype if array.dtype.kind == "f" else self.dtype
+        if target == "bfloat16":  # NumPy has none: through float32
+            return cast(constant(array.astype(_np.float32)), as_dtype("bfloat16"))
+        return constant(_np.asarray(array, dtype=target))
 
     def _check_input(self, shape):
         """Raises ValueError when the layer cannot take inputs of ``shape`` (subclasses)."""
