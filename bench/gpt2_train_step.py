@@ -8,7 +8,9 @@ max_memory_allocated; model FLOPs utilisation against the card's peak that the r
 
 minitensor's model is examples/python/train_gpt.py's; PyTorch's is the same GPT-2 written
 with torch.nn (F.scaled_dot_product_attention, causal; AdamW fused on the GPU). float32
-on both (PyTorch's default matmul precision, no TF32), random tokens.
+on both (PyTorch's default matmul precision, no TF32), random tokens; with --dtype
+bfloat16 both keep float32 weights and compute in bfloat16 (train_gpt.py's --dtype,
+torch.autocast), and the MFU is against the card's dense bfloat16 peak.
 """
 
 import argparse
@@ -27,6 +29,9 @@ _spec = importlib.util.spec_from_file_location("train_gpt",
 gpt = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(gpt)
 
+# Dense peaks as NVIDIA's data sheets state them: float32 without tensor cores; bfloat16
+# on tensor cores, without sparsity.
+BF16_PEAK_TFLOPS = {"H100 80GB HBM3": 989.4, "H100": 989.4, "H200": 989.4}
 # Dense float32 peaks (no tensor cores), as NVIDIA's data sheets state them.
 FP32_PEAK_TFLOPS = {"H100 80GB HBM3": 67.0, "H100": 67.0, "H200": 67.0}
 
@@ -54,7 +59,8 @@ def minitensor_figures(args, config, device, token_batches):
     for mode in ("eager", "function"):
         mt.config.experimental.reset_memory_stats(device)
         with mt.device(f"/{device}"):
-            model = gpt.GPT(layers, heads, width, context, vocab, np.random.default_rng(0))
+            model = gpt.GPT(layers, heads, width, context, vocab, np.random.default_rng(0),
+                            compute=args.dtype)
             optimizer = mt.keras.optimizers.AdamW(learning_rate=3e-4, weight_decay=0.1)
             step = gpt.make_step(model, optimizer, clip=1.0)
             if mode == "eager":
@@ -119,7 +125,9 @@ def torch_figures(args, config, device, token_batches):
         forward = torch.compile(model) if mode == "compile" else model
 
         def step(x, y):
-            loss = forward(x, y)
+            with torch.autocast(dev.type, dtype=torch.bfloat16,
+                                enabled=args.dtype == "bfloat16"):
+                loss = forward(x, y)
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -146,6 +154,8 @@ def main():
     parser.add_argument("--steps", type=int, default=6, help="timed steps")
     parser.add_argument("--warmup", type=int, default=2)
     parser.add_argument("--no-torch", action="store_true")
+    parser.add_argument("--dtype", choices=["float32", "bfloat16"], default="float32",
+                        help="the compute dtype (weights stay float32)")
     args = parser.parse_args()
     config = gpt.CONFIGS[args.config]
     layers, heads, width, context, vocab = config
@@ -166,8 +176,9 @@ def main():
         try:
             import torch
             name = torch.cuda.get_device_name(0)
-            peak = next((v for k, v in FP32_PEAK_TFLOPS.items() if k in name), None)
-            print(f"device {device}: {name}" + (f"; MFU against its dense float32 peak, "
+            peaks = BF16_PEAK_TFLOPS if args.dtype == "bfloat16" else FP32_PEAK_TFLOPS
+            peak = next((v for k, v in peaks.items() if k in name), None)
+            print(f"device {device}: {name}" + (f"; MFU against its dense {args.dtype} peak, "
                                                 f"{peak} TFLOPS" if peak else ""))
         except ImportError:
             pass

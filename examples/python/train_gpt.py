@@ -10,6 +10,9 @@ The model is GPT-2's (as nanoGPT writes it): token and position embeddings, pre-
 of causal self-attention and a 4x GELU MLP with residual connections, a final layer norm,
 and the output projection tied to the token embedding. Plain variables and ops, one
 training step as an mt.function (forward, backward, AdamW, clipping by global norm).
+With --dtype bfloat16 the variables stay float32 and the matmuls, activations and residual
+stream run in bfloat16; layer norms, the softmax and the loss run in float32 (as Keras's
+"mixed_bfloat16" policy keeps them).
 """
 
 import argparse
@@ -45,8 +48,9 @@ class GPT:
     """GPT-2's parameters as variables, initialised as GPT-2 (normal, std 0.02; the
     residual projections scaled by 1/sqrt(2 * layers))."""
 
-    def __init__(self, layers, heads, width, context, vocab, rng):
+    def __init__(self, layers, heads, width, context, vocab, rng, compute="float32"):
         self.layers, self.heads, self.width, self.context = layers, heads, width, context
+        self.compute = mt.as_dtype(compute)  # the dtype the forward pass computes in
 
         def normal(*shape, std=0.02):
             return mt.Variable(rng.normal(0, std, shape).astype(np.float32))
@@ -77,47 +81,64 @@ class GPT:
         return sum(int(np.prod(v.shape)) for v in self.variables)
 
 
+def in_compute(model, value):
+    """A float32 variable or tensor in the model's compute dtype."""
+    return value if model.compute == mt.float32 else mt.cast(value, model.compute)
+
+
 def layer_norm(x, gamma, beta, eps=1e-5):
-    mean, variance = mt.nn.moments(x, axes=[-1], keepdims=True)
-    return (x - mean) * mt.math.rsqrt(variance + eps) * gamma + beta
+    """Normalises in float32 whatever x's dtype, and returns x's dtype."""
+    x32 = x if x.dtype == mt.float32 else mt.cast(x, mt.float32)
+    mean, variance = mt.nn.moments(x32, axes=[-1], keepdims=True)
+    y = (x32 - mean) * mt.math.rsqrt(variance + eps) * gamma + beta
+    return y if x.dtype == mt.float32 else mt.cast(y, x.dtype)
 
 
-def attention(x, block, heads, mask):
+def attention(model, x, block, mask):
     b, t, c = x.shape
+    heads = model.heads
     d = c // heads
-    qkv = mt.matmul(mt.reshape(x, [b * t, c]), block["attn_w"]) + block["attn_b"]
+    w = {name: in_compute(model, block[name]) for name in ("attn_w", "attn_b", "proj_w",
+                                                            "proj_b")}
+    qkv = mt.matmul(mt.reshape(x, [b * t, c]), w["attn_w"]) + w["attn_b"]
     q, k, v = (mt.transpose(mt.reshape(part, [b, t, heads, d]), [0, 2, 1, 3])
                for part in mt.split(qkv, 3, axis=1))
     scores = mt.matmul(q, k, transpose_b=True) * (1.0 / math.sqrt(d))  # (b, heads, t, t)
+    if scores.dtype != mt.float32:
+        scores = mt.cast(scores, mt.float32)  # the softmax in float32
     scores = scores * mask + (1.0 - mask) * -1e9  # causal: no position sees a later one
-    y = mt.matmul(mt.nn.softmax(scores), v)  # (b, heads, t, d)
+    y = mt.matmul(in_compute(model, mt.nn.softmax(scores)), v)  # (b, heads, t, d)
     y = mt.reshape(mt.transpose(y, [0, 2, 1, 3]), [b * t, c])
-    return mt.reshape(mt.matmul(y, block["proj_w"]) + block["proj_b"], [b, t, c])
+    return mt.reshape(mt.matmul(y, w["proj_w"]) + w["proj_b"], [b, t, c])
 
 
-def mlp(x, block):
+def mlp(model, x, block):
     b, t, c = x.shape
-    h = mt.nn.gelu(mt.matmul(mt.reshape(x, [b * t, c]), block["fc_w"]) + block["fc_b"],
+    w = {name: in_compute(model, block[name]) for name in ("fc_w", "fc_b", "out_w", "out_b")}
+    h = mt.nn.gelu(mt.matmul(mt.reshape(x, [b * t, c]), w["fc_w"]) + w["fc_b"],
                    approximate=True)  # GPT-2's tanh GELU
-    return mt.reshape(mt.matmul(h, block["out_w"]) + block["out_b"], [b, t, c])
+    return mt.reshape(mt.matmul(h, w["out_w"]) + w["out_b"], [b, t, c])
 
 
 def logits_of(model, tokens):
     b, t = tokens.shape
     mask = mt.linalg.band_part(mt.ones([t, t]), -1, 0)  # lower triangle: 1 where j <= i
-    x = mt.nn.embedding_lookup(model.wte, tokens) + model.wpe[:t]
+    x = in_compute(model, mt.nn.embedding_lookup(model.wte, tokens) + model.wpe[:t])
     for block in model.blocks:
-        x = x + attention(layer_norm(x, block["ln1_g"], block["ln1_b"]), block, model.heads,
-                          mask)
-        x = x + mlp(layer_norm(x, block["ln2_g"], block["ln2_b"]), block)
+        x = x + attention(model, layer_norm(x, block["ln1_g"], block["ln1_b"]), block, mask)
+        x = x + mlp(model, layer_norm(x, block["ln2_g"], block["ln2_b"]), block)
     x = layer_norm(x, model.lnf_g, model.lnf_b)
-    return mt.matmul(mt.reshape(x, [b * t, model.width]), model.wte, transpose_b=True)
+    return mt.matmul(mt.reshape(x, [b * t, model.width]), in_compute(model, model.wte),
+                     transpose_b=True)
 
 
 def loss_of(model, tokens, targets):
     """The mean cross-entropy of predicting each next token."""
+    logits = logits_of(model, tokens)
+    if logits.dtype != mt.float32:
+        logits = mt.cast(logits, mt.float32)  # the loss in float32
     return mt.reduce_mean(mt.nn.sparse_softmax_cross_entropy_with_logits(
-        labels=mt.reshape(targets, [-1]), logits=logits_of(model, tokens)))
+        labels=mt.reshape(targets, [-1]), logits=logits))
 
 
 def make_step(model, optimizer, clip):
@@ -139,7 +160,8 @@ def sample(model, prompt, length, rng, temperature=0.8):
     tokens = list(prompt)
     for _ in range(length):
         window = np.asarray(tokens[-model.context:], np.int32)[None]
-        logits = logits_of(model, mt.constant(window)).numpy()[-1] / temperature
+        logits = mt.cast(logits_of(model, mt.constant(window)), mt.float32).numpy()[-1]
+        logits = logits / temperature
         p = np.exp(logits - logits.max())
         tokens.append(int(rng.choice(len(p), p=p / p.sum())))
     return bytes(tokens[len(prompt):]).decode("utf-8", errors="replace")
@@ -153,7 +175,8 @@ def main():
     parser.add_argument("--batch", type=int, default=16)
     parser.add_argument("--seq", type=int, default=None, help="tokens per sequence")
     parser.add_argument("--device", default=None, help="e.g. CPU:0 or GPU:0 (default: best)")
-    parser.add_argument("--dtype", choices=["float32"], default="float32")
+    parser.add_argument("--dtype", choices=["float32", "bfloat16"], default="float32",
+                        help="the compute dtype (variables stay float32)")
     parser.add_argument("--lr", type=float, default=3e-3)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--sample", type=int, default=200, help="bytes to sample at the end")
@@ -176,7 +199,7 @@ def main():
     scope = mt.device(f"/{args.device}") if args.device else None
     if scope is not None:
         scope.__enter__()
-    model = GPT(layers, heads, width, context, vocab, rng)
+    model = GPT(layers, heads, width, context, vocab, rng, compute=args.dtype)
     optimizer = mt.keras.optimizers.AdamW(learning_rate=args.lr, weight_decay=0.1,
                                           beta_1=0.9, beta_2=0.95)
     step = make_step(model, optimizer, clip=1.0)

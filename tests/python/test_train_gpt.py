@@ -47,6 +47,35 @@ def test_the_loss_and_gradients_are_tensorflows():
                                    err_msg=name)
 
 
+def test_bfloat16_compute_keeps_float32_variables_and_tensorflows_loss():
+    # --dtype bfloat16: the same model with its matmuls in bfloat16 gives TensorFlow's
+    # float32 loss to bfloat16 rounding, and float32 gradients close to TensorFlow's.
+    model, variables, expected = _fixture_model()
+    model.compute = mt.bfloat16
+    tokens = np.asarray(expected["tokens"], np.int32)
+    with mt.GradientTape() as tape:
+        loss = gpt.loss_of(model, mt.constant(tokens[:, :-1]), mt.constant(tokens[:, 1:]))
+    assert loss.dtype == mt.float32
+    grads = tape.gradient(loss, variables)
+    np.testing.assert_allclose(float(loss), expected["loss"], rtol=1e-2)
+    for name, got, want in zip(expected["names"], grads, expected["grads"]):
+        assert got.dtype == mt.float32, name
+        want = np.float32(want)
+        scale = float(np.abs(want).max()) or 1.0
+        np.testing.assert_allclose(got.numpy(), want, atol=0.05 * scale, err_msg=name)
+
+
+def test_a_bfloat16_step_learns_a_batch():
+    model = gpt.GPT(1, 2, 16, 8, 256, np.random.default_rng(3), compute="bfloat16")
+    optimizer = mt.keras.optimizers.AdamW(learning_rate=1e-2, weight_decay=0.1)
+    step = gpt.make_step(model, optimizer, clip=1.0)
+    tokens = np.random.default_rng(4).integers(0, 256, (4, 9)).astype(np.int32)
+    x, y = mt.constant(tokens[:, :-1]), mt.constant(tokens[:, 1:])
+    losses = [float(step(x, y)) for _ in range(30)]
+    assert losses[-1] < 0.5 * losses[0]
+    assert all(v.dtype == mt.float32 for v in model.variables)
+
+
 def test_a_fresh_model_predicts_every_token_alike():
     model = gpt.GPT(1, 2, 16, 8, 256, np.random.default_rng(1))
     tokens = np.random.default_rng(2).integers(0, 256, (4, 9)).astype(np.int32)
@@ -71,5 +100,10 @@ def test_the_script_trains_and_samples():
                          timeout=300)
     assert run.returncode == 0, run.stdout + run.stderr
     assert re.search(r"^step 1 loss \d+\.\d+$", run.stdout, re.M)
+    half = subprocess.run([sys.executable, str(EXAMPLE), "--steps", "2", "--batch", "2",
+                           "--seq", "16", "--sample", "5", "--dtype", "bfloat16"],
+                          capture_output=True, text=True, timeout=300)
+    assert half.returncode == 0, half.stdout + half.stderr
+    assert re.search(r"^step 2 loss \d+\.\d+$", half.stdout, re.M)
     assert re.search(r"^step 3 loss \d+\.\d+$", run.stdout, re.M)
     assert re.search(r"^sample: ", run.stdout, re.M)
