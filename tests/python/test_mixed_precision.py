@@ -107,3 +107,19 @@ def test_integer_ids_reach_a_mixed_embedding_exactly(mixed_bfloat16):
     rows = mt.nn.embedding_lookup(embedding.embeddings, mt.constant(ids))
     np.testing.assert_array_equal(mt.cast(got, mt.float32).numpy(),
                                   mt.cast(mt.cast(rows, mt.bfloat16), mt.float32).numpy())
+
+
+def test_multi_head_attention_computes_in_bfloat16_with_float32_weights(mixed_bfloat16):
+    # Its projections, softmax and dropout take its policy; the causal fill is bfloat16's.
+    x = np.random.default_rng(5).standard_normal((2, 5, 8)).astype(np.float32)
+    mixed = mt.keras.layers.MultiHeadAttention(2, 4)
+    y, scores = mixed(x, x, use_causal_mask=True, return_attention_scores=True)
+    fused = mixed(x, x, use_causal_mask=True)
+    assert (y.dtype, scores.dtype, fused.dtype) == (mt.bfloat16,) * 3
+    assert {w.dtype for w in mixed.weights} == {mt.float32}
+    MP.set_global_policy("float32")
+    plain = mt.keras.layers.MultiHeadAttention(2, 4)
+    plain(x, x)
+    plain.set_weights(mixed.get_weights())
+    np.testing.assert_allclose(mt.cast(fused, mt.float32).numpy(),
+                               plain(x, x, use_causal_mask=True).numpy(), atol=3e-2)

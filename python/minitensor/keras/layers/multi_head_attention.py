@@ -74,9 +74,9 @@ class MultiHeadAttention(Layer):
         self._dense_args = dict(kernel_initializer=kernel_initializer,
                                 bias_initializer=bias_initializer,
                                 kernel_regularizer=kernel_regularizer,
-                                bias_regularizer=bias_regularizer, dtype=self.dtype)
-        self._softmax = Softmax(axis=-1, dtype=self.dtype)
-        self._dropout_layer = Dropout(dropout, seed=seed, dtype=self.dtype)
+                                bias_regularizer=bias_regularizer, dtype=self.dtype_policy)
+        self._softmax = Softmax(axis=-1, dtype=self.dtype_policy)
+        self._dropout_layer = Dropout(dropout, seed=seed, dtype=self.dtype_policy)
         self.query_dense = self.key_dense = self.value_dense = self.output_dense = None
 
     def _projection(self, name, heads_dim):
@@ -194,13 +194,17 @@ class MultiHeadAttention(Layer):
                 "seed": self.seed}
 
 
+_BFLOAT16_MAX = 3.3895313892515355e38  # NumPy has no bfloat16 to ask
+
+
 def _fused_softmax(scores, mask):
     """Softmax over the last axis with the masked scores replaced by a very negative number,
     as Keras's fused path (ops.dot_product_attention, taken without dropout or returned
     scores) computes it: a query row with every value masked attends to all of them
     equally, where the Softmax layer's path gives it zeros. Both are Keras's results."""
     if mask is not None:
-        fill = -0.7 * float(_np.finfo(scores.dtype.as_numpy_dtype).max)
+        fill = -0.7 * (_BFLOAT16_MAX if scores.dtype.name == "bfloat16" else
+                       float(_np.finfo(scores.dtype.as_numpy_dtype).max))
         mask = cast(mask, scores.dtype)
         scores = scores * mask + (1.0 - mask) * fill
     return activations.softmax(scores, axis=-1)
