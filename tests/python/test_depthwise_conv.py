@@ -123,3 +123,14 @@ def test_keras_depthwise_conv2d_weights_round_trip(tmp_path):
     other.load_weights(path)
     np.testing.assert_array_equal(other.predict(FIXTURE["x"], verbose=0),
                                   model.predict(FIXTURE["x"], verbose=0))
+
+
+def test_keras_depthwise_conv2d_refuses_kerass_bad_arguments():
+    with pytest.raises(ValueError, match=re.escape(
+            "Invalid value for argument `depth_multiplier`. Expected a strictly positive value. "
+            "Received depth_multiplier=0.")):
+        mt.keras.layers.DepthwiseConv2D(3, depth_multiplier=0)
+    with pytest.raises(ValueError, match="Computed output size would be zero or negative"):
+        mt.keras.layers.DepthwiseConv2D(3)(np.zeros((1, 2, 2, 3), np.float32))
+    with pytest.raises(ValueError, match="`strides > 1` not supported in conjunction"):
+        mt.keras.layers.DepthwiseConv2D(3, strides=2, dilation_rate=2)
