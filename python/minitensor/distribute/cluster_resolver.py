@@ -5,13 +5,20 @@
     resolver.cluster_spec()   # the ClusterSpec
     resolver.master()         # "127.0.0.1:2222"
     mt.config.experimental_connect_to_cluster(resolver)
+
+    # TF_CONFIG='{"cluster": {"worker": ["host1:2222", "host2:2222"]},
+    #             "task": {"type": "worker", "index": 1}}'
+    resolver = mt.distribute.cluster_resolver.TFConfigClusterResolver()
+    resolver.task_type, resolver.task_id, resolver.master()   # "worker", 1, "host2:2222"
 """
 
 import abc
+import json
+import os
 
 from ..train import ClusterSpec
 
-__all__ = ["ClusterResolver", "SimpleClusterResolver"]
+__all__ = ["ClusterResolver", "SimpleClusterResolver", "TFConfigClusterResolver"]
 
 
 def format_master_url(master, rpc_layer=None):
@@ -85,3 +92,76 @@ class SimpleClusterResolver(ClusterResolver):
 
     def num_accelerators(self, task_type=None, task_id=None, config_proto=None):
         return {} if self._num_accelerators is None else self._num_accelerators
+
+
+def _tf_config():
+    """TF_CONFIG's JSON as a dict ({} when unset or empty); json.JSONDecodeError (a
+    ValueError) when it is not JSON, as in TensorFlow."""
+    text = os.environ.get("TF_CONFIG", "")
+    return json.loads(text) if text else {}
+
+
+class TFConfigClusterResolver(ClusterResolver):
+    """The cluster that the TF_CONFIG environment variable describes
+    (tf.distribute.cluster_resolver.TFConfigClusterResolver): ``{"cluster": {job: [address,
+    ...] or {index: address}}, "task": {"type": job, "index": i}, "rpc_layer": "grpc"}``.
+    TF_CONFIG is read when a property or method asks, so a change shows; ``task_type``,
+    ``task_id`` and ``rpc_layer`` given here or assigned later override it. Without
+    TF_CONFIG the cluster is empty. ``master()`` is this task's address (a task passed to it
+    replaces this one's type or index), "" without a task or in a cluster of one task, as
+    in TensorFlow."""
+
+    def __init__(self, task_type=None, task_id=None, rpc_layer=None, environment=None):
+        super().__init__()
+        self._task_type, self._task_id = task_type, task_id
+        self._rpc_layer, self._environment = rpc_layer, environment
+
+    @property
+    def task_type(self):
+        if self._task_type is not None:
+            return self._task_type
+        task = _tf_config().get("task", {})
+        return str(task["type"]) if "type" in task else None
+
+    @task_type.setter
+    def task_type(self, value):
+        self._task_type = value
+
+    @property
+    def task_id(self):
+        if self._task_id is not None:
+            return self._task_id
+        task = _tf_config().get("task", {})
+        return int(task["index"]) if "index" in task else None
+
+    @task_id.setter
+    def task_id(self, value):
+        self._task_id = value
+
+    @property
+    def rpc_layer(self):
+        return self._rpc_layer if self._rpc_layer is not None else \
+            _tf_config().get("rpc_layer")
+
+    @rpc_layer.setter
+    def rpc_layer(self, value):
+        self._rpc_layer = value
+
+    @property
+    def environment(self):
+        return self._environment
+
+    def cluster_spec(self):
+        return ClusterSpec(_tf_config().get("cluster", {}))
+
+    def master(self, task_type=None, task_id=None, rpc_layer=None):
+        task_type = task_type if task_type is not None else self.task_type
+        task_id = task_id if task_id is not None else self.task_id
+        if task_type is None or task_id is None:
+            return ""
+        spec = self.cluster_spec()
+        jobs = spec.jobs
+        if not jobs or (len(jobs) == 1 and spec.num_tasks(jobs[0]) == 1):
+            return ""  # a cluster of one task is this process: no master to reach, as in TF
+        return format_master_url(spec.task_address(task_type, task_id),
+                                 rpc_layer or self.rpc_layer)
