@@ -239,13 +239,13 @@ class Function:
             # The common call, tensors alone: its structure and key depend on the count only.
             tensors = list(args)
             structure, key = _tensor_args_key(len(args))
-            replica_key = _mt._replica_key()
-            tensors_alone = not replica_key
-            key += replica_key
+            context_key = _mt._context_key()  # a replica's call, a mixed layer's autocast
+            tensors_alone = not context_key
+            key += context_key
         else:
             tensors = []
             structure = _flatten((args, kwargs), tensors)
-            key = _key(structure) + _mt._replica_key()
+            key = _key(structure) + _mt._context_key()
         cache = self._cache_for(key, tensors)
         if cache is None:  # reduce_retracing: another shape of a traced signature
             return self._python_function(*args, **kwargs)

@@ -66,7 +66,7 @@ class Variable(_mt._Variable):
         return iter(self.read_value())
 
     def __getitem__(self, key):
-        return self.read_value()[key]
+        return _mt._variable_value(self)[key]  # cast inside a mixed-precision layer's call
 
     def __bool__(self):
         return bool(self.read_value())
@@ -91,13 +91,15 @@ class Variable(_mt._Variable):
 
     @property
     def T(self):  # noqa: N802
-        return self.read_value().T
+        return _mt._variable_value(self).T
 
 
 def _forward(name):
+    # A variable in an expression reads as an op's argument does: as the autocast dtype
+    # inside a mixed-precision layer's call (Note [Autocast]), else as its value.
     def method(self, *args):
-        args = [a.read_value() if isinstance(a, _mt._Variable) else a for a in args]
-        return getattr(self.read_value(), name)(*args)
+        args = [_mt._variable_value(a) if isinstance(a, _mt._Variable) else a for a in args]
+        return getattr(_mt._variable_value(self), name)(*args)
     method.__name__ = name
     return method
 

@@ -72,6 +72,7 @@ nb::object dlpack(const Tensor& t, nb::kwargs kwargs) {
   const int type = dlpack_device_type(impl);
   const int ordinal = impl.device->hardware_ordinal();
   bool host_copy = copy.is(nb::bool_(true));
+  bool to_host = false;  // a request for the CPU of a tensor that lives elsewhere
   if (!want.is_none()) {
     int want_type = -1, want_id = -1;
     if (nb::isinstance<nb::tuple>(want) && nb::len(want) == 2 &&
@@ -92,11 +93,11 @@ nb::object dlpack(const Tensor& t, nb::kwargs kwargs) {
                                 " reaches the CPU only by a copy, and copy=False forbids one")
                                    .c_str());
       }
-      host_copy = true;
+      host_copy = to_host = true;
     }
   }
   if (host_copy) {
-    if (type != kDLCPU && want.is_none()) {
+    if (type != kDLCPU && !to_host) {  // copy=True with no device or this GPU asked for
       throw nb::buffer_error(("[__dlpack__] copy=True of a tensor on " + t.device() +
                               " to its own device is not supported; dl_device=(1, 0) copies "
                               "it to the host")

@@ -43,7 +43,7 @@ void bind_function(nb::module_& m) {
       .def(
           "replay",
           [](FunctionCache& cache, nb::tuple args, const std::string& key) -> nb::object {
-            if (internal::current_replica_id() >= 0) return nb::none();
+            if (internal::current_replica_id() >= 0 || t_autocast) return nb::none();
             const nb::handle tensor_type = nb::type<Tensor>();
             std::vector<Tensor> tensors;
             tensors.reserve(args.size());
@@ -64,12 +64,19 @@ void bind_function(nb::module_& m) {
       .def_prop_ro("replay_count", &FunctionCache::replay_count)
       .def_prop_ro("replay_kind", &FunctionCache::replay_kind)
       .def_prop_ro("arena_bytes", &FunctionCache::arena_bytes);
-  // What a function's Python key adds inside MirroredStrategy::run: each replica traces its
-  // own signature, and its outputs' structure is its own.
-  m.def("_replica_key", [] {
+  // What a function's Python key adds for the context of the call: inside
+  // MirroredStrategy::run each replica traces its own signature, and its outputs' structure
+  // is its own; inside a mixed-precision layer's call variables read as the autocast dtype
+  // (Note [Autocast]), so a trace made there is another signature. Empty for a plain call,
+  // the only kind the fast path (replay above) takes.
+  m.def("_context_key", [] {
+    std::string key;
     const int replica = internal::current_replica_id();
-    if (replica < 0) return std::string();
-    return "@" + std::to_string(internal::current_strategy_id()) + "/" + std::to_string(replica);
+    if (replica >= 0) {
+      key = "@" + std::to_string(internal::current_strategy_id()) + "/" + std::to_string(replica);
+    }
+    if (t_autocast) key += "~autocast " + std::string(dtype_name(*t_autocast));
+    return key;
   });
   // Marks the function this thread traces as unable to replay this signature, for
   // `reason` (mt.cond's host decision): it then runs its body eagerly at every call. Does

@@ -160,3 +160,5 @@ def test_a_gpu_tensor_reaches_numpy_through_dlpack_by_a_host_copy(needs_gpu):
         np.from_dlpack(t, device="cpu", copy=False)
     with pytest.raises(BufferError, match="copy=True of a tensor on .*GPU:0 to its own device"):
         t.__dlpack__(copy=True)
+    with pytest.raises(BufferError, match="copy=True of a tensor on .*GPU:0 to its own device"):
+        t.__dlpack__(dl_device=t.__dlpack_device__(), copy=True)  # never a host capsule

@@ -123,3 +123,66 @@ def test_multi_head_attention_computes_in_bfloat16_with_float32_weights(mixed_bf
     plain.set_weights(mixed.get_weights())
     np.testing.assert_allclose(mt.cast(fused, mt.float32).numpy(),
                                plain(x, x, use_causal_mask=True).numpy(), atol=3e-2)
+
+
+class _Scale(mt.keras.layers.Layer):
+    """A layer whose call puts its variable on the left of operators."""
+
+    def build(self, input_shape):
+        self.w = self.add_weight("w", (input_shape[-1],), "ones")
+
+    def call(self, inputs):
+        return self.w * inputs + self.w[0] - inputs * self.w.T
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
+
+def test_a_variable_in_an_expression_reads_as_the_compute_dtype(mixed_bfloat16):
+    # w * x, w[0] and w.T read w as an op's argument does (Keras: bfloat16 everywhere).
+    y = _Scale()(np.full((2, 3), 2.0, np.float32))
+    assert y.dtype == mt.bfloat16
+    np.testing.assert_array_equal(mt.cast(y, mt.float32).numpy(), np.full((2, 3), 1.0))
+    # Integer inputs to a layer that computes take its compute dtype, as Keras's promotion
+    # gives them.
+    dense = mt.keras.layers.Dense(2)
+    assert dense(np.array([[1, 2, 3]])).dtype == mt.bfloat16
+    assert dense(mt.constant([[1, 2, 3]])).dtype == mt.bfloat16
+
+
+def test_a_function_traced_inside_a_mixed_call_is_another_signature():
+    v = mt.Variable([1.0, 2.0])
+    g = mt.function(lambda: mt.convert_to_tensor(v) * 2.0)
+    seen = []
+
+    class Probe(mt.keras.layers.Layer):
+        def call(self, x):
+            seen.append(g().dtype)
+            return x
+
+        def compute_output_shape(self, input_shape):
+            return input_shape
+
+    assert g().dtype == mt.float32  # traced outside: the fast path must not serve inside
+    MP.set_global_policy("mixed_bfloat16")
+    try:
+        Probe()(np.ones((1, 2), np.float32))
+        Probe()(np.ones((1, 2), np.float32))
+    finally:
+        MP.set_global_policy("float32")
+    assert seen == [mt.bfloat16, mt.bfloat16]
+    assert g().dtype == mt.float32 and g().dtype == mt.float32  # and back outside
+
+
+def test_integer_ids_past_float32s_mantissa_reach_an_embedding_through_a_model():
+    # A model passes integer inputs on uncast: id 2**24 + 1 is not a float32.
+    embedding = mt.keras.layers.Embedding(2 ** 24 + 3, 1, embeddings_initializer="zeros")
+    model = mt.keras.Sequential([mt.keras.layers.Input((1,), dtype="int64"), embedding])
+    model(np.zeros((1, 1), np.int64))
+    table = np.zeros((2 ** 24 + 3, 1), np.float32)
+    table[2 ** 24 + 1] = 2.0
+    table[2 ** 24] = 1.0
+    embedding.embeddings.assign(table)
+    ids = np.array([[2 ** 24 + 1]], np.int64)
+    assert model(ids).numpy().ravel().tolist() == [2.0]
+    assert model(mt.constant(ids)).numpy().ravel().tolist() == [2.0]

@@ -33,6 +33,8 @@ class Model(ModelSaving, Trainer, Layer):
     them), else a subclassed one. Raises ValueError, with Keras's messages, for inputs or
     outputs that are not KerasTensors and for a disconnected graph."""
 
+    _casts_integer_inputs = False  # its layers convert what they take (Layer._converted)
+
     def __init__(self, inputs=None, outputs=None, name=None, **kwargs):
         functional_model = inputs is not None or outputs is not None
         default = "functional" if functional_model else None

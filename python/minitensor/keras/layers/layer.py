@@ -81,6 +81,8 @@ class Layer:
     # False for layers that compute in float32 whatever the policy (the normalisations) or
     # read a slice of a variable (Embedding): their variables are not autocast.
     _autocast_variables = True
+    # False for models: integer and bool inputs reach their layers as they are (_converted).
+    _casts_integer_inputs = True
 
     @property
     def compute_dtype(self):
@@ -161,19 +163,22 @@ class Layer:
             return [self._converted(i) for i in inputs]
         if isinstance(inputs, _mt._Variable):
             inputs = inputs.read_value()
-        # Floating inputs take the compute dtype; others the variable dtype, as before
-        # mixed precision (a model's integer ids reach its Embedding exactly through
-        # float32, never through bfloat16's 8 bits).
+        # Floating inputs take the compute dtype. Integer and bool ones do too in a layer
+        # that computes (what Keras's ops give when they promote them), but a model passes
+        # them on untouched: its Embedding gets exact ids (a cast through float32 changed
+        # ids past 2**24, through bfloat16 past 256).
         if isinstance(inputs, Tensor):
-            target = self.compute_dtype if inputs.dtype.is_floating else self.dtype
-            if inputs.dtype.name != target:
-                inputs = cast(inputs, as_dtype(target))
+            if not inputs.dtype.is_floating and not self._casts_integer_inputs:
+                return inputs
+            if inputs.dtype.name != self.compute_dtype:
+                inputs = cast(inputs, as_dtype(self.compute_dtype))
             return inputs
         array = _np.asarray(inputs)
-        target = self.compute_dtype if array.dtype.kind == "f" else self.dtype
-        if target == "bfloat16":  # NumPy has none: through float32
+        if array.dtype.kind not in "fc" and not self._casts_integer_inputs:
+            return constant(array)
+        if self.compute_dtype == "bfloat16":  # NumPy has none: through float32
             return cast(constant(array.astype(_np.float32)), as_dtype("bfloat16"))
-        return constant(_np.asarray(array, dtype=target))
+        return constant(_np.asarray(array, dtype=self.compute_dtype))
 
     def _check_input(self, shape):
         """Raises ValueError when the layer cannot take inputs of ``shape`` (subclasses)."""
