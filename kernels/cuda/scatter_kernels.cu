@@ -84,7 +84,27 @@ __global__ void __launch_bounds__(kThreads)
 // claim its slice with atomicMax(row + 1) in a table of `window` slices from `base` (the
 // device's scratch, under its lock), and a second writes only the elements of each slice's
 // winner. An output with more slices than the table holds takes one such pair of kernels
-// per window of slices; a call of one row writes at once.
+// per window of slices. A call of one row writes at once, and one of at most
+// kFewUpdateRows rows needs no table: each element looks for a later row of its slice.
+constexpr int64_t kFewUpdateRows = 64;
+
+template <typename T, typename I>
+__global__ void __launch_bounds__(kThreads)
+    write_unless_overwritten(ScatterLayout l, const I* idx, const T* upd, T* out) {
+  const int64_t total = l.num_updates * l.slice;
+  for (int64_t i = int64_t{blockIdx.x} * kThreads + threadIdx.x; i < total;
+       i += int64_t{gridDim.x} * kThreads) {
+    const int64_t n = i / l.slice, j = i - n * l.slice;
+    const int64_t at = scatter_offset(l, idx + n * l.depth);
+    if (at < 0) continue;
+    bool later = false;
+    for (int64_t m = n + 1; m < l.num_updates && !later; ++m) {
+      later = scatter_offset(l, idx + m * l.depth) == at;
+    }
+    if (!later) out[at * l.slice + j] = upd[i];
+  }
+}
+
 template <typename I>
 __global__ void __launch_bounds__(kThreads)
     claim_slices(ScatterLayout l, const I* idx, int64_t base, int64_t window,
@@ -137,7 +157,13 @@ absl::Status write_last_duplicates(const GpuState& state, const ScatterLayout& l
 template <typename T, typename I>
 absl::Status update_in_order(const GpuState& state, const ScatterLayout& l, const I* idx,
                              const T* upd, T* out) {
-  if (state.scratch != nullptr) {
+  if (l.num_updates <= kFewUpdateRows) {
+    const unsigned grid = std::min<int64_t>(grid_for(l.num_updates * l.slice, kThreads),
+                                            int64_t{sm_count(state)} * 32);
+    return launch(OpId::kTensorScatterUpdate, state, grid, kThreads,
+                  &write_unless_overwritten<T, I>, l, idx, upd, out);
+  }
+  if (state.scratch != nullptr && state.scratch_bytes >= sizeof(unsigned long long)) {
     internal::MutexLock lock(state.scratch_mu);  // Note [Scratch between launches]
     const int64_t capacity =
         static_cast<int64_t>(state.scratch_bytes / sizeof(unsigned long long));

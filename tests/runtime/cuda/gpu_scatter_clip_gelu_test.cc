@@ -99,18 +99,24 @@ TEST_F(GpuScatterClipGeluTest, ScattersMatchTheCpu) {
               scatter_nd(indices(index, {}, {0, 1}), input(d, {0}), {4})};
         },
         kNumericDTypes);
-    // The last of duplicate rows wins, as on the CPU (Note [Last duplicate wins]); the
-    // output of 300000 slices spans three windows of the GPU's table.
+    // The last of duplicate rows wins, as on the CPU (Note [Last duplicate wins]): a few
+    // rows look for later ones; 100 rows claim slices in a table whose windows the output
+    // of 300000 slices spans three times over.
+    std::vector<int64_t> hundred(100);
+    for (int64_t i = 0; i < 100; ++i) hundred[i] = i % 10 == 0 ? 299999 : (i * 2999) % 300000;
+    for (int64_t i = 0; i < 20; ++i) hundred[80 + i] = hundred[i * 3];  // repeats, in order
     expect_same(
         "tensor_scatter_nd_update",
         [&](DType d) {
           const Tensor rows = indices(index, {1, 0, 4, 1, 0, 2, 1, 0, 4, 1}, {5, 2});
           const Tensor far = indices(index, {5, 299999, 5, 200000, 299999, 5, 7}, {7, 1});
+          const Tensor many = indices(index, hundred, {100, 1});
           return std::vector{
               tensor_scatter_nd_update(input(d, {5, 3, 33}), rows, input(d, {5, 33}, 4)),
               tensor_scatter_nd_update(input(d, {5, 3}), indices(index, {4, 0}, {2, 1}),
                                        input(d, {2, 3}, 5)),
-              tensor_scatter_nd_update(input(d, {300000}), far, input(d, {7}, 6))};
+              tensor_scatter_nd_update(input(d, {300000}), far, input(d, {7}, 6)),
+              tensor_scatter_nd_update(input(d, {300000}), many, input(d, {100}, 7))};
         },
         kDTypes);
   }
