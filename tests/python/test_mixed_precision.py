@@ -186,3 +186,17 @@ def test_integer_ids_past_float32s_mantissa_reach_an_embedding_through_a_model()
     ids = np.array([[2 ** 24 + 1]], np.int64)
     assert model(ids).numpy().ravel().tolist() == [2.0]
     assert model(mt.constant(ids)).numpy().ravel().tolist() == [2.0]
+
+
+def test_a_mixed_layer_keeps_its_policy_in_its_config_and_keras_file(tmp_path):
+    pytest.importorskip("h5py")
+    dense = mt.keras.layers.Dense(2, dtype="mixed_bfloat16")
+    assert dense.get_config()["dtype"] == "mixed_bfloat16"
+    model = mt.keras.Sequential([mt.keras.layers.Input((3,)), dense])
+    path = str(tmp_path / "mixed.keras")
+    model.save(path)
+    loaded = mt.keras.models.load_model(path)
+    assert loaded.layers[-1].dtype_policy.name == "mixed_bfloat16"
+    x = np.ones((1, 3), np.float32)
+    np.testing.assert_array_equal(mt.cast(loaded(x), mt.float32).numpy(),
+                                  mt.cast(model(x), mt.float32).numpy())

@@ -70,7 +70,8 @@ def _layer_config(layer, input_shape):
         raise NotImplementedError(f"Saving a layer of type {type(layer).__name__} to a .keras "
                                   "file is not supported (InputLayer and Dense are)")
     config = {"name": layer.name, "trainable": layer.trainable,
-              "dtype": dict(_POLICY, config={"name": layer.dtype}), "units": layer.units,
+              "dtype": dict(_POLICY, config={"name": layer.dtype_policy.name}),
+              "units": layer.units,
               "activation": _activation_name(layer.activation), "use_bias": layer.use_bias,
               "kernel_initializer": _initializer_config(layer.kernel_initializer),
               "bias_initializer": _initializer_config(layer.bias_initializer),
@@ -160,7 +161,10 @@ def _make_layer(entry):
         raise ValueError(f"Unknown layer: '{entry['class_name']}'. minitensor's Keras has "
                          "InputLayer and Dense.")
     init = {k: config[k]["class_name"] for k in ("kernel_initializer", "bias_initializer")}
-    return Dense(config["units"], activation=config.get("activation"),
+    dtype = config.get("dtype")  # Keras 3 writes a DTypePolicy's config, older files a name
+    if isinstance(dtype, dict):
+        dtype = dtype.get("config", {}).get("name")
+    return Dense(config["units"], activation=config.get("activation"), dtype=dtype,
                  use_bias=config.get("use_bias", True), name=config["name"],
                  trainable=config.get("trainable", True),
                  kernel_regularizer=_regularizer(config.get("kernel_regularizer")),

@@ -239,7 +239,7 @@ class Layer:
 
     def get_config(self):
         """Returns the layer's arguments as a dict (subclasses add theirs)."""
-        return {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
+        return {"name": self.name, "trainable": self.trainable, "dtype": self.dtype_policy.name}
 
     def count_params(self):
         return int(sum(_np.prod(w.shape) for w in self.weights))
