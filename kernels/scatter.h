@@ -6,13 +6,13 @@
 // remaining dimensions, `slice` elements), which the update of the same row fills. ScatterNd
 // adds the updates into zeros (duplicates add), TensorScatterAdd into a copy of the tensor,
 // TensorScatterUpdate writes them in order, so the last duplicate wins (on the GPU too:
-// Note [Last duplicate wins] in cuda/scatter_kernels.cu). An index row outside the output is InvalidArgument with TensorFlow's
-// message ("indices[1] = [5] does not index into shape [4]") on both backends: the CPU
-// checks every row before writing; the GPU checks them in a kernel, reads the first bad
-// row's position back (the op waits for its stream) and writes nothing when there is one.
-// The scatter kernels themselves skip a row outside the output, so that nothing is ever
-// written out of bounds. (The wait cannot be captured: an mt.function holding a GPU
-// scatter replays its steps without a CUDA graph.)
+// Note [Last duplicate wins] in cuda/scatter_kernels.cu). An index row outside the output
+// is InvalidArgument with TensorFlow's message ("indices[1] = [5] does not index into shape
+// [4]") on both backends: the CPU checks every row before writing; the GPU checks them in a
+// kernel, reads the first bad row's position back (the op waits for its stream) and writes
+// nothing when there is one. The scatter kernels themselves skip a row outside the output,
+// so that nothing is ever written out of bounds. (The wait cannot be captured: an
+// mt.function holding a GPU scatter replays its steps without a CUDA graph.)
 //
 //   ScatterLayout l = make_scatter_layout(out_shape, indices_shape);
 //   const int64_t at = scatter_offset(l, idx + n * l.depth);  // -1: outside the output

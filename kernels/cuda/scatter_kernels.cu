@@ -61,6 +61,20 @@ __device__ __forceinline__ void atomic_add(T* p, T v) {
   }
 }
 
+// Note [Last duplicate wins]: TensorScatterUpdate's rows may name one slice twice; the CPU
+// writes them in order, so the last one stays. On the GPU a call of at most kFewUpdateRows
+// rows takes the scatter kernel, in which each element looks for a later row of its slice.
+// With more rows a first kernel lets every row claim its slice with atomicMax(row + 1) in a
+// table of `window` slices from `base` (the device's scratch, under its lock), and a second
+// writes only the elements of each slice's winner; an output with more slices than the
+// table holds takes one such pair of kernels per window of slices.
+constexpr int64_t kFewUpdateRows = 64;
+
+// A grid for `work` threads' worth of a grid-stride loop: at most 32 blocks per SM.
+unsigned grid_of(const GpuState& state, int64_t work) {
+  return std::min<int64_t>(grid_for(work, kThreads), int64_t{sm_count(state)} * 32);
+}
+
 template <OpId kOp, typename T, typename I>
 __global__ void __launch_bounds__(kThreads)
     scatter(ScatterLayout l, const I* idx, const T* upd, T* out) {
@@ -72,36 +86,14 @@ __global__ void __launch_bounds__(kThreads)
     if (at < 0) continue;  // checked before the launch; never written out of bounds
     T* dst = out + at * l.slice + j;
     if constexpr (kOp == OpId::kTensorScatterUpdate) {
-      *dst = upd[i];
+      bool later = false;  // at most kFewUpdateRows rows: Note [Last duplicate wins]
+      for (int64_t m = n + 1; m < l.num_updates && !later; ++m) {
+        later = scatter_offset(l, idx + m * l.depth) == at;
+      }
+      if (!later) *dst = upd[i];
     } else {
       atomic_add(dst, upd[i]);
     }
-  }
-}
-
-// Note [Last duplicate wins]: TensorScatterUpdate's rows may name one slice twice; the CPU
-// writes them in order, so the last one stays. On the GPU a first kernel lets every row
-// claim its slice with atomicMax(row + 1) in a table of `window` slices from `base` (the
-// device's scratch, under its lock), and a second writes only the elements of each slice's
-// winner. An output with more slices than the table holds takes one such pair of kernels
-// per window of slices. A call of one row writes at once, and one of at most
-// kFewUpdateRows rows needs no table: each element looks for a later row of its slice.
-constexpr int64_t kFewUpdateRows = 64;
-
-template <typename T, typename I>
-__global__ void __launch_bounds__(kThreads)
-    write_unless_overwritten(ScatterLayout l, const I* idx, const T* upd, T* out) {
-  const int64_t total = l.num_updates * l.slice;
-  for (int64_t i = int64_t{blockIdx.x} * kThreads + threadIdx.x; i < total;
-       i += int64_t{gridDim.x} * kThreads) {
-    const int64_t n = i / l.slice, j = i - n * l.slice;
-    const int64_t at = scatter_offset(l, idx + n * l.depth);
-    if (at < 0) continue;
-    bool later = false;
-    for (int64_t m = n + 1; m < l.num_updates && !later; ++m) {
-      later = scatter_offset(l, idx + m * l.depth) == at;
-    }
-    if (!later) out[at * l.slice + j] = upd[i];
   }
 }
 
@@ -118,8 +110,8 @@ __global__ void __launch_bounds__(kThreads)
 
 template <typename T, typename I>
 __global__ void __launch_bounds__(kThreads)
-    write_winners(ScatterLayout l, const I* idx, const T* upd, T* out, int64_t base,
-                  int64_t window, const unsigned long long* winner) {
+    write_winners(ScatterLayout l, const I* idx, const T* upd, T* out, int64_t base, int64_t window,
+                  const unsigned long long* winner) {
   const int64_t total = l.num_updates * l.slice;
   for (int64_t i = int64_t{blockIdx.x} * kThreads + threadIdx.x; i < total;
        i += int64_t{gridDim.x} * kThreads) {
@@ -138,14 +130,12 @@ absl::Status write_last_duplicates(const GpuState& state, const ScatterLayout& l
                                    const T* upd, T* out, unsigned long long* table,
                                    int64_t capacity) {
   constexpr OpId kOp = OpId::kTensorScatterUpdate;
-  const int64_t cap = int64_t{sm_count(state)} * 32;
-  const unsigned rows_grid = std::min<int64_t>(grid_for(l.num_updates, kThreads), cap);
-  const unsigned grid = std::min<int64_t>(grid_for(l.num_updates * l.slice, kThreads), cap);
+  const unsigned rows_grid = grid_of(state, l.num_updates);
+  const unsigned grid = grid_of(state, l.num_updates * l.slice);
   for (int64_t base = 0; base < l.num_slices; base += capacity) {
     const int64_t window = std::min(capacity, l.num_slices - base);
     MT_RETURN_IF_ERROR(cuda_status(
-        kOp, "cudaMemsetAsync",
-        cudaMemsetAsync(table, 0, sizeof(*table) * window, state.stream)));
+        kOp, "cudaMemsetAsync", cudaMemsetAsync(table, 0, sizeof(*table) * window, state.stream)));
     MT_RETURN_IF_ERROR(
         launch(kOp, state, rows_grid, kThreads, &claim_slices<I>, l, idx, base, window, table));
     MT_RETURN_IF_ERROR(launch(kOp, state, grid, kThreads, &write_winners<T, I>, l, idx, upd, out,
@@ -154,19 +144,13 @@ absl::Status write_last_duplicates(const GpuState& state, const ScatterLayout& l
   return absl::OkStatus();
 }
 
+// TensorScatterUpdate of more than kFewUpdateRows rows: Note [Last duplicate wins].
 template <typename T, typename I>
 absl::Status update_in_order(const GpuState& state, const ScatterLayout& l, const I* idx,
                              const T* upd, T* out) {
-  if (l.num_updates <= kFewUpdateRows) {
-    const unsigned grid = std::min<int64_t>(grid_for(l.num_updates * l.slice, kThreads),
-                                            int64_t{sm_count(state)} * 32);
-    return launch(OpId::kTensorScatterUpdate, state, grid, kThreads,
-                  &write_unless_overwritten<T, I>, l, idx, upd, out);
-  }
   if (state.scratch != nullptr && state.scratch_bytes >= sizeof(unsigned long long)) {
     internal::MutexLock lock(state.scratch_mu);  // Note [Scratch between launches]
-    const int64_t capacity =
-        static_cast<int64_t>(state.scratch_bytes / sizeof(unsigned long long));
+    const int64_t capacity = static_cast<int64_t>(state.scratch_bytes / sizeof(unsigned long long));
     return write_last_duplicates(state, l, idx, upd, out,
                                  static_cast<unsigned long long*>(state.scratch), capacity);
   }
@@ -191,9 +175,8 @@ absl::Status find_first_bad_row(OpId op, const GpuState& state, const ScatterLay
   MT_RETURN_IF_ERROR(cuda_status(
       op, "cudaMemcpyAsync",
       cudaMemcpyAsync(first, found, sizeof(*found), cudaMemcpyHostToDevice, state.stream)));
-  const unsigned grid =
-      std::min<int64_t>(grid_for(l.num_updates, kThreads), int64_t{sm_count(state)} * 32);
-  MT_RETURN_IF_ERROR(launch(op, state, grid, kThreads, &find_bad_row<I>, l, idx, first));
+  MT_RETURN_IF_ERROR(
+      launch(op, state, grid_of(state, l.num_updates), kThreads, &find_bad_row<I>, l, idx, first));
   MT_RETURN_IF_ERROR(cuda_status(
       op, "cudaMemcpyAsync",
       cudaMemcpyAsync(found, first, sizeof(*found), cudaMemcpyDeviceToHost, state.stream)));
@@ -252,13 +235,12 @@ absl::Status run_scatter_as(const KernelContext& ctx) {
   const int64_t work = l.num_updates * l.slice;
   if (work == 0) return absl::OkStatus();
   if constexpr (kOp == OpId::kTensorScatterUpdate) {
-    if (l.num_updates > 1) {
+    if (l.num_updates > kFewUpdateRows) {
       return update_in_order(state, l, idx, static_cast<const T*>(updates.data),
                              static_cast<T*>(ctx.output.data));
     }
   }
-  const unsigned grid = std::min<int64_t>(grid_for(work, kThreads), int64_t{sm_count(state)} * 32);
-  return launch(kOp, state, grid, kThreads, &scatter<kOp, T, I>, l, idx,
+  return launch(kOp, state, grid_of(state, work), kThreads, &scatter<kOp, T, I>, l, idx,
                 static_cast<const T*>(updates.data), static_cast<T*>(ctx.output.data));
 }
 

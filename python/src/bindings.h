@@ -7,6 +7,7 @@
 #include <nanobind/ndarray.h>
 
 #include <optional>
+#include <vector>
 
 #include "core/dtype.h"
 #include "runtime/config.h"
@@ -66,6 +67,15 @@ inline thread_local std::optional<DType> t_autocast;
 
 // Returns `v`'s value, cast to the autocast dtype when one is set and `v` is floating.
 Tensor variable_value(const Variable& v);
+
+// A copy of a tensor's elements in host memory of its own, which `owner` frees (tensor.cc):
+// what .numpy() returns and what a DLPack request for the CPU exports.
+struct HostCopy {
+  char* data;
+  nb::capsule owner;
+  std::vector<size_t> shape;
+};
+HostCopy host_copy(const Tensor& t);
 
 // The buffer protocol of Tensor (dlpack.cc): a read-only view of a CPU tensor.
 // Returns the DLPack element type of `dtype`: bfloat16 is DLPack's bfloat (code 4), 16 bits.

@@ -39,19 +39,13 @@ nb::tuple dlpack_device(const Tensor& t) {
 // served by a host copy exported instead (np.from_dlpack(t, device="cpu")); copy=False
 // with a GPU tensor and a CPU consumer, any other device, or copy=True of a GPU tensor on
 // its own device is BufferError, as the array API asks. Without a request the tensor's own
-// buffer is exported, as before.
+// buffer is exported.
 
-// Returns a DLPack capsule over a host copy of `impl`'s elements.
-nb::object dlpack_host_copy(const internal::TensorImpl& impl, nb::kwargs kwargs) {
-  char* host = new char[impl.bytes() > 0 ? impl.bytes() : 1];
-  nb::capsule owner(host, [](void* p) noexcept { delete[] static_cast<char*>(p); });
-  if (impl.bytes() > 0) {
-    nb::gil_scoped_release release;
-    internal::throw_if_error(impl.device->copy_to_host(host, impl.data, impl.bytes()));
-  }
-  std::vector<size_t> shape(impl.shape.dims().begin(), impl.shape.dims().end());
-  nb::ndarray<nb::array_api> view(host, shape.size(), shape.data(), owner, nullptr,
-                                  dlpack_dtype(impl.dtype), kDLCPU, 0);
+// Returns a DLPack capsule over a host copy of `t`'s elements.
+nb::object dlpack_host_copy(const Tensor& t, nb::kwargs kwargs) {
+  HostCopy copy = host_copy(t);
+  nb::ndarray<nb::array_api> view(copy.data, copy.shape.size(), copy.shape.data(), copy.owner,
+                                  nullptr, dlpack_dtype(t.dtype()), kDLCPU, 0);
   return nb::cast(view).attr("__dlpack__")(**kwargs);
 }
 
@@ -103,7 +97,7 @@ nb::object dlpack(const Tensor& t, nb::kwargs kwargs) {
                               "it to the host")
                                  .c_str());
     }
-    return dlpack_host_copy(impl, kwargs);
+    return dlpack_host_copy(t, kwargs);
   }
   internal::share_buffer(
       impl);  // the consumer may write it: no cached copy (runtime/cost/copy_cache.h)

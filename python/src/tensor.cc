@@ -38,6 +38,22 @@ Tensor constant_from_array(const HostArray& array, DType dtype) {
   return internal::make_constant(dtype, data, count, shape);
 }
 
+}  // namespace
+
+HostCopy host_copy(const Tensor& t) {
+  const internal::TensorImpl& impl = *t.impl();
+  char* host = new char[impl.bytes() > 0 ? impl.bytes() : 1];
+  HostCopy copy{host, nb::capsule(host, [](void* p) noexcept { delete[] static_cast<char*>(p); }),
+                std::vector<size_t>(impl.shape.dims().begin(), impl.shape.dims().end())};
+  if (impl.bytes() > 0) {
+    nb::gil_scoped_release release;
+    internal::throw_if_error(impl.device->copy_to_host(host, impl.data, impl.bytes()));
+  }
+  return copy;
+}
+
+namespace {
+
 // Copies `t`'s elements into a new NumPy array (from any device).
 // NumPy has no bfloat16: a bfloat16 tensor raises TypeError rather than guess a wider type.
 nb::ndarray<nb::numpy> to_numpy(const Tensor& t) {
@@ -47,15 +63,9 @@ nb::ndarray<nb::numpy> to_numpy(const Tensor& t) {
         "[numpy] NumPy has no bfloat16; cast to float32 first: minitensor.cast(t, "
         "minitensor.float32).numpy()");
   }
-  char* host = new char[impl.bytes() > 0 ? impl.bytes() : 1];
-  nb::capsule owner(host, [](void* p) noexcept { delete[] static_cast<char*>(p); });
-  if (impl.bytes() > 0) {
-    nb::gil_scoped_release release;
-    internal::throw_if_error(impl.device->copy_to_host(host, impl.data, impl.bytes()));
-  }
-  std::vector<size_t> shape(impl.shape.dims().begin(), impl.shape.dims().end());
-  return nb::ndarray<nb::numpy>(host, shape.size(), shape.data(), owner, nullptr,
-                                to_dlpack(impl.dtype));
+  HostCopy copy = host_copy(t);
+  return nb::ndarray<nb::numpy>(copy.data, copy.shape.size(), copy.shape.data(), copy.owner,
+                                nullptr, to_dlpack(impl.dtype));
 }
 
 nb::tuple shape_tuple(const Tensor& t) {

@@ -129,9 +129,8 @@ void bind_optimizers(nb::module_& m) {
            })
       .def_prop_ro("iterations", &optimizers::Optimizer::iterations)
       .def_prop_ro("_learning_rate", &optimizers::Optimizer::learning_rate)
-      .def("_set_learning_rate", [](optimizers::Optimizer& o, nb::handle lr) {
-        o.set_learning_rate(learning_rate(lr));
-      });
+      .def("_set_learning_rate",
+           [](optimizers::Optimizer& o, nb::handle lr) { o.set_learning_rate(learning_rate(lr)); });
   nb::class_<optimizers::SGD, optimizers::Optimizer>(m, "_SGD").def(
       "__init__", [](optimizers::SGD* o, nb::handle lr, double momentum, bool nesterov) {
         new (o) optimizers::SGD(learning_rate(lr), momentum, nesterov);

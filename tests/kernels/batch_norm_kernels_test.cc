@@ -235,8 +235,9 @@ TEST(FusedBatchNormGradKernelTest, InferenceXBackpropDoesNotReadX) {
   const absl::StatusOr<std::vector<HostTensor>> out = run_cpu_all(
       OpId::kFusedBatchNormGradV3,
       {HostTensor::make<float>({1, 1, 1, 2}, {1.0f, 2.0f}),
-       HostTensor::make<float>({1, 1, 1, 2}, {inf, nan}), vector_tensor(call.scale, DType::kFloat32),
-       vector_tensor(call.mean, DType::kFloat32), vector_tensor(call.var, DType::kFloat32)},
+       HostTensor::make<float>({1, 1, 1, 2}, {inf, nan}),
+       vector_tensor(call.scale, DType::kFloat32), vector_tensor(call.mean, DType::kFloat32),
+       vector_tensor(call.var, DType::kFloat32)},
       bn_attrs(call, false));
   ASSERT_TRUE(out.ok()) << out.status();
   const std::vector<float> dx = (*out)[0].values<float>();

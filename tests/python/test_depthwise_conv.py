@@ -2,6 +2,7 @@
 fixtures/depthwise/write_depthwise_with_tensorflow.py), its errors, and Keras's
 DepthwiseConv2D layer on top of it."""
 
+import json
 import pathlib
 import re
 
@@ -11,17 +12,7 @@ import pytest
 import minitensor as mt
 
 FIXTURE = np.load(pathlib.Path(__file__).parent / "fixtures" / "depthwise" / "depthwise.npz")
-CASES = {
-    "valid": dict(strides=[1, 1, 1, 1], padding="VALID"),
-    "same_stride2": dict(strides=[1, 2, 2, 1], padding="SAME"),
-    "same_stride_2_1": dict(strides=[1, 2, 1, 1], padding="SAME"),
-    "same_rate2": dict(strides=[1, 1, 1, 1], padding="SAME", dilations=[2, 2]),
-    "valid_rate_1_2": dict(strides=[1, 1, 1, 1], padding="VALID", dilations=[1, 2]),
-    "explicit": dict(strides=[1, 1, 2, 1], padding=[[0, 0], [1, 2], [0, 1], [0, 0]]),
-    "nchw_same": dict(strides=[1, 1, 2, 2], padding="SAME", data_format="NCHW"),
-    "nchw_explicit": dict(strides=[1, 1, 1, 1], padding=[[0, 0], [0, 0], [2, 0], [1, 1]],
-                          data_format="NCHW"),
-}
+CASES = json.loads(str(FIXTURE["cases"]))  # the forms the fixture recorded
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

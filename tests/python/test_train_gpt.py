@@ -65,13 +65,18 @@ def test_bfloat16_compute_keeps_float32_variables_and_tensorflows_loss():
         np.testing.assert_allclose(got.numpy(), want, atol=0.05 * scale, err_msg=name)
 
 
-def test_a_bfloat16_step_learns_a_batch():
-    model = gpt.GPT(1, 2, 16, 8, 256, np.random.default_rng(3), compute="bfloat16")
+def _learn_a_batch(compute):
+    """30 steps of a small model on one batch: the losses, the step and the model."""
+    model = gpt.GPT(1, 2, 16, 8, 256, np.random.default_rng(3), compute=compute)
     optimizer = mt.keras.optimizers.AdamW(learning_rate=1e-2, weight_decay=0.1)
     step = gpt.make_step(model, optimizer, clip=1.0)
     tokens = np.random.default_rng(4).integers(0, 256, (4, 9)).astype(np.int32)
     x, y = mt.constant(tokens[:, :-1]), mt.constant(tokens[:, 1:])
-    losses = [float(step(x, y)) for _ in range(30)]
+    return [float(step(x, y)) for _ in range(30)], step, model
+
+
+def test_a_bfloat16_step_learns_a_batch():
+    losses, _, model = _learn_a_batch("bfloat16")
     assert losses[-1] < 0.5 * losses[0]
     assert all(v.dtype == mt.float32 for v in model.variables)
 
@@ -84,12 +89,7 @@ def test_a_fresh_model_predicts_every_token_alike():
 
 
 def test_the_step_traces_once_and_learns_a_batch():
-    model = gpt.GPT(1, 2, 16, 8, 256, np.random.default_rng(3))
-    optimizer = mt.keras.optimizers.AdamW(learning_rate=1e-2, weight_decay=0.1)
-    step = gpt.make_step(model, optimizer, clip=1.0)
-    tokens = np.random.default_rng(4).integers(0, 256, (4, 9)).astype(np.int32)
-    x, y = mt.constant(tokens[:, :-1]), mt.constant(tokens[:, 1:])
-    losses = [float(step(x, y)) for _ in range(30)]
+    losses, step, _ = _learn_a_batch("float32")
     assert losses[-1] < 0.5 * losses[0]
     assert step.experimental_get_tracing_count() == 1
 

@@ -101,6 +101,21 @@ def _tf_config():
     return json.loads(text) if text else {}
 
 
+def _overridable(attribute, read, convert=lambda value: value):
+    """A property that is ``attribute`` when set (given or assigned), else what ``read``
+    finds in TF_CONFIG now, converted (None when it finds nothing)."""
+    def get(self):
+        value = getattr(self, attribute)
+        if value is not None:
+            return value
+        found = read(_tf_config())
+        return None if found is None else convert(found)
+
+    def set_(self, value):
+        setattr(self, attribute, value)
+    return property(get, set_)
+
+
 class TFConfigClusterResolver(ClusterResolver):
     """The cluster that the TF_CONFIG environment variable describes
     (tf.distribute.cluster_resolver.TFConfigClusterResolver): ``{"cluster": {job: [address,
@@ -116,36 +131,9 @@ class TFConfigClusterResolver(ClusterResolver):
         self._task_type, self._task_id = task_type, task_id
         self._rpc_layer, self._environment = rpc_layer, environment
 
-    @property
-    def task_type(self):
-        if self._task_type is not None:
-            return self._task_type
-        task = _tf_config().get("task", {})
-        return str(task["type"]) if "type" in task else None
-
-    @task_type.setter
-    def task_type(self, value):
-        self._task_type = value
-
-    @property
-    def task_id(self):
-        if self._task_id is not None:
-            return self._task_id
-        task = _tf_config().get("task", {})
-        return int(task["index"]) if "index" in task else None
-
-    @task_id.setter
-    def task_id(self, value):
-        self._task_id = value
-
-    @property
-    def rpc_layer(self):
-        return self._rpc_layer if self._rpc_layer is not None else \
-            _tf_config().get("rpc_layer")
-
-    @rpc_layer.setter
-    def rpc_layer(self, value):
-        self._rpc_layer = value
+    task_type = _overridable("_task_type", lambda c: c.get("task", {}).get("type"), str)
+    task_id = _overridable("_task_id", lambda c: c.get("task", {}).get("index"), int)
+    rpc_layer = _overridable("_rpc_layer", lambda c: c.get("rpc_layer"))
 
     @property
     def environment(self):

@@ -15,6 +15,7 @@ from .. import _minitensor as _mt
 from .._constant_op import convert_to_tensor
 from .. import nn
 from .._converted_ops import cast
+from . import mixed_precision
 from .input_batches import targets
 
 __all__ = ["BinaryCrossentropy", "CategoricalCrossentropy", "Loss", "LossFunctionWrapper",
@@ -141,10 +142,7 @@ class Loss:
         """Returns the reduced loss (a tensor; of one value per example for "none").
         Predictions in a 2-byte float (a mixed-precision model's) are taken in float32, as
         Keras's losses take them."""
-        if isinstance(y_pred, (_mt.Tensor, _mt._Variable)) and \
-                y_pred.dtype in (_mt.DType.float16, _mt.DType.bfloat16):
-            y_pred = cast(y_pred, _mt.DType.float32)
-        values = self.call(y_true, y_pred)
+        values = self.call(y_true, mixed_precision.in_float32(y_pred))
         if sample_weight is not None:
             values = values * cast(_tensors(sample_weight, values)[0], values.dtype)
         if self.reduction in ("none", None):

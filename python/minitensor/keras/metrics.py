@@ -13,6 +13,7 @@ accuracy from the shapes of the first batch, as Keras does (``for_shapes``).
 
 import numpy as _np
 
+from . import mixed_precision
 from .losses import mean_squared_error, same_rank
 from .._constant_op import constant, convert_to_tensor, zeros
 from .._converted_ops import cast
@@ -177,9 +178,7 @@ class MeanMetricWrapper(Mean):
         self._fn_kwargs = kwargs
 
     def update_state(self, y_true, y_pred, sample_weight=None):
-        if isinstance(y_pred, (_mt.Tensor, _mt._Variable)) and \
-                y_pred.dtype in (_mt.DType.float16, _mt.DType.bfloat16):
-            y_pred = _mt.cast(y_pred, _mt.DType.float32)  # a mixed-precision model's, as Keras
+        y_pred = mixed_precision.in_float32(y_pred)  # a mixed-precision model's, as Keras
         super().update_state(self._fn(y_true, y_pred, **self._fn_kwargs), sample_weight)
 
 

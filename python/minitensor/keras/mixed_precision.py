@@ -15,6 +15,7 @@ compile() refuses it rather than train with gradients that may underflow.
 """
 
 import contextlib as _contextlib
+import threading as _threading
 
 from .. import _minitensor as _mt
 from .._dtypes import as_dtype
@@ -98,17 +99,42 @@ def global_policy():
 set_dtype_policy, dtype_policy = set_global_policy, global_policy  # Keras 3's names
 
 
+def in_float32(value):
+    """A tensor or variable in a 2-byte float (a mixed-precision model's output) as float32,
+    as Keras's losses and metrics take predictions; anything else as it is."""
+    if isinstance(value, (_mt.Tensor, _mt._Variable)) and \
+            value.dtype in (_mt.DType.float16, _mt.DType.bfloat16):
+        return _mt.cast(value, _mt.DType.float32)
+    return value
+
+
 def policy_of(dtype):
     """The policy a layer's ``dtype=`` argument names (None: the global one)."""
     return _global if dtype is None else DTypePolicy(dtype)
 
 
-@_contextlib.contextmanager
+_thread = _threading.local()  # .dtype_name: the autocast dtype this thread set, or None
+_UNCHANGED = _contextlib.nullcontext()
+
+
+class _Autocast:
+    def __init__(self, dtype_name):
+        self._dtype_name = dtype_name
+
+    def __enter__(self):
+        self._before = getattr(_thread, "dtype_name", None)
+        _thread.dtype_name = self._dtype_name
+        _mt._set_autocast(None if self._dtype_name is None else as_dtype(self._dtype_name))
+
+    def __exit__(self, *exc):
+        _thread.dtype_name = self._before
+        _mt._set_autocast(None if self._before is None else as_dtype(self._before))
+
+
 def autocast(dtype_name):
     """Reads floating variables as ``dtype_name`` (None: as they are) while it is entered,
-    on this thread."""
-    before = _mt._set_autocast(None if dtype_name is None else as_dtype(dtype_name))
-    try:
-        yield
-    finally:
-        _mt._set_autocast(before)
+    on this thread. Entering the dtype already in force costs nothing: a float32 layer
+    inside another float32 one (every layer without a mixed policy) touches no state."""
+    if getattr(_thread, "dtype_name", None) == dtype_name:
+        return _UNCHANGED
+    return _Autocast(dtype_name)

@@ -33,7 +33,96 @@ def _filters(filters):
     return int(filters)
 
 
-class Conv2D(Layer):
+class Conv2DBase(Layer):
+    """What Conv2D and DepthwiseConv2D share: the window arguments (Keras 3's checks and
+    messages), the data format's axes, the bias, the output shape and the input checks.
+    A subclass says how many channels it outputs for a count of input channels."""
+
+    def __init__(self, kernel_size, strides, padding, data_format, dilation_rate, activation,
+                 use_bias, bias_initializer, bias_regularizer, **kwargs):
+        kernel_size = standardize_tuple(kernel_size, 2, "kernel_size")
+        strides = standardize_tuple(strides, 2, "strides")
+        dilation_rate = standardize_tuple(dilation_rate, 2, "dilation_rate")
+        padding = standardize_padding(padding)
+        if max(strides) > 1 and max(dilation_rate) > 1:
+            raise ValueError("`strides > 1` not supported in conjunction with `dilation_rate > "
+                             f"1`. Received: strides={strides} and dilation_rate={dilation_rate}")
+        data_format = standardize_data_format(data_format)
+        activation = activations.get(activation)
+        super().__init__(**kwargs)
+        self.kernel_size, self.strides = kernel_size, strides
+        self.padding, self.data_format, self.dilation_rate = padding, data_format, dilation_rate
+        self.activation = activation
+        self.use_bias = use_bias
+        self.bias_initializer = initializers.get(bias_initializer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.kernel = None
+        self.bias = None
+
+    def _output_channels(self, channels):
+        raise NotImplementedError
+
+    @property
+    def _channel_axis(self):
+        return -1 if self.data_format == "channels_last" else 1
+
+    def _spatial(self, shape):
+        return tuple(shape[1:3]) if self.data_format == "channels_last" else tuple(shape[2:4])
+
+    def _input_channels(self, input_shape):
+        """The channel count of ``input_shape``; Keras's ValueError when it is unknown."""
+        channels = input_shape[self._channel_axis]
+        if channels is None:
+            raise ValueError(
+                "The channel dimension of the inputs should be defined. The input_shape "
+                f"received is {tuple(input_shape)}, where axis {self._channel_axis} (0-based) "
+                "is the channel dimension, which found to be `None`.")
+        return channels
+
+    def _finish(self, outputs):
+        """activation(outputs + bias)."""
+        if self.use_bias:
+            if self.data_format == "channels_last":
+                outputs = nn.bias_add(outputs, self.bias)
+            else:  # BiasAdd is NHWC only here: broadcast over (batch, channels, h, w)
+                outputs = outputs + _mt.reshape(convert_to_tensor(self.bias), [1, -1, 1, 1])
+        return self.activation(outputs)
+
+    def compute_output_shape(self, input_shape):
+        lengths = [output_length(n, k, s, self.padding, d) for n, k, s, d in
+                   zip(self._spatial(input_shape), self.kernel_size, self.strides,
+                       self.dilation_rate)]
+        out = self._output_channels(input_shape[self._channel_axis])
+        if self.data_format == "channels_last":
+            return (input_shape[0], *lengths, out)
+        return (input_shape[0], out, *lengths)
+
+    def _check_input(self, shape):
+        check_image_rank(self, shape, minimum=True)
+        axis = self._channel_axis
+        if self.kernel is not None and shape[axis] != self.kernel.shape[2]:
+            raise ValueError(
+                f"Input 0 with name 'None' of layer '{self.name}' is incompatible with the "
+                f"layer: expected axis {axis} of input shape to have value "
+                f"{self.kernel.shape[2]}, but received input with shape {shape}")
+        if too_small(self._spatial(shape), self.kernel_size, self.strides, self.padding,
+                     self.dilation_rate):
+            kernel = self.kernel_size + (shape[axis], self._output_channels(shape[axis]))
+            raise ValueError(
+                "Computed output size would be zero or negative. Received `inputs "
+                f"shape={shape}`, `kernel shape={kernel}`, `dilation_rate="
+                f"{as_array_text(self.dilation_rate)}`, `strides={self.strides}`, "
+                f"`padding={self.padding}`.")
+
+    def get_config(self):
+        return {**super().get_config(), "kernel_size": self.kernel_size,
+                "strides": self.strides, "padding": self.padding,
+                "data_format": self.data_format, "dilation_rate": self.dilation_rate,
+                "activation": getattr(self.activation, "__name__", "linear"),
+                "use_bias": self.use_bias}
+
+
+class Conv2D(Conv2DBase):
     """A 2-D convolution of ``filters`` outputs with a ``kernel_size`` window (an int or a
     pair), moved by ``strides``, dilated by ``dilation_rate`` (not both above 1), with
     ``padding`` 'valid' (none) or 'same' (output size ceil(input / stride)), on inputs
@@ -56,42 +145,18 @@ class Conv2D(Layer):
         if groups != 1:
             raise ValueError(f"Conv2D(groups={groups}): grouped convolutions are not supported "
                              "by minitensor; groups must be 1")
-        kernel_size = standardize_tuple(kernel_size, 2, "kernel_size")
-        strides = standardize_tuple(strides, 2, "strides")
-        dilation_rate = standardize_tuple(dilation_rate, 2, "dilation_rate")
-        padding = standardize_padding(padding)
-        if max(strides) > 1 and max(dilation_rate) > 1:
-            raise ValueError("`strides > 1` not supported in conjunction with `dilation_rate > "
-                             f"1`. Received: strides={strides} and dilation_rate={dilation_rate}")
-        data_format = standardize_data_format(data_format)
-        activation = activations.get(activation)
-        super().__init__(**kwargs)
-        self.filters, self.kernel_size, self.strides = filters, kernel_size, strides
-        self.padding, self.data_format, self.dilation_rate = padding, data_format, dilation_rate
+        super().__init__(kernel_size, strides, padding, data_format, dilation_rate, activation,
+                         use_bias, bias_initializer, bias_regularizer, **kwargs)
+        self.filters = filters
         self.groups = groups
-        self.activation = activation
-        self.use_bias = use_bias
         self.kernel_initializer = initializers.get(kernel_initializer)
-        self.bias_initializer = initializers.get(bias_initializer)
         self.kernel_regularizer = regularizers.get(kernel_regularizer)
-        self.bias_regularizer = regularizers.get(bias_regularizer)
-        self.kernel = None
-        self.bias = None
 
-    @property
-    def _channel_axis(self):
-        return -1 if self.data_format == "channels_last" else 1
-
-    def _spatial(self, shape):
-        return tuple(shape[1:3]) if self.data_format == "channels_last" else tuple(shape[2:4])
+    def _output_channels(self, channels):
+        return self.filters
 
     def build(self, input_shape):
-        channels = input_shape[self._channel_axis]
-        if channels is None:
-            raise ValueError(
-                "The channel dimension of the inputs should be defined. The input_shape "
-                f"received is {tuple(input_shape)}, where axis {self._channel_axis} (0-based) "
-                "is the channel dimension, which found to be `None`.")
+        channels = self._input_channels(input_shape)
         self.kernel = self.add_weight("kernel", self.kernel_size + (channels, self.filters),
                                       self.kernel_initializer,
                                       regularizer=self.kernel_regularizer)
@@ -100,50 +165,13 @@ class Conv2D(Layer):
                                         regularizer=self.bias_regularizer)
 
     def call(self, inputs):
-        channels_last = self.data_format == "channels_last"
-        outputs = nn.conv2d(inputs, self.kernel, self.strides, self.padding.upper(),
-                            data_format="NHWC" if channels_last else "NCHW",
-                            dilations=self.dilation_rate)
-        if self.use_bias:
-            if channels_last:
-                outputs = nn.bias_add(outputs, self.bias)
-            else:  # BiasAdd is NHWC only here: broadcast over (batch, filters, h, w)
-                outputs = outputs + _mt.reshape(convert_to_tensor(self.bias),
-                                                [1, self.filters, 1, 1])
-        return self.activation(outputs)
-
-    def compute_output_shape(self, input_shape):
-        lengths = [output_length(n, k, s, self.padding, d) for n, k, s, d in
-                   zip(self._spatial(input_shape), self.kernel_size, self.strides,
-                       self.dilation_rate)]
-        if self.data_format == "channels_last":
-            return (input_shape[0], *lengths, self.filters)
-        return (input_shape[0], self.filters, *lengths)
-
-    def _check_input(self, shape):
-        check_image_rank(self, shape, minimum=True)
-        axis = self._channel_axis
-        if self.kernel is not None and shape[axis] != self.kernel.shape[2]:
-            raise ValueError(
-                f"Input 0 with name 'None' of layer '{self.name}' is incompatible with the "
-                f"layer: expected axis {axis} of input shape to have value "
-                f"{self.kernel.shape[2]}, but received input with shape {shape}")
-        if too_small(self._spatial(shape), self.kernel_size, self.strides, self.padding,
-                     self.dilation_rate):
-            kernel = self.kernel_size + (shape[axis], self.filters)
-            raise ValueError(
-                "Computed output size would be zero or negative. Received `inputs "
-                f"shape={shape}`, `kernel shape={kernel}`, `dilation_rate="
-                f"{as_array_text(self.dilation_rate)}`, `strides={self.strides}`, "
-                f"`padding={self.padding}`.")
+        return self._finish(nn.conv2d(
+            inputs, self.kernel, self.strides, self.padding.upper(),
+            data_format="NHWC" if self.data_format == "channels_last" else "NCHW",
+            dilations=self.dilation_rate))
 
     def get_config(self):
-        return {**super().get_config(), "filters": self.filters,
-                "kernel_size": self.kernel_size, "strides": self.strides,
-                "padding": self.padding, "data_format": self.data_format,
-                "dilation_rate": self.dilation_rate, "groups": self.groups,
-                "activation": getattr(self.activation, "__name__", "linear"),
-                "use_bias": self.use_bias}
+        return {**super().get_config(), "filters": self.filters, "groups": self.groups}
 
 
 Convolution2D = Conv2D

@@ -9,19 +9,14 @@ Keras 3's arguments, defaults, initialisers and weight names (depthwise_conv2d/k
 depthwise_conv2d/bias). It runs mt.nn.depthwise_conv2d, a composite (_depthwise_conv.py).
 """
 
-from ... import _minitensor as _mt
 from ... import nn
-from ..._constant_op import convert_to_tensor
-from .. import activations, initializers, regularizers
-from .conv_arguments import (as_array_text, check_image_rank, output_length,
-                             standardize_padding, standardize_tuple, too_small)
-from .data_format import standardize_data_format
-from .layer import Layer
+from .. import initializers, regularizers
+from .convolutional import Conv2DBase
 
 __all__ = ["DepthwiseConv2D"]
 
 
-class DepthwiseConv2D(Layer):
+class DepthwiseConv2D(Conv2DBase):
     """A depthwise 2-D convolution with a ``kernel_size`` window (an int or a pair) and
     ``depth_multiplier`` filters per input channel, moved by ``strides``, dilated by
     ``dilation_rate`` (not both above 1), with ``padding`` 'valid' or 'same', on inputs
@@ -38,41 +33,17 @@ class DepthwiseConv2D(Layer):
             raise ValueError("Invalid value for argument `depth_multiplier`. Expected a "
                              "strictly positive value. Received "
                              f"depth_multiplier={depth_multiplier}.")
-        kernel_size = standardize_tuple(kernel_size, 2, "kernel_size")
-        strides = standardize_tuple(strides, 2, "strides")
-        dilation_rate = standardize_tuple(dilation_rate, 2, "dilation_rate")
-        padding = standardize_padding(padding)
-        if max(strides) > 1 and max(dilation_rate) > 1:
-            raise ValueError("`strides > 1` not supported in conjunction with `dilation_rate > "
-                             f"1`. Received: strides={strides} and dilation_rate={dilation_rate}")
-        super().__init__(**kwargs)
-        self.depth_multiplier, self.kernel_size, self.strides = \
-            depth_multiplier, kernel_size, strides
-        self.padding, self.dilation_rate = padding, dilation_rate
-        self.data_format = standardize_data_format(data_format)
-        self.activation = activations.get(activation)
-        self.use_bias = use_bias
+        super().__init__(kernel_size, strides, padding, data_format, dilation_rate, activation,
+                         use_bias, bias_initializer, bias_regularizer, **kwargs)
+        self.depth_multiplier = depth_multiplier
         self.depthwise_initializer = initializers.get(depthwise_initializer)
-        self.bias_initializer = initializers.get(bias_initializer)
         self.depthwise_regularizer = regularizers.get(depthwise_regularizer)
-        self.bias_regularizer = regularizers.get(bias_regularizer)
-        self.kernel = None
-        self.bias = None
 
-    @property
-    def _channel_axis(self):
-        return -1 if self.data_format == "channels_last" else 1
-
-    def _spatial(self, shape):
-        return tuple(shape[1:3]) if self.data_format == "channels_last" else tuple(shape[2:4])
+    def _output_channels(self, channels):
+        return None if channels is None else channels * self.depth_multiplier
 
     def build(self, input_shape):
-        channels = input_shape[self._channel_axis]
-        if channels is None:
-            raise ValueError(
-                "The channel dimension of the inputs should be defined. The input_shape "
-                f"received is {tuple(input_shape)}, where axis {self._channel_axis} (0-based) "
-                "is the channel dimension, which found to be `None`.")
+        channels = self._input_channels(input_shape)
         self.kernel = self.add_weight(
             "kernel", self.kernel_size + (channels, self.depth_multiplier),
             self.depthwise_initializer, regularizer=self.depthwise_regularizer)
@@ -83,47 +54,9 @@ class DepthwiseConv2D(Layer):
     def call(self, inputs):
         channels_last = self.data_format == "channels_last"
         strides = [1, *self.strides, 1] if channels_last else [1, 1, *self.strides]
-        outputs = nn.depthwise_conv2d(inputs, self.kernel, strides, self.padding.upper(),
-                                      data_format="NHWC" if channels_last else "NCHW",
-                                      dilations=list(self.dilation_rate))
-        if self.use_bias:
-            if channels_last:
-                outputs = nn.bias_add(outputs, self.bias)
-            else:
-                outputs = outputs + _mt.reshape(convert_to_tensor(self.bias), [1, -1, 1, 1])
-        return self.activation(outputs)
-
-    def compute_output_shape(self, input_shape):
-        lengths = [output_length(n, k, s, self.padding, d) for n, k, s, d in
-                   zip(self._spatial(input_shape), self.kernel_size, self.strides,
-                       self.dilation_rate)]
-        channels = input_shape[self._channel_axis]
-        out = None if channels is None else channels * self.depth_multiplier
-        if self.data_format == "channels_last":
-            return (input_shape[0], *lengths, out)
-        return (input_shape[0], out, *lengths)
-
-    def _check_input(self, shape):
-        check_image_rank(self, shape, minimum=True)
-        axis = self._channel_axis
-        if self.kernel is not None and shape[axis] != self.kernel.shape[2]:
-            raise ValueError(
-                f"Input 0 with name 'None' of layer '{self.name}' is incompatible with the "
-                f"layer: expected axis {axis} of input shape to have value "
-                f"{self.kernel.shape[2]}, but received input with shape {shape}")
-        if too_small(self._spatial(shape), self.kernel_size, self.strides, self.padding,
-                     self.dilation_rate):
-            kernel = self.kernel_size + (shape[axis], shape[axis] * self.depth_multiplier)
-            raise ValueError(
-                "Computed output size would be zero or negative. Received `inputs "
-                f"shape={shape}`, `kernel shape={kernel}`, `dilation_rate="
-                f"{as_array_text(self.dilation_rate)}`, `strides={self.strides}`, "
-                f"`padding={self.padding}`.")
+        return self._finish(nn.depthwise_conv2d(
+            inputs, self.kernel, strides, self.padding.upper(),
+            data_format="NHWC" if channels_last else "NCHW", dilations=list(self.dilation_rate)))
 
     def get_config(self):
-        return {**super().get_config(), "depth_multiplier": self.depth_multiplier,
-                "kernel_size": self.kernel_size, "strides": self.strides,
-                "padding": self.padding, "data_format": self.data_format,
-                "dilation_rate": self.dilation_rate,
-                "activation": getattr(self.activation, "__name__", "linear"),
-                "use_bias": self.use_bias}
+        return {**super().get_config(), "depth_multiplier": self.depth_multiplier}

@@ -18,8 +18,6 @@ fused dot_product_attention).
 
 import math as _math
 
-import numpy as _np
-
 from ... import _minitensor as _mt
 from ..._converted_ops import cast
 from ..._einsum import einsum
@@ -194,17 +192,13 @@ class MultiHeadAttention(Layer):
                 "seed": self.seed}
 
 
-_BFLOAT16_MAX = 3.3895313892515355e38  # NumPy has no bfloat16 to ask
-
-
 def _fused_softmax(scores, mask):
     """Softmax over the last axis with the masked scores replaced by a very negative number,
     as Keras's fused path (ops.dot_product_attention, taken without dropout or returned
     scores) computes it: a query row with every value masked attends to all of them
     equally, where the Softmax layer's path gives it zeros. Both are Keras's results."""
     if mask is not None:
-        fill = -0.7 * (_BFLOAT16_MAX if scores.dtype.name == "bfloat16" else
-                       float(_np.finfo(scores.dtype.as_numpy_dtype).max))
+        fill = -0.7 * float(scores.dtype.max)
         mask = cast(mask, scores.dtype)
         scores = scores * mask + (1.0 - mask) * fill
     return activations.softmax(scores, axis=-1)
