@@ -26,8 +26,7 @@ ninja -t commands "$so311" | grep -E 'python/CMakeFiles/|python/libnanobind|-o p
 grep -oE '(-o|-MF) py312/[^ ]*' "$out/commands.sh" | awk '{print $2}' | xargs -n1 dirname | sort -u |
   xargs mkdir -p
 # The compiles in parallel, then the archive and the link, in order.
-grep -E '^ccache|^/usr/bin/c\+\+ .* -c ' "$out/commands.sh" | grep -- ' -c ' |
-  xargs -P "$(nproc)" -I{} sh -c '{}'
+grep -- ' -c ' "$out/commands.sh" | xargs -P "$(nproc)" -I{} sh -c '{}'
 grep -vE ' -c ' "$out/commands.sh" | sh
 rm -rf "$dest" && mkdir -p "$dest"
 cp -r "$root/python/minitensor" "$dest/"
