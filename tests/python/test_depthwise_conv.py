@@ -125,3 +125,30 @@ def test_keras_depthwise_conv2d_refuses_kerass_bad_arguments():
         mt.keras.layers.DepthwiseConv2D(3)(np.zeros((1, 2, 2, 3), np.float32))
     with pytest.raises(ValueError, match="`strides > 1` not supported in conjunction"):
         mt.keras.layers.DepthwiseConv2D(3, strides=2, dilation_rate=2)
+
+
+def test_gradients_match_central_differences_in_float64():
+    rng = np.random.default_rng(9)
+    x = rng.standard_normal((1, 5, 4, 2))
+    f = rng.standard_normal((2, 3, 2, 2))
+    w = rng.standard_normal((1, 3, 4, 4))
+
+    def loss(xv, fv):
+        y = mt.nn.depthwise_conv2d(xv, fv, [1, 2, 1, 1], [[0, 0], [1, 0], [1, 1], [0, 0]])
+        return mt.reduce_sum(y * w)
+
+    xt, ft = mt.constant(x), mt.constant(f)
+    with mt.GradientTape() as tape:
+        tape.watch([xt, ft])
+        value = loss(xt, ft)
+    dx, df = (g.numpy() for g in tape.gradient(value, [xt, ft]))
+    h = 1e-6
+    for array, grad, is_x in ((x, dx, True), (f, df, False)):
+        for flat in range(array.size):
+            up, down = array.copy(), array.copy()
+            up.flat[flat] += h
+            down.flat[flat] -= h
+            args_up = (up, f) if is_x else (x, up)
+            args_down = (down, f) if is_x else (x, down)
+            numeric = (float(loss(*args_up)) - float(loss(*args_down))) / (2 * h)
+            assert abs(numeric - grad.flat[flat]) < 1e-6 * max(1.0, abs(numeric))
