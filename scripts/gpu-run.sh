@@ -44,6 +44,9 @@ done
 # PyTorch bundles one (docs/distribute.md).
 nccl_lib=$(python3 -c "import nvidia.nccl as n; print(list(n.__path__)[0] + '/lib')" 2>/dev/null)
 [ -n "$nccl_lib" ] && export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$nccl_lib"
+# Conv2D and its backprops open libcudnn.so.9 the same way (kernels/cuda/cudnn/): PyTorch's.
+cudnn_lib=$(python3 -c "import nvidia.cudnn as c; print(list(c.__path__)[0] + '/lib')" 2>/dev/null)
+[ -n "$cudnn_lib" ] && export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$cudnn_lib" MT_EXPECT_CUDNN=1
 # Logs go to one folder, packed into $OUT/gpu-logs.tgz at the end (the device tool
 # brings back at most 8 files).
 out=/tmp/mt-gpu-logs
@@ -382,9 +385,9 @@ for step in $steps; do
     benchmarks)
       for b in .gpu/bin/*_benchmark; do
         name=$(basename "$b")
-        # the cpubench, halfbench and strategybench steps run these
+        # the cpubench, halfbench, strategybench and convbench steps run these
         case "$name" in
-          cpu_kernels_benchmark|half_precision_benchmark|mirrored_strategy_benchmark) continue ;;
+          cpu_kernels_benchmark|half_precision_benchmark|mirrored_strategy_benchmark|conv_benchmark) continue ;;
         esac
         "$b" --benchmark_min_time=0.2 >"$out/$name.log" 2>&1
         record "$name" "rc=$?"
@@ -411,6 +414,22 @@ for step in $steps; do
       PYTHONPATH="$py" python3 bench/python_overhead.py --bin .gpu/bin >"$out/python-bench.log" 2>&1
       record "python overhead benchmark" "rc=$?"
       cat "$out/python-bench.log" ;;
+    convbench)
+      # Convolutions (issue 38): the three passes beside raw cuDNN with the same algorithm,
+      # then ConvNet training steps beside PyTorch eager in the same run, on the GPU (float32
+      # with TF32 convolutions as PyTorch's default, and bfloat16) and on every CPU core;
+      # after the python step, which installs the package into /tmp/mt-python.
+      .gpu/bin/conv_benchmark --benchmark_counters_tabular=true >"$out/conv_benchmark.log" 2>&1
+      record "conv_benchmark" "rc=$?"
+      grep -E '^(BM_|Benchmark)' "$out/conv_benchmark.log"
+      for args in "--model cifar" "--model cifar --dtype bfloat16" "--model small" \
+                  "--model cifar --device CPU:0 --threads $(nproc) --steps 5 --warmup 2" \
+                  "--model small --device CPU:0 --threads $(nproc)"; do
+        PYTHONPATH=/tmp/mt-python timeout 300 python3 bench/convnet_train_step.py $args \
+          >>"$out/convnet.log" 2>&1
+        record "convnet $args" "rc=$? $(tail -2 "$out/convnet.log" | tr -s ' ' | tr '\n' ' ')"
+      done
+      cat "$out/convnet.log" ;;
     trainbench)
       # A training step beside PyTorch eager (issue 20), on the GPU and the CPU; after the
       # python step, which installs the package into /tmp/mt-python. Then the same step from

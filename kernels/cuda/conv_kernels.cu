@@ -3,11 +3,13 @@
 // (one thread, or for the filter gradient one block, per element written, which it writes
 // once: no atomics, so results are deterministic), accumulates in float32 for the 2-byte
 // floats (float64 in float64) and rounds once (Note [Half arithmetic on the GPU]). Speed is
-// not the aim here; cuDNN will take the large shapes.
+// not the aim here: Conv2D and its backprops go to cuDNN first, and these kernels run what
+// it cannot take (Note [When cuDNN runs a convolution] in cudnn/cudnn_conv.cc).
 #include <cmath>
 
 #include "kernels/conv_geometry.h"
 #include "kernels/cuda/cuda_kernels.h"
+#include "kernels/cuda/cudnn/cudnn_conv.h"
 #include "kernels/cuda/half_math.h"
 #include "kernels/cuda/launch.h"
 
@@ -336,12 +338,20 @@ absl::Status launch_per_element(OpId op, const KernelContext& ctx, const ConvGeo
   return launch(op, gpu_state(ctx), grid_for(count, kThreads), kThreads, kernel, args..., g, count);
 }
 
+// Runs `pass` through cuDNN when it takes the call (inputs 0 and 1, the output); true if it did.
+absl::StatusOr<bool> by_cudnn(ConvPass pass, const KernelContext& ctx, const ConvGeometry& g) {
+  return cudnn_conv(pass, gpu_state(ctx), g, ctx.output.dtype, ctx.inputs[0].data,
+                    ctx.inputs[1].data, ctx.output.data);
+}
+
 template <typename T>
 absl::Status run_conv2d(const KernelContext& ctx) {
   constexpr OpId kOp = OpId::kConv2D;
   MT_ASSIGN_OR_RETURN(
       const ConvGeometry g,
       internal::conv_geometry(kOp, *ctx.inputs[0].shape, *ctx.inputs[1].shape, *ctx.attrs));
+  MT_ASSIGN_OR_RETURN(const bool done, by_cudnn(ConvPass::kForward, ctx, g));
+  if (done) return absl::OkStatus();
   return launch_per_element(kOp, ctx, g, &conv2d_kernel<T>, input<T>(ctx, 0), input<T>(ctx, 1),
                             output<T>(ctx));
 }
@@ -353,6 +363,8 @@ absl::Status run_conv2d_input_grad(const KernelContext& ctx) {
   MT_ASSIGN_OR_RETURN(
       const ConvGeometry g,
       internal::conv_geometry(kOp, *ctx.output.shape, *ctx.inputs[0].shape, *ctx.attrs));
+  MT_ASSIGN_OR_RETURN(const bool done, by_cudnn(ConvPass::kBackwardInput, ctx, g));
+  if (done) return absl::OkStatus();
   return launch_per_element(kOp, ctx, g, &conv2d_input_grad<T>, input<T>(ctx, 0), input<T>(ctx, 1),
                             output<T>(ctx));
 }
@@ -365,6 +377,8 @@ absl::Status run_conv2d_filter_grad(const KernelContext& ctx) {
                                                                     *ctx.output.shape, *ctx.attrs));
   const int64_t count = ctx.output.shape->num_elements();
   if (count == 0) return absl::OkStatus();
+  MT_ASSIGN_OR_RETURN(const bool done, by_cudnn(ConvPass::kBackwardFilter, ctx, g));
+  if (done) return absl::OkStatus();
   return launch(kOp, gpu_state(ctx), grid_for(count, 1), kThreads, &conv2d_filter_grad<T>,
                 input<T>(ctx, 0), input<T>(ctx, 1), output<T>(ctx), g, count);
 }

@@ -14,6 +14,7 @@
 namespace mt::cuda {
 
 struct IndexFault;  // kernels/cuda/index_fault.h
+class CudnnState;   // kernels/cuda/cudnn/cudnn_conv.h
 
 // The cuBLAS handle's lock and the math mode last set on it. cuBLAS forbids using one
 // handle from two host threads at once, and ops on one device may come from any thread.
@@ -50,6 +51,9 @@ struct GpuState {
   // write zeros for a bad index and report nothing.
   IndexFault* index_fault = nullptr;
   unsigned long long* index_fault_claim = nullptr;
+  // cuDNN on `stream`, loaded at the first convolution (Note [When cuDNN runs a convolution]
+  // in kernels/cuda/cudnn/cudnn_conv.cc). Null: convolutions run the direct kernels.
+  CudnnState* cudnn = nullptr;
 };
 
 // The scratch each logical GPU allocates, and the zeroed bytes after it that hold

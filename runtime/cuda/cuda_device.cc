@@ -74,6 +74,7 @@ CudaDevice::CudaDevice(const GpuDeviceOptions& options, std::unique_ptr<Allocato
   state_.cublas = handles_.cublas.get();
   state_.blas = &blas_;
   state_.num_sms = handles_.num_sms;
+  state_.cudnn = handles_.cudnn.get();
   state_.scratch = handles_.scratch.get();
   if (state_.scratch != nullptr) {
     state_.scratch_bytes = cuda::kScratchBytes;

@@ -17,6 +17,7 @@
 #include <memory>
 
 #include "core/cuda/cuda_handles.h"
+#include "kernels/cuda/cudnn/cudnn_conv.h"
 #include "kernels/cuda/gpu_state.h"
 #include "runtime/eager/device.h"
 #include "runtime/eager/gpu_backend.h"
@@ -31,6 +32,7 @@ class CudaDevice final : public Device {
     cuda::CublasHandle cublas;           // bound to `stream`
     cuda::DeviceBuffer scratch;          // kernel temporaries (GpuState::scratch)
     cuda::MappedHostBuffer index_fault;  // a cuda::IndexFault (GpuState::index_fault)
+    cuda::CudnnStatePtr cudnn;           // cuDNN on `stream` (GpuState::cudnn)
     int num_sms = 0;
   };
 

@@ -18,7 +18,8 @@ using cuda::cuda_check;
 // while capturing), so that ops other threads run on this device meanwhile go to the
 // device's stream as always and stay out of the graph. The graph is launched on the
 // device's stream, in order with everything else there; the kernel scratch is the
-// device's own, which that order keeps safe.
+// device's own, which that order keeps safe. cuDNN's convolutions work in the cuBLAS
+// workspace, which the capture stream's order shares between the two libraries.
 //
 // Note [Graphs over several GPUs]
 // A capture over several GPUs starts on the first device's capture stream; each other
@@ -35,6 +36,7 @@ using cuda::cuda_check;
 namespace {
 
 constexpr size_t kCaptureWorkspaceBytes = size_t{32} << 20;
+static_assert(kCaptureWorkspaceBytes >= cuda::kCudnnWorkspaceBytes);
 
 // Makes `waiter` (a stream of physical device `waiter_device`) wait for what `stream` (of
 // physical device `device`) holds so far, through an event kept in `events` (a capture
@@ -72,10 +74,12 @@ absl::StatusOr<CudaDevice::CaptureHandles*> CudaDevice::capture_handles() {
       CUBLAS_STATUS_SUCCESS) {
     return absl::InternalError("cublasSetWorkspace failed");
   }
+  h->cudnn = cuda::make_cudnn_state(state_.physical_device, h->stream.get(), h->workspace.get());
   h->state = state_;
   h->state.stream = h->stream.get();
   h->state.cublas = h->cublas.get();
   h->state.blas = &h->blas;
+  h->state.cudnn = h->cudnn.get();
   capture_ = std::move(h);
   return capture_.get();
 }
@@ -97,6 +101,7 @@ class CudaGraphCapture final : public GraphCapture {
     }
     for (CudaDevice* d : capture->devices_) {
       MT_ASSIGN_OR_RETURN(CudaDevice::CaptureHandles * h, d->capture_handles());
+      cuda::prepare_cudnn_state(h->cudnn.get());  // cudnnCreate may not run while capturing
       capture->handles_.push_back(h);
     }
     return capture;

@@ -101,6 +101,7 @@ absl::StatusOr<std::unique_ptr<Device>> create_gpu_device(const GpuDeviceOptions
       "cudaMemsetAsync",
       cudaMemsetAsync(static_cast<char*>(handles.scratch.get()) + cuda::kScratchBytes, 0,
                       cuda::kTicketBytes, handles.stream.get())));
+  handles.cudnn = cuda::make_cudnn_state(options.physical_id, handles.stream.get());
   // Note [GPU index faults] in kernels/cuda/index_fault.h.
   MT_ASSIGN_OR_RETURN(handles.index_fault,
                       cuda::MappedHostBuffer::create(sizeof(cuda::IndexFault)));

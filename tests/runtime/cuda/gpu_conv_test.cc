@@ -13,6 +13,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "kernels/cuda/cudnn/cudnn_conv.h"
+#include "kernels/kernel_options.h"
 #include "tests/runtime/runtime_fixture.h"
 
 namespace mt {
@@ -224,6 +226,73 @@ TEST_F(GpuConvTest, Conv2DAndItsBackpropsMatchTheCpu) {
       }
     }
   }
+}
+
+// Runs Conv2D and its backprops of `c` under /GPU:0 with cuDNN on and off and returns both
+// results, in that order.
+std::array<std::vector<Tensor>, 2> with_and_without_cudnn(const Config& c, DType d, bool nchw) {
+  const Ints image = layout(c.image, nchw);
+  const Ints filter = {c.window[0], c.window[1], c.image[3], 2 * c.image[3] + 1};
+  const nn::Conv2DOptions o = conv_options(c, nchw);
+  std::array<std::vector<Tensor>, 2> out;
+  for (int off = 0; off < 2; ++off) {
+    cuda::set_cudnn_enabled(off == 0);
+    DeviceScope gpu("/GPU:0");
+    const Tensor x = input(d, image, 1), f = input(d, filter, 2);
+    const Tensor y = nn::conv2d(x, f, o);
+    const Tensor dy = input(d, dims_of(y), 3);
+    out[off] = {y, nn::conv2d_backprop_input(image, f, dy, o),
+                nn::conv2d_backprop_filter(x, filter, dy, o)};
+  }
+  cuda::set_cudnn_enabled(true);
+  return out;
+}
+
+// Note [When cuDNN runs a convolution]: every shape, through cuDNN where it takes it and
+// through the direct kernels, gives the same values; on a machine where cuDNN loads (the
+// GPU script sets MT_EXPECT_CUDNN=1 there) it takes the shapes it can express.
+TEST_F(GpuConvTest, CudnnAndTheDirectKernelsAgree) {
+  const bool was_enabled = cuda::cudnn_enabled();
+  if (!was_enabled) GTEST_SKIP() << "MT_CUDNN=0";
+  for (const Config& c : conv_configs()) {
+    for (DType d : kFloats) {
+      for (bool nchw : {false, true}) {
+        SCOPED_TRACE(absl::StrCat(c.name, " ", dtype_name(d), nchw ? " NCHW" : " NHWC"));
+        const auto [cudnn, direct] = with_and_without_cudnn(c, d, nchw);
+        for (size_t i = 0; i < cudnn.size(); ++i) {
+          const std::vector<double> a = host(cudnn[i]), b = host(direct[i]);
+          ASSERT_EQ(a.size(), b.size());
+          int bad = 0;
+          for (size_t j = 0; j < a.size(); ++j) {
+            if (!(std::fabs(a[j] - b[j]) <= tolerance(d) * (1 + std::fabs(b[j]))) && ++bad <= 3) {
+              ADD_FAILURE() << "pass " << i << " element " << j << ": " << a[j] << " vs " << b[j];
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_F(GpuConvTest, CudnnTakesTheShapesItCanExpress) {
+  if (!cuda::cudnn_enabled()) GTEST_SKIP() << "MT_CUDNN=0";
+  DeviceScope gpu("/GPU:0");
+  nn::Conv2DOptions o;
+  o.padding = Padding::kSame;
+  const Tensor x = input(DType::kFloat32, {4, 16, 16, 8}, 1);
+  const Tensor f = input(DType::kFloat32, {3, 3, 8, 16}, 2);
+  const Tensor y = nn::conv2d(x, f, o);
+  const Tensor dx = nn::conv2d_backprop_input({4, 16, 16, 8}, f, y, o);
+  const Tensor df = nn::conv2d_backprop_filter(x, {3, 3, 8, 16}, y, o);
+  static_cast<void>(df.to_vector<float>());
+  const int algorithms[] = {cuda::last_cudnn_algorithm(cuda::ConvPass::kForward),
+                            cuda::last_cudnn_algorithm(cuda::ConvPass::kBackwardInput),
+                            cuda::last_cudnn_algorithm(cuda::ConvPass::kBackwardFilter)};
+  const char* expected = std::getenv("MT_EXPECT_CUDNN");
+  if (algorithms[0] < 0 && (expected == nullptr || std::string(expected) != "1")) {
+    GTEST_SKIP() << "cuDNN did not load here (MT_EXPECT_CUDNN=1 makes this a failure)";
+  }
+  for (int a : algorithms) EXPECT_GE(a, 0);
 }
 
 std::vector<Config> pool_configs() {
