@@ -363,33 +363,40 @@ absl::StatusOr<bool> CudnnState::run(ConvPass pass, const GpuState& state,
   const void* one = dtype == DType::kFloat64 ? static_cast<const void*>(&one_d) : &one_f;
   const void* zero = dtype == DType::kFloat64 ? static_cast<const void*>(&zero_d) : &zero_f;
   const FilterAxes axes = hwio_axes(g);
+  static constexpr const char* kCalls[] = {
+      "cudnnConvolutionForward", "cudnnConvolutionBackwardData", "cudnnConvolutionBackwardFilter"};
+  cudnnStatus_t status = CUDNN_STATUS_SUCCESS;
   switch (pass) {
     case ConvPass::kForward:
       MT_RETURN_IF_ERROR(
           reverse_axes(OpId::kConv2D, state, element_bytes, b, filter, axes.a, axes.b, axes.c));
-      MT_RETURN_IF_ERROR(l.check("cudnnConvolutionForward",
-                                 l.forward(handle_, one, p->x, a, p->w, filter, p->conv,
-                                           static_cast<cudnnConvolutionFwdAlgo_t>(p->algorithm),
-                                           work, p->workspace_bytes, zero, p->y, out)));
+      status = l.forward(handle_, one, p->x, a, p->w, filter, p->conv,
+                         static_cast<cudnnConvolutionFwdAlgo_t>(p->algorithm), work,
+                         p->workspace_bytes, zero, p->y, out);
       break;
     case ConvPass::kBackwardInput:
       MT_RETURN_IF_ERROR(reverse_axes(OpId::kConv2DBackpropInput, state, element_bytes, a, filter,
                                       axes.a, axes.b, axes.c));
-      MT_RETURN_IF_ERROR(
-          l.check("cudnnConvolutionBackwardData",
-                  l.backward_data(handle_, one, p->w, filter, p->y, b, p->conv,
-                                  static_cast<cudnnConvolutionBwdDataAlgo_t>(p->algorithm), work,
-                                  p->workspace_bytes, zero, p->x, out)));
+      status = l.backward_data(handle_, one, p->w, filter, p->y, b, p->conv,
+                               static_cast<cudnnConvolutionBwdDataAlgo_t>(p->algorithm), work,
+                               p->workspace_bytes, zero, p->x, out);
       break;
     case ConvPass::kBackwardFilter:
-      MT_RETURN_IF_ERROR(
-          l.check("cudnnConvolutionBackwardFilter",
-                  l.backward_filter(handle_, one, p->x, a, p->y, b, p->conv,
-                                    static_cast<cudnnConvolutionBwdFilterAlgo_t>(p->algorithm),
-                                    work, p->workspace_bytes, zero, p->w, filter)));
-      MT_RETURN_IF_ERROR(reverse_axes(OpId::kConv2DBackpropFilter, state, element_bytes, filter,
-                                      out, axes.c, axes.b, axes.a));
+      status = l.backward_filter(handle_, one, p->x, a, p->y, b, p->conv,
+                                 static_cast<cudnnConvolutionBwdFilterAlgo_t>(p->algorithm), work,
+                                 p->workspace_bytes, zero, p->w, filter);
       break;
+  }
+  // An algorithm the heuristics offered may still refuse the call, having written nothing:
+  // the direct kernels take the shape from now on.
+  if (CUDNN_STATUS_CATEGORY(status) == CUDNN_STATUS_NOT_SUPPORTED) {
+    plans_[key].reset();
+    return false;
+  }
+  MT_RETURN_IF_ERROR(l.check(kCalls[static_cast<int>(pass)], status));
+  if (pass == ConvPass::kBackwardFilter) {
+    MT_RETURN_IF_ERROR(reverse_axes(OpId::kConv2DBackpropFilter, state, element_bytes, filter, out,
+                                    axes.c, axes.b, axes.a));
   }
   return true;
 }
