@@ -1,8 +1,9 @@
 #include "distributed/collective_group.h"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
+#include <map>
+#include <mutex>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -134,9 +135,25 @@ class PeerLinks final : public RingLinks {
 
 }  // namespace
 
-uint64_t next_collective_group() {
-  static std::atomic<uint64_t> next{1};
-  return next.fetch_add(1, std::memory_order_relaxed);
+namespace {
+
+std::mutex groups_mu;
+std::map<std::string, uint64_t>& last_groups() {
+  static auto* last = new std::map<std::string, uint64_t>();  // guarded by groups_mu
+  return *last;
+}
+
+}  // namespace
+
+uint64_t next_collective_group(const std::string& address) {
+  std::lock_guard<std::mutex> lock(groups_mu);
+  return last_groups()[address] + 1;
+}
+
+void joined_collective_group(const std::string& address, uint64_t group) {
+  std::lock_guard<std::mutex> lock(groups_mu);
+  uint64_t& last = last_groups()[address];
+  last = std::max(last, group);
 }
 
 absl::StatusOr<std::unique_ptr<CollectiveGroup>> CollectiveGroup::create(

@@ -96,8 +96,11 @@ class CollectiveGroup {
   uint64_t instance_ = 0;  // collectives begun so far
 };
 
-// Returns a number for a new group of this process: 1, 2, ... in order, so that workers
-// that create their strategies in the same order agree.
-uint64_t next_collective_group();
+// Returns the number of the next group the task this process serves at `address` joins:
+// one more than the last it joined (1 for the first), so that workers that create their
+// strategies in the same order agree, whatever groups failed to start before.
+// joined_collective_group records that it joined `group`.
+uint64_t next_collective_group(const std::string& address);
+void joined_collective_group(const std::string& address, uint64_t group);
 
 }  // namespace mt::distributed::internal

@@ -153,7 +153,7 @@ CollectiveOptions with_timeout(int64_t ms, std::string token = "") {
 TEST(CollectiveGroupTest, SumsBetweenTwoAndFourWorkers) {
   for (int n : {2, 4}) {
     Workers workers(n);
-    const uint64_t group = next_collective_group();
+    const uint64_t group = 1;
     std::vector<std::vector<float>> data(n);
     auto statuses = on_every_worker(n, [&](int r) -> absl::Status {
       auto g = CollectiveGroup::create(workers.spec, "worker", r, group, with_timeout(5000));
@@ -176,7 +176,7 @@ TEST(CollectiveGroupTest, SumsBetweenTwoAndFourWorkers) {
 
 TEST(CollectiveGroupTest, AWorkerGoneFailsEverySurvivorNamingIt) {
   Workers workers(3);
-  const uint64_t group = next_collective_group();
+  const uint64_t group = 1;
   std::vector<std::unique_ptr<CollectiveGroup>> groups(3);
   for (const absl::Status& s : on_every_worker(3, [&](int r) -> absl::Status {
          auto g = CollectiveGroup::create(workers.spec, "worker", r, group, with_timeout(3000));
@@ -207,7 +207,7 @@ TEST(CollectiveGroupTest, AWorkerThatNeverStartsFailsTheOthersWithinTheTimeout) 
   ClusterSpec spec = testing::loopback_workers(2);
   Server server(spec, "worker", 0);
   const auto start = Clock::now();
-  auto g = CollectiveGroup::create(spec, "worker", 0, next_collective_group(), with_timeout(1000));
+  auto g = CollectiveGroup::create(spec, "worker", 0, 1, with_timeout(1000));
   EXPECT_LT(Clock::now() - start, std::chrono::milliseconds(2500));
   ASSERT_EQ(g.status().code(), absl::StatusCode::kUnavailable) << g.status();
   EXPECT_THAT(g.status().message(), HasSubstr(absl::StrCat("[MultiWorkerMirroredStrategy] worker "
@@ -221,7 +221,7 @@ TEST(CollectiveGroupTest, RidesTheClustersToken) {
   ServerOptions options;
   options.auth_token = "s3cret";
   Workers workers(2, options);
-  const uint64_t group = next_collective_group();
+  const uint64_t group = 1;
   std::vector<float> data(2, 0.f);
   auto statuses = on_every_worker(2, [&](int r) -> absl::Status {
     auto g =
@@ -234,8 +234,7 @@ TEST(CollectiveGroupTest, RidesTheClustersToken) {
   EXPECT_TRUE(statuses[1].ok()) << statuses[1];
   EXPECT_EQ(data[0], 3.f);
   EXPECT_EQ(data[1], 3.f);
-  auto refused = CollectiveGroup::create(workers.spec, "worker", 0, next_collective_group(),
-                                         with_timeout(5000, "wrong"));
+  auto refused = CollectiveGroup::create(workers.spec, "worker", 0, 2, with_timeout(5000, "wrong"));
   EXPECT_EQ(refused.status().code(), absl::StatusCode::kUnauthenticated) << refused.status();
   EXPECT_THAT(refused.status().message(), HasSubstr("task:1"));
 }
