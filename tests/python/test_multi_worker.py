@@ -163,15 +163,15 @@ def test_a_worker_killed_mid_training_fails_every_survivor_naming_it():
         cluster.processes[1].kill()
         killed = time.monotonic()
         lost = f"worker /job:worker/replica:0/task:1 at {cluster.addresses[1]}"
+        errors = {}
         for i in (0, 2):
-            cluster.processes[i].wait(timeout=30)
-            assert time.monotonic() - killed < 3 + 1.5, "beyond the 3 s timeout"
+            errors[i] = cluster.wait_for(i, "error")
+            assert time.monotonic() - killed < 3 + 1, "beyond the 3 s timeout"
         results = cluster.finish()
         for i in (0, 2):
-            code, last, stderr = results[i]
-            assert code == 3, f"worker {i}: {last}\n{stderr}"
-            assert last.startswith("error UnavailableError:"), last
-            assert lost in last, last
+            assert results[i][0] == 3, f"worker {i}: {errors[i]}\n{results[i][2]}"
+            assert errors[i].startswith("error UnavailableError:"), errors[i]
+            assert lost in errors[i], errors[i]
     finally:
         cluster.kill()
 
@@ -185,7 +185,8 @@ def test_a_worker_that_never_starts_fails_start_up_within_the_timeout():
         assert last.startswith("error UnavailableError:"), last
         assert (f"worker /job:worker/replica:0/task:1 at {cluster.addresses[1]} did not answer "
                 "within 3000 ms of this worker's start: is it started?") in last
-        assert time.monotonic() - started < 3 + 5, "start-up took beyond the timeout"
+        # The interpreter's start counts too; collective_group_test.cc times the wait itself.
+        assert time.monotonic() - started < 3 + 10, "start-up took beyond the timeout"
     finally:
         cluster.kill()
 
