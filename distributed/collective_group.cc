@@ -53,6 +53,30 @@ absl::Status peer_error(const Peer& peer, const grpc::Status& status, const std:
   }
 }
 
+// Returns the heartbeat's tick for a collective timeout of `timeout_ms`.
+int64_t heartbeat_tick_ms(int64_t timeout_ms) {
+  return std::clamp<int64_t>(timeout_ms / 5, 50, 1000);
+}
+
+// Asks `peer` whether it is there and whether its group `group` failed: OK when it
+// answers that it has not or does not answer by `deadline` (slow, not gone); Unavailable
+// when it is gone; its group's failure when it failed.
+absl::Status ask(const Peer& peer, uint64_t group, const CallMetadata& metadata,
+                 Clock::time_point deadline, int64_t timeout_ms) {
+  proto::HeartbeatRequest request;
+  request.set_group(group);
+  proto::HeartbeatResponse response;
+  auto context = call_context(metadata, deadline);
+  grpc::Status status = peer.stub->Heartbeat(context.get(), request, &response);
+  if (status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) return absl::OkStatus();
+  if (!status.ok()) return peer_error(peer, status, "answer", timeout_ms);
+  if (response.aborted_code() != 0) {
+    return absl::Status(static_cast<absl::StatusCode>(response.aborted_code()),
+                        response.aborted_message());
+  }
+  return absl::OkStatus();
+}
+
 // The ring's links of one collective: Deliver to the next worker, the mailbox for the
 // previous one, with a heartbeat to it while waiting.
 class PeerLinks final : public RingLinks {
@@ -91,7 +115,7 @@ class PeerLinks final : public RingLinks {
   }
 
   absl::StatusOr<CollectiveMailbox::Message> receive(uint32_t step, uint32_t chunk) override {
-    const auto tick = std::chrono::milliseconds(std::clamp<int64_t>(timeout_ms_ / 5, 50, 1000));
+    const auto tick = std::chrono::milliseconds(heartbeat_tick_ms(timeout_ms_));
     absl::StatusOr<CollectiveMailbox::Message> message =
         mailbox_.take({group_, instance_, step, chunk, previous_rank_}, deadline_, tick,
                       [&] { return heartbeat(tick); });
@@ -108,18 +132,7 @@ class PeerLinks final : public RingLinks {
  private:
   // Asks the previous worker whether it is there, and whether its group failed.
   absl::Status heartbeat(Clock::duration tick) {
-    proto::HeartbeatRequest request;
-    request.set_group(group_);
-    proto::HeartbeatResponse response;
-    auto context = call_context(metadata_, std::min(deadline_, Clock::now() + tick));
-    grpc::Status status = previous_.stub->Heartbeat(context.get(), request, &response);
-    if (status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) return absl::OkStatus();
-    if (!status.ok()) return peer_error(previous_, status, "answer", timeout_ms_);
-    if (response.aborted_code() != 0) {
-      return absl::Status(static_cast<absl::StatusCode>(response.aborted_code()),
-                          response.aborted_message());
-    }
-    return absl::OkStatus();
+    return ask(previous_, group_, metadata_, std::min(deadline_, Clock::now() + tick), timeout_ms_);
   }
 
   const uint64_t group_, instance_;
@@ -200,6 +213,8 @@ absl::StatusOr<std::unique_ptr<CollectiveGroup>> CollectiveGroup::create(
   std::unique_ptr<CollectiveGroup> out(
       new CollectiveGroup(group, rank, std::move(peers), std::move(mailbox), options));
   MT_RETURN_IF_ERROR(out->wait_for_peers());
+  CollectiveGroup* group_ptr = out.get();
+  out->heartbeat_ = std::thread([group_ptr] { group_ptr->beat(); });
   return out;
 }
 
@@ -213,7 +228,30 @@ CollectiveGroup::CollectiveGroup(uint64_t group, int rank, std::vector<Peer> pee
       options_(options),
       metadata_(client_metadata(options.connect.auth_token)) {}
 
-CollectiveGroup::~CollectiveGroup() { mailbox_->close(group_); }
+CollectiveGroup::~CollectiveGroup() {
+  {
+    std::lock_guard<std::mutex> lock(beat_mu_);
+    stop_ = true;
+  }
+  beat_cv_.notify_all();
+  if (heartbeat_.joinable()) heartbeat_.join();
+  mailbox_->close(group_);
+}
+
+void CollectiveGroup::beat() {
+  const auto tick = std::chrono::milliseconds(heartbeat_tick_ms(options_.timeout_ms));
+  std::unique_lock<std::mutex> lock(beat_mu_);
+  while (!beat_cv_.wait_for(lock, tick, [&] { return stop_; }) && status().ok()) {
+    lock.unlock();
+    for (int i = 0; i < size() && status().ok(); ++i) {
+      if (i == rank_) continue;
+      absl::Status peer =
+          ask(peers_[i], group_, metadata_, Clock::now() + tick, options_.timeout_ms);
+      if (!peer.ok()) fail(peer);
+    }
+    lock.lock();
+  }
+}
 
 absl::Status CollectiveGroup::wait_for_peers() {
   const Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(options_.timeout_ms);

@@ -22,15 +22,21 @@
 // group with the same status, so every survivor fails within the timeout, naming the
 // worker that was lost, not the neighbour that stopped answering because of it. A group
 // that failed stays failed: its later collectives fail at once with the same status.
-// At creation a worker waits, up to the timeout, for every other worker's server to
-// answer; one that does not is Unavailable, naming it ("is it started?").
+// Between collectives a thread of the group asks every other worker the same, every tick:
+// a worker found gone (or whose group failed) fails the group then, so that the next
+// collective fails at once, naming it. At creation a worker waits, up to the timeout, for
+// every other worker's server to answer; one that does not is Unavailable, naming it ("is
+// it started?").
 //
 // Thread safety: one collective at a time (MultiWorkerMirroredStrategy's merge point runs
 // them); status() from any thread.
 
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -60,7 +66,7 @@ class CollectiveGroup {
                                                                  const std::string& job, int task,
                                                                  uint64_t group,
                                                                  const CollectiveOptions& options);
-  ~CollectiveGroup();  // the mailbox drops what it holds for the group
+  ~CollectiveGroup();  // stops the heartbeat; the mailbox drops what it holds for the group
 
   int size() const { return static_cast<int>(peers_.size()); }
   int rank() const { return rank_; }
@@ -84,6 +90,8 @@ class CollectiveGroup {
   CollectiveGroup(uint64_t group, int rank, std::vector<Peer> peers,
                   std::shared_ptr<CollectiveMailbox> mailbox, const CollectiveOptions& options);
   absl::Status wait_for_peers();
+  // The heartbeat between collectives (Note [No collective hangs]), until stop_.
+  void beat();
   // Fails the group with `status` here and on every other worker (best effort).
   void fail(const absl::Status& status);
 
@@ -94,6 +102,10 @@ class CollectiveGroup {
   CollectiveOptions options_;
   CallMetadata metadata_;  // the token every call carries
   uint64_t instance_ = 0;  // collectives begun so far
+  std::mutex beat_mu_;
+  std::condition_variable beat_cv_;
+  bool stop_ = false;  // guarded by beat_mu_
+  std::thread heartbeat_;
 };
 
 // Returns the number of the next group the task this process serves at `address` joins:

@@ -203,6 +203,31 @@ TEST(CollectiveGroupTest, AWorkerGoneFailsEverySurvivorNamingIt) {
   }
 }
 
+TEST(CollectiveGroupTest, TheHeartbeatFindsAWorkerGoneBetweenCollectives) {
+  Workers workers(3);
+  std::vector<std::unique_ptr<CollectiveGroup>> groups(3);
+  for (const absl::Status& s : on_every_worker(3, [&](int r) -> absl::Status {
+         auto g = CollectiveGroup::create(workers.spec, "worker", r, 1, with_timeout(1000));
+         if (g.ok()) groups[r] = *std::move(g);
+         return g.status();
+       })) {
+    ASSERT_TRUE(s.ok()) << s;
+  }
+  workers.servers[1].reset();
+  groups[1].reset();
+  // No collective runs: the heartbeat (every 200 ms here) fails both survivors' groups.
+  const auto deadline = Clock::now() + std::chrono::seconds(5);
+  while ((groups[0]->status().ok() || groups[2]->status().ok()) && Clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  for (int r : {0, 2}) {
+    EXPECT_EQ(groups[r]->status().code(), absl::StatusCode::kUnavailable) << groups[r]->status();
+    EXPECT_THAT(groups[r]->status().message(),
+                HasSubstr(absl::StrCat("worker /job:worker/replica:0/task:1 at ",
+                                       workers.spec["worker"][1], " is unavailable")));
+  }
+}
+
 TEST(CollectiveGroupTest, AWorkerThatNeverStartsFailsTheOthersWithinTheTimeout) {
   ClusterSpec spec = testing::loopback_workers(2);
   Server server(spec, "worker", 0);
