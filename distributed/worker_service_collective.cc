@@ -15,12 +15,13 @@ grpc::Status WorkerService::receive_delivery(
   grpc::ByteBuffer piece;
   std::vector<grpc::Slice> slices;
   std::string first;
-  if (reader->Read(&piece) && piece.Dump(&slices).ok()) {
+  const bool got = reader->Read(&piece) && piece.Dump(&slices).ok();
+  if (got) {
     for (const grpc::Slice& s : slices)
       first.append(reinterpret_cast<const char*>(s.begin()), s.size());
   }
   proto::DeliverRequest header;
-  if (first.empty() || !header.ParseFromString(first)) {
+  if (!got || !header.ParseFromString(first)) {
     return to_grpc(
         absl::InvalidArgumentError("[Deliver] the first message is not a DeliverRequest"));
   }

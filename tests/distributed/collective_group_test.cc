@@ -14,6 +14,7 @@
 #include "distributed/ring_all_reduce.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/distributed/certs.h"
 #include "tests/distributed/worker_process.h"
 
 namespace mt::distributed::internal {
@@ -262,6 +263,36 @@ TEST(CollectiveGroupTest, RidesTheClustersToken) {
   auto refused = CollectiveGroup::create(workers.spec, "worker", 0, 2, with_timeout(5000, "wrong"));
   EXPECT_EQ(refused.status().code(), absl::StatusCode::kUnauthenticated) << refused.status();
   EXPECT_THAT(refused.status().message(), HasSubstr("task:1"));
+}
+
+TEST(CollectiveGroupTest, RidesTheClustersMutualTls) {
+  testing::TempDir dir;
+  if (!testing::make_certs(dir.path())) GTEST_SKIP() << "openssl could not make certificates";
+  ServerOptions options;
+  options.tls.server_cert_pem = testing::read_text(dir / "server1.pem");
+  options.tls.server_key_pem = testing::read_text(dir / "server1.key");
+  options.tls.client_ca_pem = testing::read_text(dir / "ca1.pem");
+  Workers workers(2, options);
+  CollectiveOptions client = with_timeout(5000);
+  client.connect.tls.root_cert_pem = testing::read_text(dir / "ca1.pem");
+  client.connect.tls.client_cert_pem = testing::read_text(dir / "client1.pem");
+  client.connect.tls.client_key_pem = testing::read_text(dir / "client1.key");
+  std::vector<double> data(2, 0.0);
+  auto statuses = on_every_worker(2, [&](int r) -> absl::Status {
+    auto g = CollectiveGroup::create(workers.spec, "worker", r, 1, client);
+    if (!g.ok()) return g.status();
+    data[r] = r + 0.5;
+    return (*g)->all_reduce_sum(DType::kFloat64, &data[r], 1);
+  });
+  EXPECT_TRUE(statuses[0].ok()) << statuses[0];
+  EXPECT_TRUE(statuses[1].ok()) << statuses[1];
+  EXPECT_EQ(data[0], 2.0);
+  EXPECT_EQ(data[1], 2.0);
+  // Without a client certificate the handshake fails: the peer is unavailable to it.
+  CollectiveOptions no_certificate = with_timeout(500);
+  no_certificate.connect.tls.root_cert_pem = client.connect.tls.root_cert_pem;
+  auto refused = CollectiveGroup::create(workers.spec, "worker", 0, 2, no_certificate);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kUnavailable) << refused.status();
 }
 
 TEST(CollectiveGroupTest, RefusesBadArguments) {
