@@ -146,6 +146,35 @@ class PeerLinks final : public RingLinks {
   const int64_t timeout_ms_;
 };
 
+// Fills `peers` with every worker, the chief's task first, then the workers', as
+// TensorFlow ranks them; returns the rank of task `task` of `job`, -1 when it is none.
+int make_peers(const ClusterSpec& cluster, const std::string& job, int task,
+               const CollectiveOptions& options, std::vector<Peer>& peers) {
+  // A send stuck in a stopped worker's full socket ends when the kernel gives up on the
+  // connection, at twice the timeout (Note [Bytes stuck in the socket] in task_client.cc).
+  config::ConnectOptions connect = options.connect;
+  connect.rpc_timeout_ms = options.timeout_ms;
+  int rank = -1;
+  for (const char* member_job : {"chief", "worker"}) {
+    auto found = cluster.find(member_job);
+    if (found == cluster.end()) continue;
+    for (int i = 0; i < static_cast<int>(found->second.size()); ++i) {
+      const std::string& address = found->second[i];
+      Peer peer;
+      peer.name = absl::StrCat("worker ", task_name(member_job, i), " at ", address);
+      peer.address = address;
+      if (member_job == job && i == task) {
+        rank = static_cast<int>(peers.size());
+      } else {
+        peer.channel = make_channel(address, connect, /*own_connection=*/false);
+        peer.stub = proto::Worker::NewStub(peer.channel);
+      }
+      peers.push_back(std::move(peer));
+    }
+  }
+  return rank;
+}
+
 }  // namespace
 
 namespace {
@@ -185,26 +214,8 @@ absl::StatusOr<std::unique_ptr<CollectiveGroup>> CollectiveGroup::create(
         absl::StrCat(kStrategy, "this process runs no server for ", task_name(job, task), " at ",
                      *own, ": start it first (mt::distributed::Server)"));
   }
-  // The chief's task first, then the workers', as TensorFlow ranks them.
   std::vector<Peer> peers;
-  int rank = -1;
-  for (const char* member_job : {"chief", "worker"}) {
-    auto found = cluster.find(member_job);
-    if (found == cluster.end()) continue;
-    for (int i = 0; i < static_cast<int>(found->second.size()); ++i) {
-      const std::string& address = found->second[i];
-      Peer peer;
-      peer.name = absl::StrCat("worker ", task_name(member_job, i), " at ", address);
-      peer.address = address;
-      if (member_job == job && i == task) {
-        rank = static_cast<int>(peers.size());
-      } else {
-        peer.channel = make_channel(address, options.connect, /*own_connection=*/false);
-        peer.stub = proto::Worker::NewStub(peer.channel);
-      }
-      peers.push_back(std::move(peer));
-    }
-  }
+  const int rank = make_peers(cluster, job, task, options, peers);
   if (rank < 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         kStrategy, "task ", task_name(job, task),
