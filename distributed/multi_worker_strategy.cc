@@ -59,8 +59,12 @@ class ClusterCollective final : public mt::internal::WorkerCollective {
     MT_ASSIGN_OR_RETURN(mt::internal::Runtime * rt, mt::internal::Context::get().runtime());
     MT_ASSIGN_OR_RETURN(int cpu, rt->find_device("/CPU:0"));
     mt::internal::Device& host = rt->device(cpu);
+    // One value is summed in its output; several in one buffer, then copied out.
+    const bool single = end - begin == 1;
     MT_ASSIGN_OR_RETURN(Shape flat, Shape::make({elements}));
-    MT_ASSIGN_OR_RETURN(TensorImpl * buffer, mt::internal::allocate_tensor(host, dtype, flat));
+    MT_ASSIGN_OR_RETURN(
+        TensorImpl * buffer,
+        mt::internal::allocate_tensor(host, dtype, single ? values[begin].shape() : flat));
     Tensor packed(buffer);
     char* at = static_cast<char*>(buffer->data);
     for (size_t k = begin; k < end; ++k) {
@@ -71,11 +75,8 @@ class ClusterCollective final : public mt::internal::WorkerCollective {
       at += value.bytes();
     }
     MT_RETURN_IF_ERROR(group_->all_reduce_sum(dtype, buffer->data, elements));
-    if (end - begin == 1) {
-      MT_ASSIGN_OR_RETURN(Shape shape, Shape::make(values[begin].shape().dims()));
-      MT_ASSIGN_OR_RETURN(TensorImpl * value, mt::internal::allocate_tensor(host, dtype, shape));
-      if (value->bytes() > 0) std::memcpy(value->data, buffer->data, value->bytes());
-      out.push_back(Tensor(value));
+    if (single) {
+      out.push_back(std::move(packed));
       return absl::OkStatus();
     }
     const char* from = static_cast<const char*>(buffer->data);

@@ -25,10 +25,14 @@ class CrossWorkerOps final : public CrossDeviceOps {
 
   absl::StatusOr<PerReplicaValues> batch_all_reduce(distribute::ReduceOp op,
                                                     const PerReplicaValues& in) override {
-    MT_ASSIGN_OR_RETURN(PerReplicaValues local,
-                        local_->batch_all_reduce(distribute::ReduceOp::kSum, in));
+    // One local replica (a CPU worker) has its sum already: no copy for the local stage.
+    PerReplicaValues local;
+    if (in.size() > 1) {
+      MT_ASSIGN_OR_RETURN(local, local_->batch_all_reduce(distribute::ReduceOp::kSum, in));
+    }
+    const std::vector<Tensor>& mine = in.size() > 1 ? local[0] : in[0];
     MT_ASSIGN_OR_RETURN(std::vector<Tensor> reduced,
-                        all_reduce_between_workers(*workers_, local[0], op, num_replicas_in_sync_));
+                        all_reduce_between_workers(*workers_, mine, op, num_replicas_in_sync_));
     PerReplicaValues out(in.size());
     MT_RETURN_IF_ERROR(status_of([&] {
       for (size_t r = 0; r < in.size(); ++r) {
