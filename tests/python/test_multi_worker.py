@@ -218,6 +218,10 @@ def test_options_are_checked_as_tensorflows():
         experimental.CommunicationOptions(bytes_per_pack=-1)
     with pytest.raises(ValueError, match="timeout_seconds must be positive"):
         experimental.CommunicationOptions(timeout_seconds=0)
+    with pytest.raises(ValueError, match="implementation must be a CommunicationImplementation"):
+        experimental.CommunicationOptions(implementation="gloo")
+    assert experimental.CommunicationOptions(implementation="ring").implementation is \
+        experimental.CommunicationImplementation.RING
     options = experimental.CommunicationOptions(
         implementation=experimental.CommunicationImplementation.NCCL)
     with pytest.raises(mt.errors.UnimplementedError, match="NCCL between worker processes"):

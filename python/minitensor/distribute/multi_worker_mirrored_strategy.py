@@ -48,7 +48,8 @@ class CommunicationOptions:
         if timeout_seconds is not None and not timeout_seconds > 0:
             raise ValueError(f"timeout_seconds must be positive or None, got {timeout_seconds}")
         if isinstance(implementation, str):
-            implementation = CommunicationImplementation[implementation.upper()]
+            implementation = CommunicationImplementation.__members__.get(
+                implementation.upper(), implementation)
         if not isinstance(implementation, CommunicationImplementation):
             raise ValueError("implementation must be a CommunicationImplementation, got "
                              f"{implementation!r}")
