@@ -1,7 +1,7 @@
 """mt.distribute.MultiWorkerMirroredStrategy (docs/distribute.md, "Several workers"):
 two and four CPU worker processes on loopback, named by TF_CONFIG, train a small model
 with a custom loop and with Keras fit and end with the weights of one process trained on
-the global batch; the cluster's token; a worker killed mid-training fails every survivor
+the global batch, and each reads its shard of distribute_datasets_from_function's input; the cluster's token; a worker killed mid-training fails every survivor
 with UnavailableError naming it within the timeout; a worker that never starts fails the
 others' start-up within it; and the options' errors, as TensorFlow's."""
 
@@ -59,9 +59,21 @@ try:
                                      mt.keras.layers.Dense(1)])
         model.compile(loss="mse", optimizer=mt.keras.optimizers.SGD(0.05))
     history = model.fit(x[:64], y[:64], batch_size=16, epochs=2, shuffle=False, verbose=0)
+    contexts = []
+
+    def dataset_fn(context):  # each worker's pipeline: its shard of 8 rows
+        contexts.append([context.num_input_pipelines, context.input_pipeline_id,
+                         context.num_replicas_in_sync])
+        return mt.data.Dataset.range(8).shard(context.num_input_pipelines,
+                                              context.input_pipeline_id).batch(8)
+
+    total = 0
+    for batch in strategy.distribute_datasets_from_function(dataset_fn):
+        total += int(strategy.reduce("SUM", strategy.run(mt.reduce_sum, args=(batch,)), axis=None))
     print(json.dumps({"w": w.numpy().tolist(), "b": b.numpy().tolist(),
                       "fit": [a.tolist() for a in model.get_weights()],
-                      "loss": history.history["loss"]}), flush=True)
+                      "loss": history.history["loss"], "pipeline": contexts[0],
+                      "total": total}), flush=True)
 except mt.errors.OpError as e:
     print("error", type(e).__name__ + ":", str(e).replace(chr(10), " "), flush=True)
     sys.exit(3)
@@ -136,8 +148,12 @@ def check_trained_as_one_process(results, steps):
         for a, e in zip(got["fit"], fit):
             np.testing.assert_allclose(a, e, rtol=1e-5, atol=1e-6)
         np.testing.assert_allclose(got["loss"], loss, rtol=1e-5)
-    first = json.loads(results[0][1])
-    assert all(json.loads(r[1]) == first for r in results.values()), "workers differ"
+    n = len(results)
+    outputs = {i: json.loads(r[1]) for i, r in results.items()}
+    for i, out in outputs.items():  # InputContext: a pipeline per worker; every row counted once
+        assert out.pop("pipeline") == [n, i, n]
+        assert out.pop("total") == sum(range(8))
+    assert all(out == outputs[0] for out in outputs.values()), "workers differ"
 
 
 def test_two_workers_with_a_token_train_as_one_process():
