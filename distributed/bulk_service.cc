@@ -22,11 +22,28 @@ using grpc::internal::RpcMethod;
 
 constexpr char kUpload[] = "/mt.distributed.proto.Bulk/Upload";
 constexpr char kFetch[] = "/mt.distributed.proto.Bulk/Fetch";
+constexpr char kDeliver[] = "/mt.distributed.proto.Bulk/Deliver";
 
 // Returns a buffer that points at `bytes` without copying them.
 grpc::ByteBuffer view(std::string_view bytes) {
   grpc::Slice slice(const_cast<char*>(bytes.data()), bytes.size(), grpc::Slice::STATIC_SLICE);
   return grpc::ByteBuffer(&slice, 1);
+}
+
+// Sends `header`, then `pieces`, on a client stream of `method`; returns the call's status.
+template <typename Response>
+grpc::Status write_stream(const char* method, grpc::Channel* channel, grpc::ClientContext* context,
+                          const google::protobuf::Message& header,
+                          absl::Span<const std::string_view> pieces) {
+  Response response;
+  std::unique_ptr<grpc::ClientWriter<grpc::ByteBuffer>> writer(
+      grpc::internal::ClientWriterFactory<grpc::ByteBuffer>::Create(
+          channel, RpcMethod(method, RpcMethod::CLIENT_STREAMING), context, &response));
+  std::string first = header.SerializeAsString();
+  bool open = writer->Write(view(first));
+  for (size_t i = 0; open && i < pieces.size(); ++i) open = writer->Write(view(pieces[i]));
+  writer->WritesDone();
+  return writer->Finish();  // when a write failed, the task's reason
 }
 
 }  // namespace
@@ -59,6 +76,14 @@ BulkService::BulkService(WorkerService* worker) {
             return service->send_pieces(context, *request, writer);
           },
           worker)));
+  AddMethod(new grpc::internal::RpcServiceMethod(
+      kDeliver, RpcMethod::CLIENT_STREAMING,
+      new grpc::internal::ClientStreamingHandler<WorkerService, grpc::ByteBuffer,
+                                                 proto::DeliverResponse>(
+          [](WorkerService* service, grpc::ServerContext* context,
+             grpc::ServerReader<grpc::ByteBuffer>* reader,
+             proto::DeliverResponse*) { return service->receive_delivery(context, reader); },
+          worker)));
 }
 
 int part_count(size_t bytes, int connections) {
@@ -76,15 +101,12 @@ std::pair<size_t, size_t> part_range(size_t bytes, int parts, int part) {
 grpc::Status upload_pieces(grpc::Channel* channel, grpc::ClientContext* context,
                            const proto::UploadRequest& header,
                            absl::Span<const std::string_view> pieces) {
-  proto::UploadResponse response;
-  std::unique_ptr<grpc::ClientWriter<grpc::ByteBuffer>> writer(
-      grpc::internal::ClientWriterFactory<grpc::ByteBuffer>::Create(
-          channel, RpcMethod(kUpload, RpcMethod::CLIENT_STREAMING), context, &response));
-  std::string first = header.SerializeAsString();
-  bool open = writer->Write(view(first));
-  for (size_t i = 0; open && i < pieces.size(); ++i) open = writer->Write(view(pieces[i]));
-  writer->WritesDone();
-  return writer->Finish();  // when a write failed, the task's reason
+  return write_stream<proto::UploadResponse>(kUpload, channel, context, header, pieces);
+}
+
+grpc::Status deliver_bytes(grpc::Channel* channel, grpc::ClientContext* context,
+                           const proto::DeliverRequest& header, std::string_view bytes) {
+  return write_stream<proto::DeliverResponse>(kDeliver, channel, context, header, {bytes});
 }
 
 grpc::Status fetch_pieces(grpc::Channel* channel, grpc::ClientContext* context,

@@ -10,6 +10,9 @@
 //   Upload  client stream: an UploadRequest (worker.proto), then the tensor's bytes in
 //           pieces of at most kChunkBytes; answers once the task holds the tensor.
 //   Fetch   a FetchRequest; answers with the tensor's bytes in pieces.
+//   Deliver a DeliverRequest, then one chunk of a collective's message raw (at most
+//           kRingChunkBytes); the task keeps it in its CollectiveMailbox for the collective
+//           that takes it (Note [Ring all-reduce] in ring_all_reduce.h).
 // The task checks declared against carried sizes, and sizes against its limit, as for
 // every other message.
 //
@@ -82,6 +85,10 @@ std::pair<size_t, size_t> part_range(size_t bytes, int parts, int part);
 grpc::Status upload_pieces(grpc::Channel* channel, grpc::ClientContext* context,
                            const proto::UploadRequest& header,
                            absl::Span<const std::string_view> pieces);
+
+// Sends `header` then `bytes` (at most kRingChunkBytes) to the task's mailbox.
+grpc::Status deliver_bytes(grpc::Channel* channel, grpc::ClientContext* context,
+                           const proto::DeliverRequest& header, std::string_view bytes);
 
 // Copies the bytes `request` asks for into `dst`, which holds `bytes`. The caller checks
 // `received`, the count the task sent (more than `bytes` is counted, not copied).

@@ -12,6 +12,7 @@
 #include "distributed/auth.h"
 #include "distributed/bulk_service.h"
 #include "distributed/cluster_spec.h"
+#include "distributed/collective_mailbox.h"
 #include "distributed/distributed.h"
 #include "distributed/server_tls.h"
 #include "distributed/tensor_codec.h"
@@ -138,6 +139,8 @@ Server::Server(const ClusterSpec& cluster, std::string_view job_name, int task_i
         absl::StrCat("[Server] cannot listen on ", state_->address, " for ",
                      internal::task_name(job_name, task_index), " (address in use?)")));
   }
+  // The collectives of this process's worker find their messages here (collective_group.h).
+  internal::register_mailbox(state_->address, state_->service->mailbox());
 }
 
 Server::~Server() { stop(); }
@@ -151,6 +154,7 @@ void Server::join() {
 void Server::stop() {
   if (state_->server == nullptr) return;
   std::call_once(state_->stopped, [this] {
+    internal::unregister_mailbox(state_->address, state_->service->mailbox().get());
     state_->server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
     state_->server->Wait();
     state_->service->clear();

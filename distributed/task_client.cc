@@ -33,8 +33,8 @@ int unacknowledged_limit_ms(int64_t rpc_timeout_ms) {
   return static_cast<int>(std::min<int64_t>(rpc_timeout_ms, kNoKeepalivePingsMs / 2) * 2);
 }
 
-// `own_connection`: a connection of its own rather than one shared with other channels
-// to the same address (Note [Transfers over several connections] in bulk_service.h).
+}  // namespace
+
 std::shared_ptr<grpc::Channel> make_channel(const std::string& address,
                                             const config::ConnectOptions& options,
                                             bool own_connection) {
@@ -61,6 +61,8 @@ std::shared_ptr<grpc::Channel> make_channel(const std::string& address,
   }
   return grpc::CreateCustomChannel(address, credentials, args);
 }
+
+namespace {
 
 // Returns ConnectOptions::bulk_connections, 0 replaced by its default.
 int bulk_connections(const config::ConnectOptions& options) {

@@ -40,6 +40,14 @@
 
 namespace mt::distributed::internal {
 
+// Returns a channel to `address` with `options`' limits, credentials and reconnection
+// settings. `own_connection`: a connection of its own rather than one shared with other
+// channels to the same address (Note [Transfers over several connections] in
+// bulk_service.h).
+std::shared_ptr<grpc::Channel> make_channel(const std::string& address,
+                                            const config::ConnectOptions& options,
+                                            bool own_connection);
+
 class TaskClient {
  public:
   TaskClient(std::string job, int task, std::string address, const config::ConnectOptions& options);

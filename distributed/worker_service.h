@@ -10,10 +10,12 @@
 // Thread safety: gRPC calls the handlers from its own threads, concurrently.
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "absl/status/statusor.h"
 #include "distributed/auth.h"
+#include "distributed/collective_mailbox.h"
 #include "distributed/tensor_store.h"
 #include "distributed/worker.grpc.pb.h"
 #include "kernels/kernel_registry.h"
@@ -44,6 +46,12 @@ class WorkerService final : public proto::Worker::Service {
                       proto::DeleteResponse*) override;
   grpc::Status GetMemoryInfo(grpc::ServerContext*, const proto::MemoryInfoRequest* request,
                              proto::MemoryInfoResponse* response) override;
+  // A peer's collectives (worker_service_collective.cc).
+  grpc::Status AbortCollectives(grpc::ServerContext* context,
+                                const proto::AbortCollectivesRequest* request,
+                                proto::AbortCollectivesResponse*) override;
+  grpc::Status Heartbeat(grpc::ServerContext* context, const proto::HeartbeatRequest* request,
+                         proto::HeartbeatResponse* response) override;
 
   // Handles Enqueue's messages in order. Takes the stream's interface, so that a stream
   // that is not gRPC's (the wire fuzz targets in fuzz/) drives the same code.
@@ -57,6 +65,11 @@ class WorkerService final : public proto::Worker::Service {
                               grpc::ServerReaderInterface<grpc::ByteBuffer>* reader);
   grpc::Status send_pieces(grpc::ServerContext* context, const proto::FetchRequest& request,
                            grpc::ServerWriterInterface<grpc::ByteBuffer>* writer);
+  grpc::Status receive_delivery(grpc::ServerContext* context,
+                                grpc::ServerReaderInterface<grpc::ByteBuffer>* reader);
+
+  // Returns the mailbox of the collectives' messages this task was sent.
+  const std::shared_ptr<CollectiveMailbox>& mailbox() const { return mailbox_; }
 
   // Replaces the token calls must carry (Server::update_credentials).
   void set_auth_token(std::string token) { auth_.set_token(std::move(token)); }
@@ -82,6 +95,7 @@ class WorkerService final : public proto::Worker::Service {
   Authenticator auth_;
   KernelRegistry registry_;  // the kernels this process has, as its runtime registers them
   TensorStore store_;
+  std::shared_ptr<CollectiveMailbox> mailbox_ = std::make_shared<CollectiveMailbox>();
 };
 
 // Returns `status` as a grpc::Status with the same code and message.

@@ -1,7 +1,8 @@
 // mt.distribute.Server and mt.config.experimental_connect_to_cluster over distributed/
 // (built with gRPC; no_distributed.cc stands in when it is not). The Python package turns
 // ClusterSpec and resolvers into the plain dict of address lists these take. Connecting,
-// starting, joining and stopping release the GIL: they wait on the network.
+// starting, joining and stopping release the GIL: they wait on the network. The
+// MultiWorkerMirroredStrategy is a _MirroredStrategy (strategy.cc) with its cluster.
 #include "distributed/distributed.h"
 
 #include <nanobind/stl/map.h>
@@ -12,6 +13,7 @@
 #include <optional>
 #include <string>
 
+#include "distributed/multi_worker_strategy.h"
 #include "python/src/bindings.h"
 
 namespace mt::python {
@@ -49,6 +51,23 @@ distributed::ServerOptions server_options(int64_t max_message_bytes, std::string
   o.max_client_bytes = max_client_bytes;
   o.insecure = insecure;
   return o;
+}
+
+// Makes a MultiWorkerMirroredStrategy; waits for the other workers without the GIL.
+void make_multi_worker(distribute::MultiWorkerMirroredStrategy* self, const ClusterSpec& cluster,
+                       const std::string& task_type, int task_id, const std::string& implementation,
+                       double timeout_seconds, const distributed::ServerOptions& server,
+                       const config::ConnectOptions& connect) {
+  using distribute::CommunicationImplementation;
+  distribute::CommunicationOptions communication;
+  communication.implementation = implementation == "RING"   ? CommunicationImplementation::kRing
+                                 : implementation == "NCCL" ? CommunicationImplementation::kNccl
+                                                            : CommunicationImplementation::kAuto;
+  communication.timeout_seconds = timeout_seconds;
+  distribute::MultiWorkerSecurity security{server, connect};
+  nb::gil_scoped_release release;
+  new (self)
+      distribute::MultiWorkerMirroredStrategy(cluster, task_type, task_id, communication, security);
 }
 
 }  // namespace
@@ -90,6 +109,32 @@ void bind_distributed(nb::module_& m) {
           nb::arg("server_cert_pem"), nb::arg("server_key_pem"), nb::arg("client_ca_pem"),
           nb::arg("auth_token"), nb::call_guard<nb::gil_scoped_release>());
   m.def("pick_unused_loopback_port", &distributed::pick_unused_loopback_port);
+  nb::class_<distribute::MultiWorkerMirroredStrategy, distribute::MirroredStrategy>(
+      m, "_MultiWorkerMirroredStrategy")
+      .def(
+          "__init__",
+          [](distribute::MultiWorkerMirroredStrategy* self, const ClusterSpec& cluster,
+             const std::string& task_type, int task_id, const std::string& implementation,
+             double timeout_seconds, std::string server_cert_pem, std::string server_key_pem,
+             std::string client_ca_pem, std::string root_cert_pem, std::string client_cert_pem,
+             std::string client_key_pem, std::string auth_token, bool insecure) {
+            config::ConnectOptions connect;
+            connect.tls.root_cert_pem = std::move(root_cert_pem);
+            connect.tls.client_cert_pem = std::move(client_cert_pem);
+            connect.tls.client_key_pem = std::move(client_key_pem);
+            connect.auth_token = auth_token;
+            make_multi_worker(self, cluster, task_type, task_id, implementation, timeout_seconds,
+                              server_options(int64_t{256} << 20, std::move(server_cert_pem),
+                                             std::move(server_key_pem), std::move(client_ca_pem),
+                                             std::move(auth_token), 0, insecure),
+                              connect);
+          },
+          nb::arg("cluster"), nb::arg("task_type"), nb::arg("task_id"), nb::arg("implementation"),
+          nb::arg("timeout_seconds"), nb::arg("server_cert_pem"), nb::arg("server_key_pem"),
+          nb::arg("client_ca_pem"), nb::arg("root_cert_pem"), nb::arg("client_cert_pem"),
+          nb::arg("client_key_pem"), nb::arg("auth_token"), nb::arg("insecure"))
+      .def_prop_ro("num_workers", &distribute::MultiWorkerMirroredStrategy::num_workers)
+      .def_prop_ro("worker_index", &distribute::MultiWorkerMirroredStrategy::worker_index);
 }
 
 }  // namespace mt::python

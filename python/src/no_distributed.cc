@@ -18,7 +18,8 @@ namespace {
 
 void bind_distributed(nb::module_& m) {
   m.attr("distributed_enabled") = false;
-  for (const char* name : {"connect_to_cluster", "Server", "pick_unused_loopback_port"}) {
+  for (const char* name : {"connect_to_cluster", "Server", "pick_unused_loopback_port",
+                           "_MultiWorkerMirroredStrategy"}) {
     m.def(name, &not_built);
   }
 }

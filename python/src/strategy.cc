@@ -42,7 +42,7 @@ struct ReplicaRaised {
 // Runs `fn(ctx)` on every replica; returns each replica's result, or raises the Python
 // exception of the replica that failed first.
 std::vector<nb::object> run(MirroredStrategy& strategy, nb::callable fn) {
-  const int n = strategy.num_replicas_in_sync();
+  const int n = static_cast<int>(strategy.devices().size());  // this process's replicas
   std::vector<nb::object> results(n);
   std::vector<std::unique_ptr<nb::python_error>> raised(n);
   std::optional<int> failed;
@@ -50,7 +50,7 @@ std::vector<nb::object> run(MirroredStrategy& strategy, nb::callable fn) {
     nb::gil_scoped_release release;
     try {
       strategy.run([&](ReplicaContext& ctx) {
-        const int r = ctx.replica_id_in_sync_group();
+        const int r = ctx.local_replica_id();
         nb::gil_scoped_acquire gil;
         try {
           results[r] = fn(nb::cast(&ctx, nb::rv_policy::reference));
@@ -73,6 +73,7 @@ void bind_strategy(nb::module_& m) {
   nb::class_<ReplicaContext>(m, "_ReplicaContext")
       .def_prop_ro("replica_id_in_sync_group", &ReplicaContext::replica_id_in_sync_group)
       .def_prop_ro("num_replicas_in_sync", &ReplicaContext::num_replicas_in_sync)
+      .def_prop_ro("_local_replica_id", &ReplicaContext::local_replica_id)
       .def_prop_ro("device", &ReplicaContext::device)
       .def(
           "_all_reduce",

@@ -127,11 +127,17 @@ uint64_t next_strategy_id() {
 
 StrategyState::StrategyState(std::vector<std::string> names_in,
                              std::vector<mt::internal::Device*> devices_in,
-                             std::unique_ptr<mt::internal::CrossDeviceOps> ops_in)
+                             std::unique_ptr<mt::internal::CrossDeviceOps> ops_in,
+                             std::shared_ptr<mt::internal::WorkerCollective> workers_in)
     : id(next_strategy_id()),
       names(std::move(names_in)),
       devices(std::move(devices_in)),
       ops(std::move(ops_in)),
+      workers(std::move(workers_in)),
+      num_replicas_in_sync(static_cast<int>(names.size()) *
+                           (workers == nullptr ? 1 : workers->num_workers())),
+      first_replica(static_cast<int>(names.size()) *
+                    (workers == nullptr ? 0 : workers->worker_index())),
       merge(static_cast<int>(names.size())),
       threads(static_cast<int>(names.size())) {
   for (int r = 0; r < static_cast<int>(names.size()); ++r)
@@ -153,11 +159,20 @@ MirroredStrategy::MirroredStrategy(std::vector<std::string> devices,
                                                      std::move(ops));
 }
 
+MirroredStrategy::MirroredStrategy(std::vector<std::string> devices,
+                                   std::shared_ptr<mt::internal::WorkerCollective> workers) {
+  std::vector<Device*> chosen = choose_devices(devices);
+  std::vector<std::string> names = names_of(chosen);
+  const int replicas = static_cast<int>(names.size()) * workers->num_workers();
+  std::unique_ptr<CrossDeviceOps> ops = mt::internal::make_cross_worker_ops(
+      mt::internal::make_reduction_to_one_device(names, names[0]), workers, replicas);
+  state_ = std::make_unique<internal::StrategyState>(std::move(names), std::move(chosen),
+                                                     std::move(ops), std::move(workers));
+}
+
 MirroredStrategy::~MirroredStrategy() = default;
 
-int MirroredStrategy::num_replicas_in_sync() const {
-  return static_cast<int>(state_->names.size());
-}
+int MirroredStrategy::num_replicas_in_sync() const { return state_->num_replicas_in_sync; }
 const std::vector<std::string>& MirroredStrategy::devices() const { return state_->names; }
 const char* MirroredStrategy::cross_device_ops_name() const { return state_->ops->name(); }
 
@@ -214,10 +229,10 @@ void MirroredStrategy::run_replicas(const std::function<void(ReplicaContext&)>& 
 Tensor MirroredStrategy::reduce(ReduceOp op, absl::Span<const Tensor> per_replica,
                                 std::optional<int> axis) {
   check_cross_replica("reduce");
-  if (static_cast<int>(per_replica.size()) != num_replicas_in_sync()) {
-    throw_if_error(absl::InvalidArgumentError(absl::StrCat("[MirroredStrategy.reduce] got ",
-                                                           per_replica.size(), " values for ",
-                                                           num_replicas_in_sync(), " replicas")));
+  const size_t local = state_->names.size();
+  if (per_replica.size() != local) {
+    throw_if_error(absl::InvalidArgumentError(absl::StrCat(
+        "[MirroredStrategy.reduce] got ", per_replica.size(), " values for ", local, " replicas")));
   }
   std::vector<Tensor> parts;
   double count = static_cast<double>(per_replica.size());
@@ -237,11 +252,23 @@ Tensor MirroredStrategy::reduce(ReduceOp op, absl::Span<const Tensor> per_replic
   }
   DeviceScope scope(state_->names[0]);
   Tensor sum = parts.size() == 1 ? identity(parts[0]) : add_n(parts);
+  if (state_->workers != nullptr) return reduce_between_workers(op, sum, count);
   if (op == ReduceOp::kSum) return sum;
   return div(sum, fill({}, count, sum.dtype()));
 }
 
-int ReplicaContext::num_replicas_in_sync() const { return static_cast<int>(state_->names.size()); }
+Tensor MirroredStrategy::reduce_between_workers(ReduceOp op, const Tensor& sum, double count) {
+  std::vector<Tensor> values = {sum};
+  if (op == ReduceOp::kMean) values.push_back(fill({}, count, DType::kFloat64));  // uneven axes
+  std::vector<Tensor> sums = value_or_throw(
+      mt::internal::all_reduce_between_workers(*state_->workers, values, ReduceOp::kSum, 1));
+  if (op == ReduceOp::kSum) return sums[0];
+  return div(sums[0], cast(sums[1], sums[0].dtype()));
+}
+
+int ReplicaContext::num_replicas_in_sync() const { return state_->num_replicas_in_sync; }
+
+int ReplicaContext::replica_id_in_sync_group() const { return state_->first_replica + id_; }
 
 const std::string& ReplicaContext::device() const { return state_->names[id_]; }
 

@@ -37,7 +37,14 @@ namespace mt::distribute {
 
 namespace internal {
 struct StrategyState;
-}
+}  // namespace internal
+}  // namespace mt::distribute
+
+namespace mt::internal {
+class WorkerCollective;
+}  // namespace mt::internal
+
+namespace mt::distribute {
 
 // The cross_device_ops argument: kAuto chooses as TensorFlow does.
 struct CrossDeviceOptions {
@@ -50,8 +57,12 @@ struct CrossDeviceOptions {
 // What a replica sees while run() calls it (tf.distribute.ReplicaContext).
 class ReplicaContext {
  public:
-  int replica_id_in_sync_group() const { return id_; }
+  // Returns this replica's id among the replicas of every worker (worker_index times the
+  // replicas per worker, plus local_replica_id()), and how many there are in all.
+  int replica_id_in_sync_group() const;
   int num_replicas_in_sync() const;
+  // Returns this replica's index among this process's replicas (devices()).
+  int local_replica_id() const { return id_; }
   // Returns the full name of this replica's device.
   const std::string& device() const;
   // Returns `op` of `value` over every replica, on this replica's device. Every replica
@@ -75,14 +86,17 @@ class MirroredStrategy {
   // CPU:0 when there is none. Logs TensorFlow's INFO line naming the devices.
   explicit MirroredStrategy(std::vector<std::string> devices = {},
                             CrossDeviceOptions cross_device_ops = {});
-  ~MirroredStrategy();
+  virtual ~MirroredStrategy();
   MirroredStrategy(const MirroredStrategy&) = delete;
   MirroredStrategy& operator=(const MirroredStrategy&) = delete;
 
+  // Returns the replicas of every worker (MultiWorkerMirroredStrategy), this process's for
+  // a MirroredStrategy.
   int num_replicas_in_sync() const;
-  // Returns the replicas' devices, full names, in replica order.
+  // Returns this process's replicas' devices, full names, in replica order.
   const std::vector<std::string>& devices() const;
-  // Returns "NcclAllReduce" or "ReductionToOneDevice".
+  // Returns "NcclAllReduce", "ReductionToOneDevice" or, between workers,
+  // "CollectiveAllReduce".
   const char* cross_device_ops_name() const;
 
   // While a Scope lives, variables this thread creates are mirrored on every device.
@@ -101,28 +115,39 @@ class MirroredStrategy {
   Scope scope();
 
   // Calls fn(ReplicaContext&) once per replica, each on its own thread under its device's
-  // scope, and returns when every replica has returned: nothing, or what each returned, in
-  // replica order. Throws the first replica's error (the others stop at their next
-  // collective); FailedPrecondition when called from inside a replica.
+  // scope, and returns when every replica has returned: nothing, or what each of this
+  // process's replicas returned, in replica order. Throws the first replica's error (the others
+  // stop at their next collective); FailedPrecondition when called from inside a replica.
   template <typename Fn>
   auto run(Fn&& fn) {
     using Result = std::invoke_result_t<Fn&, ReplicaContext&>;
     if constexpr (std::is_void_v<Result>) {
       run_replicas(fn);
     } else {
-      std::vector<Result> results(num_replicas_in_sync());
-      run_replicas([&](ReplicaContext& ctx) { results[ctx.replica_id_in_sync_group()] = fn(ctx); });
+      std::vector<Result> results(devices().size());
+      run_replicas([&](ReplicaContext& ctx) { results[ctx.local_replica_id()] = fn(ctx); });
       return results;
     }
   }
   void run_replicas(const std::function<void(ReplicaContext&)>& fn);
 
-  // Returns `op` of one value per replica (axis: first reduced within each value along that
-  // axis; MEAN then divides by the total count), on the first replica's device.
+  // Returns `op` of one value per replica of this process (axis: first reduced within each
+  // value along that axis; MEAN then divides by the total count), over every worker, on
+  // the first replica's device.
   Tensor reduce(ReduceOp op, absl::Span<const Tensor> per_replica,
                 std::optional<int> axis = std::nullopt);
 
+ protected:
+  // MultiWorkerMirroredStrategy's: this worker's replicas on `devices` (names, as above),
+  // whose values combine over the workers of `workers` too (runtime/strategy/
+  // worker_collective.h). Logs nothing.
+  MirroredStrategy(std::vector<std::string> devices,
+                   std::shared_ptr<mt::internal::WorkerCollective> workers);
+
  private:
+  // reduce()'s last stage between workers: `op` of this worker's `sum` of `count` values.
+  Tensor reduce_between_workers(ReduceOp op, const Tensor& sum, double count);
+
   std::unique_ptr<internal::StrategyState> state_;
 };
 

@@ -14,12 +14,15 @@
 #include "runtime/strategy/merge_point.h"
 #include "runtime/strategy/mirrored_strategy.h"
 #include "runtime/strategy/replica_threads.h"
+#include "runtime/strategy/worker_collective.h"
 
 namespace mt::distribute::internal {
 
 struct StrategyState {
+  // `workers`: the other processes whose replicas this strategy's combine with (null: none).
   StrategyState(std::vector<std::string> names, std::vector<mt::internal::Device*> devices,
-                std::unique_ptr<mt::internal::CrossDeviceOps> ops);
+                std::unique_ptr<mt::internal::CrossDeviceOps> ops,
+                std::shared_ptr<mt::internal::WorkerCollective> workers = nullptr);
 
   // Returns `op` of value k over the replicas, on each replica's device, after checking that
   // the replicas agree on the count, shapes and dtypes (InvalidArgument naming `caller`
@@ -34,6 +37,9 @@ struct StrategyState {
   const std::vector<std::string> names;  // full device names, in replica order
   const std::vector<mt::internal::Device*> devices;
   const std::unique_ptr<mt::internal::CrossDeviceOps> ops;
+  const std::shared_ptr<mt::internal::WorkerCollective> workers;
+  const int num_replicas_in_sync;  // every worker's replicas
+  const int first_replica;         // the replica_id_in_sync_group of this process's first
   mt::internal::MergePoint merge;
   mt::internal::ReplicaThreads threads;
   std::mutex run_mu;  // one run() at a time

@@ -120,3 +120,15 @@ def test_a_map_after_a_batch_keeps_the_batch_dimension_unknown():
     assert mt.data.Dataset.range(4).batch(2, drop_remainder=True).map(
         lambda v: v * 2).element_spec == mt.TensorSpec((2,), mt.int64)
     assert ds.map(lambda a, b: a * 2.0).element_spec == mt.TensorSpec((3,), mt.float32)
+
+
+def test_shard_takes_every_nth_element_as_tensorflow():
+    # TensorFlow 2.21: range(10).shard(3, 1) is [1, 4, 7]; its cardinality is 3.
+    ds = mt.data.Dataset.range(10).shard(3, 1)
+    assert [int(x) for x in ds] == [1, 4, 7]
+    assert int(ds.cardinality()) == 3
+    assert int(mt.data.Dataset.range(10).shard(3, 0).cardinality()) == 4
+    with pytest.raises(mt.errors.InvalidArgumentError, match="Number of shards must be greater"):
+        mt.data.Dataset.range(4).shard(0, 0)
+    with pytest.raises(mt.errors.InvalidArgumentError, match=r"Index must be between 0 and 2"):
+        mt.data.Dataset.range(4).shard(3, 3)

@@ -20,7 +20,8 @@ SOURCE_DIR = pathlib.Path(os.environ.get("MT_SOURCE_DIR",
 EXAMPLES = SOURCE_DIR / "examples"
 GROWTH_ENV = "TF_FORCE_GPU_ALLOW_GROWTH"
 
-# (case, script, environment, a line stderr must contain), as in examples_test.cc.
+# (case, script and its arguments, environment, a line stderr must contain), as in
+# examples_test.cc.
 CASES = [
     ("guide_logging", "guide_logging.py", {}, ""),
     ("guide_manual_placement", "guide_manual_placement.py", {}, ""),
@@ -45,8 +46,10 @@ CASES = [
     ("guide_mirrored_strategy_keras", "guide_mirrored_strategy.py", {}, ""),
     # CPU-only workers, as tests/distributed/example_test.cc runs the C++ program.
     ("remote_guide_example", "remote_guide_example.py", {"CUDA_VISIBLE_DEVICES": ""}, ""),
+    # Two CPU worker processes on loopback, started by the script itself.
+    ("multi_worker", "multi_worker.py --local 2", {"CUDA_VISIBLE_DEVICES": ""}, ""),
 ]
-NEEDS_DISTRIBUTED = {"remote_guide_example"}
+NEEDS_DISTRIBUTED = {"remote_guide_example", "multi_worker"}
 
 
 def script_bin_dir(tmp_path):
@@ -75,7 +78,8 @@ def test_example_prints_the_expected_output(case, program, env, stderr_line, tmp
     if program.endswith(".sh"):
         command = ["bash", str(EXAMPLES / program), str(script_bin_dir(tmp_path))]
     else:
-        command = [sys.executable, str(EXAMPLES / "python" / program)]
+        script, *arguments = program.split()
+        command = [sys.executable, str(EXAMPLES / "python" / script), *arguments]
     result = subprocess.run(command, capture_output=True, text=True, env=run_env, timeout=300)
     assert result.returncode == 0, result.stderr
     assert result.stdout == expected.read_text(), result.stderr

@@ -133,6 +133,12 @@ class Dataset:
         """Returns the elements after the first ``count``; none for -1."""
         return _kind("SkipDataset")(self, count)
 
+    def shard(self, num_shards, index, name=None):
+        """Returns every ``num_shards``-th element from element ``index`` on (one worker's
+        share: ``InputContext.num_input_pipelines`` and ``input_pipeline_id``). Raises
+        InvalidArgumentError, as TensorFlow, unless 0 <= index < num_shards."""
+        return _kind("ShardDataset")(self, num_shards, index)
+
     def map(self, map_func, num_parallel_calls=None, deterministic=None, name=None):
         """Applies ``map_func`` to each element, as mt tensors (a tuple element is passed as
         separate arguments); its results become the new elements."""

@@ -8,6 +8,7 @@ import pickle
 import numpy as _np
 
 from .. import _minitensor
+from .. import errors as _errors
 from . import structure as _structure
 from .batching import positive as _positive
 from .dataset import Dataset, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY
@@ -164,6 +165,35 @@ class SkipDataset(Dataset):
         if n in (INFINITE_CARDINALITY, UNKNOWN_CARDINALITY):
             return n
         return 0 if self._count < 0 else max(0, n - self._count)
+
+    def _element_spec(self):
+        return self._input.element_spec
+
+
+class ShardDataset(Dataset):
+    """Every ``num_shards``-th element of the input, from element ``index`` on."""
+
+    def __init__(self, input_dataset, num_shards, index):
+        num_shards, index = int(num_shards), int(index)
+        if num_shards <= 0:
+            raise _errors.InvalidArgumentError(
+                None, None, f"Number of shards must be greater than zero (got {num_shards}).")
+        if not 0 <= index < num_shards:
+            raise _errors.InvalidArgumentError(
+                None, None, f"Index must be between 0 and {num_shards - 1} (currently index = "
+                f"{index}).")
+        self._input, self._num_shards, self._index = input_dataset, num_shards, index
+
+    def _elements(self):
+        for i, element in enumerate(self._input._elements()):
+            if i % self._num_shards == self._index:
+                yield element
+
+    def _cardinality(self):
+        n = self._input._cardinality()
+        if n in (INFINITE_CARDINALITY, UNKNOWN_CARDINALITY):
+            return n
+        return n // self._num_shards + (1 if self._index < n % self._num_shards else 0)
 
     def _element_spec(self):
         return self._input.element_spec

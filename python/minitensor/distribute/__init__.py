@@ -1,7 +1,8 @@
 """tf.distribute: ``MirroredStrategy``, data parallelism on this machine's GPUs
-(mirrored_strategy.py, docs/distribute.md); and remote tasks: ``Server`` runs one task of a
-cluster in this process, and ``cluster_resolver`` says where the tasks are
-(docs/distributed.md, "From Python").
+(mirrored_strategy.py, docs/distribute.md), and ``MultiWorkerMirroredStrategy``, over the
+worker processes of a cluster (multi_worker_mirrored_strategy.py); and remote tasks:
+``Server`` runs one task of a cluster in this process, and ``cluster_resolver`` says where
+the tasks are (docs/distributed.md, "From Python").
 
     # a worker process
     cluster = mt.train.ClusterSpec({"worker": ["127.0.0.1:2222", "127.0.0.1:2223"]})
@@ -26,9 +27,13 @@ from .mirrored_strategy import (
     MirroredStrategy, NcclAllReduce, PerReplica, ReduceOp, ReductionToOneDevice, ReplicaContext,
     get_replica_context, get_strategy, has_strategy, in_cross_replica_context)
 from .input_distribution import InputContext
+from .cluster_options import _cluster_dict, _pem, pick_unused_loopback_port
+from .multi_worker_mirrored_strategy import MultiWorkerMirroredStrategy
+from . import experimental
 
-__all__ = ["InputContext", "MirroredStrategy", "NcclAllReduce", "PerReplica", "ReduceOp",
-           "ReductionToOneDevice", "ReplicaContext", "Server", "cluster_resolver",
+__all__ = ["InputContext", "MirroredStrategy", "MultiWorkerMirroredStrategy", "NcclAllReduce",
+           "PerReplica", "ReduceOp", "ReductionToOneDevice", "ReplicaContext", "Server",
+           "cluster_resolver", "experimental",
            "get_replica_context", "get_strategy", "has_strategy", "in_cross_replica_context",
            "is_available", "pick_unused_loopback_port"]
 
@@ -38,41 +43,6 @@ _MiB = 1 << 20
 def is_available():
     """Returns whether this package was built with the distributed layer (gRPC)."""
     return _mt.distributed_enabled
-
-
-def pick_unused_loopback_port():
-    """Returns a TCP port of 127.0.0.1 that nothing listens on now (for tests and examples,
-    as portpicker); UnavailableError when none is found."""
-    return _mt.pick_unused_loopback_port()
-
-
-def _pem(value, name):
-    """Returns PEM text (or a token) given as str or bytes; "" for None."""
-    if value is None:
-        return ""
-    if isinstance(value, bytes):
-        return value.decode()
-    if not isinstance(value, str):
-        raise TypeError(f"{name} must be str or bytes (the PEM text itself, not a file name), "
-                        f"got {type(value).__name__}")
-    return value
-
-
-def _cluster_dict(cluster, caller):
-    """Returns a ClusterSpec (or what ClusterSpec accepts) as {job: [address, ...]}. A job
-    whose task indices are not 0 to n-1 is InvalidArgumentError, as the C++ layer's checks
-    of the rest of the spec are (`caller` starts the message)."""
-    spec = cluster if isinstance(cluster, ClusterSpec) else ClusterSpec(cluster)
-    out = {}
-    for job in spec.jobs:
-        tasks = spec.job_tasks(job)
-        if None in tasks:
-            raise _errors.InvalidArgumentError(
-                None, None, f"[{caller}] invalid cluster spec: the tasks of job '{job}' must be "
-                f"numbered 0 to n-1, got {spec.task_indices(job)} (sparse jobs are not "
-                "supported)")
-        out[job] = tasks
-    return out
 
 
 class Server:

@@ -1,5 +1,6 @@
 """A MirroredStrategy's input (tf.distribute's distributed datasets): each global batch of
-a dataset split across the replicas, each part made on its replica's device."""
+a dataset split across the replicas (of every worker), each part made on its replica's
+device."""
 
 import numpy as _np
 
@@ -20,12 +21,14 @@ class ValueContext:
 
 
 class InputContext:
-    """What ``distribute_datasets_from_function`` tells its function (one input pipeline:
-    this process's)."""
+    """What ``distribute_datasets_from_function`` tells its function
+    (tf.distribute.InputContext): one input pipeline per worker process, this one's id,
+    and the replicas of every worker. A function shards its dataset with
+    ``dataset.shard(ctx.num_input_pipelines, ctx.input_pipeline_id)``."""
 
-    def __init__(self, num_replicas_in_sync):
-        self.num_input_pipelines = 1
-        self.input_pipeline_id = 0
+    def __init__(self, num_input_pipelines=1, input_pipeline_id=0, num_replicas_in_sync=1):
+        self.num_input_pipelines = num_input_pipelines
+        self.input_pipeline_id = input_pipeline_id
         self.num_replicas_in_sync = num_replicas_in_sync
 
     def get_per_replica_batch_size(self, global_batch_size):
@@ -55,22 +58,26 @@ class DistributedDataset:
         self._dataset = dataset
 
     def __iter__(self):
-        devices = self._strategy.extended.worker_devices
+        strategy = self._strategy
+        devices = strategy.extended.worker_devices
+        first = strategy._worker_index * len(devices)  # this process's first replica
         for element in _host_elements(self._dataset):
             def split(value):
-                parts = _np.array_split(_np.asarray(value), len(devices))
-                return PerReplica(_on_device(p, d) for p, d in zip(parts, devices))
+                parts = _np.array_split(_np.asarray(value), strategy.num_replicas_in_sync)
+                mine = parts[first:first + len(devices)]
+                return PerReplica(_on_device(p, d) for p, d in zip(mine, devices))
             yield _structure.map_structure(split, element)
 
 
 class DatasetsFromFunction:
-    """Iterates over ``dataset_fn(InputContext)``'s batches, replica i of each step taking
-    the i-th of num_replicas_in_sync consecutive batches (a last incomplete group ends
-    the iteration)."""
+    """Iterates over ``dataset_fn(InputContext)``'s batches (this worker's input
+    pipeline), local replica i of each step taking the i-th of as many consecutive batches
+    as this process has replicas (a last incomplete group ends the iteration)."""
 
     def __init__(self, strategy, dataset_fn):
         self._strategy = strategy
-        self._dataset = dataset_fn(InputContext(strategy.num_replicas_in_sync))
+        self._dataset = dataset_fn(InputContext(strategy._num_workers, strategy._worker_index,
+                                                strategy.num_replicas_in_sync))
 
     def __iter__(self):
         devices = self._strategy.extended.worker_devices

@@ -99,11 +99,14 @@ class ReplicaContext:
 
 
 class _Extended:
-    """strategy.extended: the devices, by TensorFlow's names."""
+    """strategy.extended: this process's devices, by TensorFlow's names, and whether this
+    worker is the one that writes checkpoints and summaries (the chief)."""
 
-    def __init__(self, devices):
+    def __init__(self, devices, chief=True):
         self.worker_devices = devices
         self.parameter_devices = devices
+        self.should_checkpoint = chief
+        self.should_save_summary = chief
 
 
 def _regroup(results):
@@ -147,10 +150,16 @@ class MirroredStrategy:
             raise ValueError("Must specify at least one device.")
         ops = cross_device_ops
         kind = "auto" if ops is None else ops._kind
-        self._impl = _mt._MirroredStrategy(
+        self._adopt(_mt._MirroredStrategy(
             names, kind, ops._bucket_bytes if ops is not None else 25 * _MiB,
-            ops._reduce_to if ops is not None else "")
-        self.extended = _Extended(tuple(self._impl.devices))
+            ops._reduce_to if ops is not None else ""))
+
+    def _adopt(self, impl, num_workers=1, worker_index=0):
+        """Takes the C++ strategy ``impl``; this process is worker ``worker_index`` of
+        ``num_workers`` (MultiWorkerMirroredStrategy), each with the same local replicas."""
+        self._impl = impl
+        self._num_workers, self._worker_index = num_workers, worker_index
+        self.extended = _Extended(tuple(impl.devices), worker_index == 0)
         self._replica_functions = {}  # fn -> its mt.function, for run() inside a function
 
     @property
@@ -194,7 +203,7 @@ class MirroredStrategy:
             ctx = ReplicaContext(self, impl)
             _local.replica = ctx
             try:
-                r = ctx.replica_id_in_sync_group
+                r = impl._local_replica_id  # a PerReplica holds this process's replicas
                 return fn(*_pick(tuple(args), r), **_pick(dict(kwargs), r))
             finally:
                 _local.replica = None
@@ -203,10 +212,10 @@ class MirroredStrategy:
 
     def reduce(self, reduce_op, value, axis=None):
         """Returns ``reduce_op`` of a PerReplica (or of the same tensor on every replica)
-        across replicas, first along ``axis`` of each value when given; on the first
-        replica's device."""
+        across replicas (of every worker), first along ``axis`` of each value when given;
+        on the first replica's device."""
         values = list(value.values) if isinstance(value, PerReplica) else \
-            [convert_to_tensor(value)] * self.num_replicas_in_sync
+            [convert_to_tensor(value)] * len(self.extended.worker_devices)
         return self._impl._reduce(_reduce_name(reduce_op), values, axis)
 
     def experimental_local_results(self, value):
@@ -214,14 +223,16 @@ class MirroredStrategy:
         return value.values if isinstance(value, PerReplica) else (value,)
 
     def experimental_distribute_values_from_function(self, value_fn):
-        """Returns PerReplica(value_fn(ctx) for each replica), ``ctx`` having
-        ``replica_id_in_sync_group`` and ``num_replicas_in_sync``."""
-        n = self.num_replicas_in_sync
-        return _regroup([value_fn(ValueContext(i, n)) for i in range(n)])
+        """Returns PerReplica(value_fn(ctx) for each replica of this process), ``ctx``
+        having ``replica_id_in_sync_group`` and ``num_replicas_in_sync``."""
+        n, local = self.num_replicas_in_sync, len(self.extended.worker_devices)
+        first = self._worker_index * local
+        return _regroup([value_fn(ValueContext(first + i, n)) for i in range(local)])
 
     def experimental_distribute_dataset(self, dataset, options=None):
         """Returns an iterable of the dataset's global batches, each split along its first
-        axis into one part per replica, on the replica's device."""
+        axis into one part per replica (of every worker: this process keeps its own
+        replicas' parts, as TensorFlow's AutoShardPolicy.DATA), on the replica's device."""
         return DistributedDataset(self, dataset)
 
     def distribute_datasets_from_function(self, dataset_fn, options=None):
@@ -268,7 +279,7 @@ class _DefaultStrategy:
 
     def distribute_datasets_from_function(self, dataset_fn, options=None):
         """``dataset_fn(InputContext)`` for the one replica: its dataset itself."""
-        return dataset_fn(InputContext(1))
+        return dataset_fn(InputContext())
 
 
 _DEFAULT = _DefaultStrategy()

@@ -25,6 +25,12 @@ The hook (for ``mt.distribute``; docs/keras.md, "The distribution hook"):
   ``strategy.experimental_local_results`` gives). The step's loss is
   ``strategy.reduce(mt.distribute.ReduceOp.SUM, loss, axis=None)``; the predictions are
   concatenated on the host for the metrics.
+* Under a MultiWorkerMirroredStrategy N counts every worker's replicas: each worker makes
+  only its own replicas' slices (worker w of local replicas L takes slices w*L to
+  w*L+L-1), the loss reduce sums over every worker, and the predictions of every worker
+  are gathered (summed into zeros) so that every worker's metrics see the whole batch.
+  Every worker must see the same batches: the same arrays, and ``numpy.random.seed`` set
+  alike when fit shuffles.
 
 ``evaluate`` and ``predict`` do not distribute: they call the model on the default device.
 """
@@ -78,24 +84,45 @@ def train_step(model, x, y):
 
 
 def _distributed_step(strategy, model, x, y, batch):
+    """One step of every replica, of every worker (MultiWorkerMirroredStrategy): the global
+    batch is cut into one part per replica and this process takes its replicas' parts; the
+    loss and the predictions come back whole, the same on every worker."""
     if not model._variables_made:  # build under the scope, not inside a replica
         model(constant(x[:1]))
     devices = list(strategy.extended.worker_devices)
+    replicas = strategy.num_replicas_in_sync
+    first = getattr(strategy, "_worker_index", 0) * len(devices)
+    x_parts, y_parts = _np.array_split(x, replicas), _np.array_split(y, replicas)
     xs, ys = [], []
-    for name, x_slice, y_slice in zip(devices, _np.array_split(x, len(devices)),
-                                      _np.array_split(y, len(devices))):
+    for i, name in enumerate(devices):
         with device(name):
-            xs.append(constant(x_slice))
-            ys.append(constant(y_slice))
+            xs.append(constant(x_parts[first + i]))
+            ys.append(constant(y_parts[first + i]))
 
     def step_fn(x_replica, y_replica):
-        return replica_step(model, x_replica, y_replica, batch, len(devices))
+        return replica_step(model, x_replica, y_replica, batch, replicas)
 
     loss, y_pred = strategy.run(step_fn, args=(distribute.PerReplica(xs),
                                                distribute.PerReplica(ys)))
     total = strategy.reduce(distribute.ReduceOp.SUM, loss, axis=None)
     predictions = [_np.asarray(p) for p in _local_values(strategy, y_pred)]
+    if replicas > len(devices):
+        rows = [0] + list(_np.cumsum([len(p) for p in x_parts]))
+        return float(total), _gathered(strategy, predictions, devices, rows[first:], batch)
     return float(total), _np.concatenate(predictions, axis=0)
+
+
+def _gathered(strategy, predictions, devices, starts, batch):
+    """Returns every worker's predictions of the global batch: each replica's rows at
+    their place in zeros, summed over the replicas (adding zeros changes no value)."""
+    padded = []
+    for part, name, start in zip(predictions, devices, starts):
+        whole = _np.zeros((batch,) + part.shape[1:], part.dtype)
+        whole[start:start + len(part)] = part
+        with device(name):
+            padded.append(constant(whole))
+    summed = strategy.reduce(distribute.ReduceOp.SUM, distribute.PerReplica(padded), axis=None)
+    return _np.asarray(summed)
 
 
 def _local_values(strategy, value):
