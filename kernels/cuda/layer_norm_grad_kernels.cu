@@ -16,7 +16,7 @@ using namespace layer_norm;  // NOLINT: this file's own helpers
 // and, per block, one partial row of dgamma ([0, cols)) and dbeta ([cols, 2 cols)) into
 // `partials` (Note [Layer norm on the GPU]).
 template <typename T, int V, int kIters>
-__global__ void __launch_bounds__(32 * kBackwardRows)
+__global__ void __launch_bounds__(32 * kBackwardRows, 2)
     layer_norm_grad_warp(const T* __restrict__ dy, const T* __restrict__ x,
                          const Stats<T>* __restrict__ gamma, const Stats<T>* __restrict__ mean,
                          const Stats<T>* __restrict__ inv_std, LayerNormLayout l,
@@ -177,6 +177,20 @@ struct GradArgs {
   Stats<T>*dgamma, *dbeta;
 };
 
+// Returns how many blocks of layer_norm_grad_warp<T, V, kIters> a multiprocessor holds at
+// once (its registers decide), asked of the runtime once; at least 1.
+template <typename T, int V, int kIters>
+int64_t resident_blocks() {
+  static const int64_t blocks = [] {
+    int n = 0;
+    const cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &n, &layer_norm_grad_warp<T, V, kIters>, 32 * kBackwardRows, 0);
+    if (e != cudaSuccess) cudaGetLastError();  // not left for the next launch's check
+    return e == cudaSuccess && n > 0 ? int64_t{n} : int64_t{1};
+  }();
+  return blocks;
+}
+
 // dx by rows of a block each, then dgamma and dbeta over columns in `parts` partial rows of
 // `partials`, or straight into dgamma and dbeta when `partials` is null (one part).
 template <typename T>
@@ -208,16 +222,20 @@ absl::Status layer_norm_grad_rows(const GpuState& state, const GradArgs<T>& a,
     const int64_t parts = std::min<int64_t>({max_parts, 2 * sm_count(state), (l.rows + 63) / 64});
     return grad_long_rows<T>(state, a, l, partials, std::max<int64_t>(parts, 1));
   }
-  const int64_t blocks = std::min<int64_t>(
-      {max_parts, 2 * sm_count(state), (l.rows + kBackwardRows - 1) / kBackwardRows});
-  MT_RETURN_IF_ERROR(with_iters<V>(iters, [&](auto k) {
-    return launch(kOp, state, static_cast<unsigned>(blocks), dim3(32, kBackwardRows),
-                  &layer_norm_grad_warp<T, V, decltype(k)::value>, a.dy, a.x, a.gamma, a.mean,
-                  a.inv_std, l, a.dx, partials);
-  }));
-  return launch(kOp, state, static_cast<unsigned>((l.cols + 31) / 32), dim3(32, 8),
-                &layer_norm_param_sums<Stats<T>>, static_cast<const Stats<T>*>(partials), blocks,
-                l.cols, a.dgamma, a.dbeta);
+  return with_iters<V>(iters, [&](auto k) {
+    constexpr int kIters = decltype(k)::value;
+    // One wave of the blocks the multiprocessors hold at once: a second, partial wave would
+    // leave most of them idle while it runs.
+    const int64_t blocks =
+        std::min<int64_t>({max_parts, resident_blocks<T, V, kIters>() * sm_count(state),
+                           (l.rows + kBackwardRows - 1) / kBackwardRows});
+    MT_RETURN_IF_ERROR(launch(kOp, state, static_cast<unsigned>(blocks), dim3(32, kBackwardRows),
+                              &layer_norm_grad_warp<T, V, kIters>, a.dy, a.x, a.gamma, a.mean,
+                              a.inv_std, l, a.dx, partials));
+    return launch(kOp, state, static_cast<unsigned>((l.cols + 31) / 32), dim3(32, 8),
+                  &layer_norm_param_sums<Stats<T>>, static_cast<const Stats<T>*>(partials), blocks,
+                  l.cols, a.dgamma, a.dbeta);
+  });
 }
 
 template <typename T>

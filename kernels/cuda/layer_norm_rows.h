@@ -72,11 +72,13 @@ __device__ __forceinline__ int64_t pack_col(int i, int v) {
 }
 
 // Returns the kIters of the warp kernels for rows of `cols` elements in packs of V, or 0
-// when the rows are too long for one warp's registers.
+// when the rows are too long for one warp's registers. 3 and 6 fit GPT-2's 768 exactly (24
+// elements a thread in float32 and the 2-byte floats), which leaves registers for two
+// blocks of the gradient's kernel on each multiprocessor.
 template <int V>
 int warp_iters(int64_t cols) {
   const int64_t packs = (cols + V - 1) / V;
-  for (int k : {1, 2, 4, 8}) {
+  for (int k : {1, 2, 3, 4, 6, 8}) {
     if (k * V <= kMaxThreadElements && packs <= 32 * k) return k;
   }
   return 0;
@@ -90,8 +92,14 @@ absl::Status with_iters(int iters, Launch launch) {
       return launch(std::integral_constant<int, 1>{});
     case 2:
       return launch(std::integral_constant<int, 2>{});
+    case 3:
+      if constexpr (3 * V <= kMaxThreadElements) return launch(std::integral_constant<int, 3>{});
+      break;
     case 4:
       if constexpr (4 * V <= kMaxThreadElements) return launch(std::integral_constant<int, 4>{});
+      break;
+    case 6:
+      if constexpr (6 * V <= kMaxThreadElements) return launch(std::integral_constant<int, 6>{});
       break;
     case 8:
       if constexpr (8 * V <= kMaxThreadElements) return launch(std::integral_constant<int, 8>{});
