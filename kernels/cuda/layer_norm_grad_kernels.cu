@@ -145,17 +145,22 @@ __global__ void __launch_bounds__(256)
   b_out[blockIdx.y * stride + c] = b;
 }
 
-// Block (32, 8) of grid columns / 32: dgamma and dbeta, the `parts` partial rows added in
-// order in double.
+// Threads along the partial rows in a block of layer_norm_param_sums: enough loads in flight
+// that adding some hundred partial rows takes a few memory latencies, not one per row.
+inline constexpr int kSumLanes = 32;
+
+// Block (32, kSumLanes) of grid columns / 32: dgamma and dbeta, the `parts` partial rows
+// added in a fixed order in double.
 template <typename U>
-__global__ void __launch_bounds__(256)
+__global__ void __launch_bounds__(32 * kSumLanes)
     layer_norm_param_sums(const U* __restrict__ partials, int64_t parts, int64_t cols,
                           U* __restrict__ dgamma, U* __restrict__ dbeta) {
-  __shared__ double shared[2][8][33];
+  __shared__ double shared[2][kSumLanes][33];
   const int64_t c = int64_t{blockIdx.x} * 32 + threadIdx.x;
   double g = 0, b = 0;
   if (c < cols) {
-    for (int64_t p = threadIdx.y; p < parts; p += 8) {
+#pragma unroll 4
+    for (int64_t p = threadIdx.y; p < parts; p += kSumLanes) {
       g += partials[2 * p * cols + c];
       b += partials[(2 * p + 1) * cols + c];
     }
@@ -164,7 +169,9 @@ __global__ void __launch_bounds__(256)
   shared[1][threadIdx.y][threadIdx.x] = b;
   __syncthreads();
   if (threadIdx.y != 0 || c >= cols) return;
-  for (int k = 1; k < 8; ++k) g += shared[0][k][threadIdx.x], b += shared[1][k][threadIdx.x];
+  for (int k = 1; k < kSumLanes; ++k) {
+    g += shared[0][k][threadIdx.x], b += shared[1][k][threadIdx.x];
+  }
   dgamma[c] = U(g), dbeta[c] = U(b);
 }
 
@@ -209,7 +216,7 @@ absl::Status grad_long_rows(const GpuState& state, const GradArgs<T>& a, const L
   MT_RETURN_IF_ERROR(launch(kOp, state, grid, dim3(32, 8), &layer_norm_grad_columns<T>, a.dy, a.x,
                             a.mean, a.inv_std, l, rows_per_part, partials, partials + l.cols,
                             2 * l.cols));
-  return launch(kOp, state, grid.x, dim3(32, 8), &layer_norm_param_sums<Stats<T>>,
+  return launch(kOp, state, grid.x, dim3(32, kSumLanes), &layer_norm_param_sums<Stats<T>>,
                 static_cast<const Stats<T>*>(partials), parts, l.cols, a.dgamma, a.dbeta);
 }
 
@@ -232,7 +239,7 @@ absl::Status layer_norm_grad_rows(const GpuState& state, const GradArgs<T>& a,
     MT_RETURN_IF_ERROR(launch(kOp, state, static_cast<unsigned>(blocks), dim3(32, kBackwardRows),
                               &layer_norm_grad_warp<T, V, kIters>, a.dy, a.x, a.gamma, a.mean,
                               a.inv_std, l, a.dx, partials));
-    return launch(kOp, state, static_cast<unsigned>((l.cols + 31) / 32), dim3(32, 8),
+    return launch(kOp, state, static_cast<unsigned>((l.cols + 31) / 32), dim3(32, kSumLanes),
                   &layer_norm_param_sums<Stats<T>>, static_cast<const Stats<T>*>(partials), blocks,
                   l.cols, a.dgamma, a.dbeta);
   });
