@@ -267,3 +267,29 @@ def test_gpu_matches_the_cpu(needs_gpu, dtype):
     tol = {mt.float64: 1e-12, mt.float32: 1e-4}.get(dtype, 2e-2)
     for cpu, gpu in zip(*results):
         np.testing.assert_allclose(gpu, cpu, rtol=tol, atol=tol * np.abs(cpu).max())
+
+
+@pytest.mark.parametrize("device", ["/CPU:0", "/GPU:0"])
+def test_a_function_replays_the_fused_forward_and_gradient(device, num_gpus):
+    if device == "/GPU:0" and num_gpus == 0:
+        pytest.skip("needs a GPU")
+    x, gamma, beta = _inputs((16, 96))
+    w = RNG.normal(size=(16, 96)).astype(np.float32)
+    with mt.device(device):
+        layer = mt.keras.layers.LayerNormalization(epsilon=1e-5)
+        layer.build(x.shape)
+        layer.set_weights([gamma, beta])
+        weights = mt.constant(w)
+
+        def step(x):
+            with mt.GradientTape() as tape:
+                tape.watch(x)
+                loss = mt.reduce_sum(layer(x) * weights)
+            return [loss] + tape.gradient(loss, [x] + layer.trainable_weights)
+
+        eager = [t.numpy() for t in step(mt.constant(x))]
+        f = mt.function(step)
+        for _ in range(3):  # the trace, then replays
+            got = [t.numpy() for t in f(mt.constant(x))]
+            for g, e in zip(got, eager):
+                np.testing.assert_allclose(g, e, rtol=1e-6, atol=1e-6)
