@@ -10,7 +10,17 @@
 namespace mt::cuda {
 namespace {
 
-using namespace layer_norm;  // NOLINT: this file's own helpers
+using layer_norm::block_sum;
+using layer_norm::kBackwardRows;
+using layer_norm::kLongThreads;
+using layer_norm::LayerNormLayout;
+using layer_norm::Pack;
+using layer_norm::pack_col;
+using layer_norm::Stats;
+using layer_norm::vector_rows;
+using layer_norm::warp_iters;
+using layer_norm::warp_sum;
+using layer_norm::with_iters;
 
 // One row per warp (blockDim (32, kBackwardRows)), x and dy held in registers; writes dx
 // and, per block, one partial row of dgamma ([0, cols)) and dbeta ([cols, 2 cols)) into
