@@ -6,6 +6,10 @@
 // with mean and biased variance var over a row's cols elements, inv_std = 1 / sqrt(var +
 // epsilon) and y = (x - mean) * inv_std * gamma + beta, gamma and beta of the normalised
 // axes' shape. It returns (y, mean, inv_std), the statistics of the leading axes' shape.
+// AddLayerNorm takes (x, residual, gamma, beta), normalises sum = x + residual (rounded to
+// x's dtype, as the AddV2 row gives it) and returns (y, sum, mean, inv_std): the residual
+// stream's add and the next layer norm in one pass; its gradient is LayerNorm's at sum,
+// plus the gradient reaching sum, for both x and residual.
 // LayerNormGrad takes (dy, x, gamma, mean, inv_std) and returns, with xhat = (x - mean) *
 // inv_std and g = dy * gamma, dx = inv_std * (g - mean(g) - xhat * mean(g * xhat)) (means
 // over the row), dgamma = sum(dy * xhat) and dbeta = sum(dy) over the rows. x, y, dy and dx
@@ -59,22 +63,40 @@ absl::Status check_param(OpId op, const char* what, const TensorMeta& t, DType d
                   ", got ", t.shape->to_string());
 }
 
-}  // namespace
-
-absl::Status infer_layer_norm(OpId op, absl::Span<const TensorMeta> inputs, const OpAttrs& attrs,
-                              OutputMetas* out) {
-  const TensorMeta& x = inputs[0];
+// Checks x, gamma and beta of a LayerNorm or AddLayerNorm call and appends y, then
+// `extra` outputs of x's shape and dtype (AddLayerNorm's sum), then mean and inv_std.
+absl::Status infer_norm(OpId op, const TensorMeta& x, const TensorMeta& gamma,
+                        const TensorMeta& beta, const OpAttrs& attrs, int extra, OutputMetas* out) {
   MT_RETURN_IF_ERROR(check_dtype(op, x.dtype));
   MT_ASSIGN_OR_RETURN(const int begin, check_norm_attrs(op, *x.shape, attrs));
   const DType u = layer_norm_stats_dtype(x.dtype);
   const Shape params = sub_shape(*x.shape, begin, x.shape->rank());
-  MT_RETURN_IF_ERROR(check_param(op, "gamma", inputs[1], u, params, "normalised"));
-  MT_RETURN_IF_ERROR(check_param(op, "beta", inputs[2], u, params, "normalised"));
+  MT_RETURN_IF_ERROR(check_param(op, "gamma", gamma, u, params, "normalised"));
+  MT_RETURN_IF_ERROR(check_param(op, "beta", beta, u, params, "normalised"));
   const Shape stats = sub_shape(*x.shape, 0, begin);
-  out->push_back(OutputMeta{*x.shape, x.dtype});
+  for (int i = 0; i <= extra; ++i) out->push_back(OutputMeta{*x.shape, x.dtype});
   out->push_back(OutputMeta{stats, u});
   out->push_back(OutputMeta{stats, u});
   return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status infer_layer_norm(OpId op, absl::Span<const TensorMeta> inputs, const OpAttrs& attrs,
+                              OutputMetas* out) {
+  return infer_norm(op, inputs[0], inputs[1], inputs[2], attrs, 0, out);
+}
+
+absl::Status infer_add_layer_norm(OpId op, absl::Span<const TensorMeta> inputs,
+                                  const OpAttrs& attrs, OutputMetas* out) {
+  const TensorMeta &x = inputs[0], &residual = inputs[1];
+  MT_RETURN_IF_ERROR(check_dtype(op, x.dtype));
+  MT_RETURN_IF_ERROR(check_same_dtype(op, x.dtype, residual.dtype));
+  if (*x.shape != *residual.shape) {
+    return op_error(op, "x and residual must have the same shape, got ", x.shape->to_string(),
+                    " and ", residual.shape->to_string());
+  }
+  return infer_norm(op, x, inputs[2], inputs[3], attrs, 1, out);
 }
 
 absl::Status infer_layer_norm_grad(OpId op, absl::Span<const TensorMeta> inputs,

@@ -1,4 +1,4 @@
-// CPU kernels of LayerNorm and LayerNormGrad (Note [Layer normalisation] in
+// CPU kernels of LayerNorm, AddLayerNorm and LayerNormGrad (Note [Layer normalisation] in
 // kernels/layer_norm_shape.cc). Rows run in parallel; a row's sums are taken in double
 // (the mean, then the squared deviations from it), its element-wise arithmetic in the
 // statistics' dtype (float32 for the 2-byte floats). LayerNormGrad's dgamma and dbeta sum
@@ -52,19 +52,28 @@ std::pair<double, double> row_stats(const T* x, int64_t n, double epsilon) {
   return {mean, 1 / std::sqrt(squares / n + epsilon)};
 }
 
-template <typename T>
+// LayerNorm, or AddLayerNorm (kResidual: inputs x, residual, gamma, beta; outputs y, sum,
+// mean, inv_std), whose rows are sum = x + residual rounded to T, written first.
+template <typename T, bool kResidual>
 absl::Status layer_norm_kernel(const KernelContext& ctx) {
   using U = Stats<T>;
+  constexpr int k = kResidual ? 1 : 0;  // the inputs and outputs after x and y move by one
   const LayerNormLayout l = internal::layer_norm_layout(*ctx.inputs[0].shape, ctx.attrs->axis);
   const T* x = input_data<T>(ctx, 0);
-  const U *gamma = input_data<U>(ctx, 1), *beta = input_data<U>(ctx, 2);
+  const U *gamma = input_data<U>(ctx, 1 + k), *beta = input_data<U>(ctx, 2 + k);
   T* y = static_cast<T*>(ctx.outputs[0].data);
-  U* mean = static_cast<U*>(ctx.outputs[1].data);
-  U* inv_std = static_cast<U*>(ctx.outputs[2].data);
+  U* mean = static_cast<U*>(ctx.outputs[1 + k].data);
+  U* inv_std = static_cast<U*>(ctx.outputs[2 + k].data);
   const double epsilon = ctx.attrs->epsilon;
   parallel_for(l.rows, rows_per_block(l), [&](int64_t begin, int64_t end) {
     for (int64_t r = begin; r < end; ++r) {
       const T* xr = x + r * l.cols;
+      if constexpr (kResidual) {
+        const T* rr = input_data<T>(ctx, 1) + r * l.cols;
+        T* sum = static_cast<T*>(ctx.outputs[1].data) + r * l.cols;
+        for (int64_t i = 0; i < l.cols; ++i) sum[i] = T(wide(xr[i]) + wide(rr[i]));
+        xr = sum;
+      }
       T* yr = y + r * l.cols;
       const auto [m, inv] = row_stats(xr, l.cols, epsilon);
       const U um = U(m), uinv = U(inv);
@@ -135,7 +144,12 @@ absl::Status layer_norm_grad_kernel(const KernelContext& ctx) {
 
 MT_OP_KERNELS(LayerNorm) {
   return add_kernels(registry, OpId::kLayerNorm, FloatTypes{}, [](auto tag) -> KernelFn {
-    return &layer_norm_kernel<typename decltype(tag)::type>;
+    return &layer_norm_kernel<typename decltype(tag)::type, false>;
+  });
+}
+MT_OP_KERNELS(AddLayerNorm) {
+  return add_kernels(registry, OpId::kAddLayerNorm, FloatTypes{}, [](auto tag) -> KernelFn {
+    return &layer_norm_kernel<typename decltype(tag)::type, true>;
   });
 }
 MT_OP_KERNELS(LayerNormGrad) {

@@ -5,12 +5,13 @@ differentiates through a GradientTape and an mt.function records it.
 
     y, mean, inv_std = mt.nn.layer_norm(x, gamma, beta)        # over the last axis
     y, _, _ = mt.nn.layer_norm(x, None, None, begin_norm_axis=-2, epsilon=1e-5)
+    y, x, _, _ = mt.nn.add_layer_norm(x, attention_out, gamma, beta)  # x + r, normalised
 """
 
 from . import _minitensor as _mt
 from ._constant_op import convert_to_tensor, ones, zeros
 
-__all__ = ["layer_norm", "layer_norm_grad"]
+__all__ = ["add_layer_norm", "layer_norm", "layer_norm_grad"]
 
 _HALF = (_mt.DType.float16, _mt.DType.bfloat16)
 
@@ -37,13 +38,32 @@ def layer_norm(x, gamma=None, beta=None, begin_norm_axis=-1, epsilon=0.001, name
     epsilon (finite and >= 0)."""
     del name
     x = _tensor(x)
+    gamma, beta = _params(x, gamma, beta, begin_norm_axis)
+    return _mt.layer_norm(x, gamma, beta, int(begin_norm_axis), float(epsilon))
+
+
+def _params(x, gamma, beta, begin_norm_axis):
     u = _stats_dtype(x)
     rank = len(x.shape)
     begin = begin_norm_axis + rank if begin_norm_axis < 0 else begin_norm_axis
     params = list(x.shape[begin:]) if 0 <= begin < rank else [0]
     gamma = ones(params, u) if gamma is None else _tensor(gamma, u)
     beta = zeros(params, u) if beta is None else _tensor(beta, u)
-    return _mt.layer_norm(x, gamma, beta, int(begin_norm_axis), float(epsilon))
+    return gamma, beta
+
+
+def add_layer_norm(x, residual, gamma=None, beta=None, begin_norm_axis=-1, epsilon=0.001,
+                   name=None):
+    """Returns ``(y, sum, mean, inv_std)``: ``sum = x + residual`` (rounded to x's dtype, as
+    ``mt.add`` gives it) and ``layer_norm(sum, gamma, beta, begin_norm_axis, epsilon)``, in
+    one pass over the rows (the AddLayerNorm row): a transformer's residual add and the
+    next layer norm. ``residual`` has x's shape and dtype (a Python value or array is
+    converted to it)."""
+    del name
+    x = _tensor(x)
+    residual = _tensor(residual, x.dtype)
+    gamma, beta = _params(x, gamma, beta, begin_norm_axis)
+    return _mt.add_layer_norm(x, residual, gamma, beta, int(begin_norm_axis), float(epsilon))
 
 
 def layer_norm_grad(dy, x, gamma, mean, inv_std, begin_norm_axis=-1, epsilon=0.001, name=None):

@@ -34,6 +34,7 @@ max_pool, avg_pool = _conv_ops.max_pool, _conv_ops.avg_pool
 fused_batch_norm = _batch_norm.fused_batch_norm
 batch_normalization = _batch_norm.batch_normalization
 layer_norm, layer_norm_grad = _layer_norm.layer_norm, _layer_norm.layer_norm_grad
+add_layer_norm = _layer_norm.add_layer_norm
 
 __all__ = sorted({*_rows, *_conv_ops.__all__, *_batch_norm.__all__, *_layer_norm.__all__,
            "bias_add",

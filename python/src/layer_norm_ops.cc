@@ -1,5 +1,6 @@
-// Layer normalisation (runtime/ops/layer_norm_ops.h): LayerNorm with its three outputs and
-// its gradient. python/minitensor/_layer_norm.py converts the arguments (mt.nn.layer_norm).
+// Layer normalisation (runtime/ops/layer_norm_ops.h): LayerNorm with its three outputs, its
+// gradient, and AddLayerNorm with its four. python/minitensor/_layer_norm.py converts the
+// arguments (mt.nn.layer_norm, mt.nn.add_layer_norm).
 #include <nanobind/stl/tuple.h>
 
 #include <tuple>
@@ -20,6 +21,17 @@ void bind_layer_norm_ops(nb::module_& m) {
       },
       nb::arg("x"), nb::arg("gamma"), nb::arg("beta"), nb::arg("begin_norm_axis") = -1,
       nb::arg("epsilon") = 0.001);
+  m.def(
+      "add_layer_norm",
+      [](const Tensor& x, const Tensor& residual, const Tensor& gamma, const Tensor& beta,
+         int64_t begin_norm_axis, double epsilon) {
+        nb::gil_scoped_release release;
+        nn::AddLayerNormResult r =
+            nn::add_layer_norm(x, residual, gamma, beta, {begin_norm_axis, epsilon});
+        return std::make_tuple(r.y, r.sum, r.mean, r.inv_std);
+      },
+      nb::arg("x"), nb::arg("residual"), nb::arg("gamma"), nb::arg("beta"),
+      nb::arg("begin_norm_axis") = -1, nb::arg("epsilon") = 0.001);
   m.def(
       "layer_norm_grad",
       [](const Tensor& dy, const Tensor& x, const Tensor& gamma, const Tensor& mean,

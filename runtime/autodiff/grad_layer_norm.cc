@@ -2,7 +2,8 @@
 // LayerNormGrad row on the saved statistics, or, while another tape records on this thread
 // (a higher-order gradient), the same formula in differentiable ops (Note [Layer
 // normalisation] in kernels/layer_norm_shape.cc). Gradients reaching mean and inv_std add
-// their terms: d mean / dx = 1 / n and d inv_std / dx = -inv_std^2 * xhat / n.
+// their terms: d mean / dx = 1 / n and d inv_std / dx = -inv_std^2 * xhat / n. AddLayerNorm's
+// is LayerNorm's at its sum.
 #include <vector>
 
 #include "kernels/layer_norm.h"
@@ -76,6 +77,20 @@ Grads Grad<OpId::kLayerNorm>::run(const GradContext& c) {
     d[0] = as(as(d[0], u) + extra, x.dtype());
   }
   return d;
+}
+
+// AddLayerNorm: LayerNorm's gradient at sum (its outputs y, mean and inv_std), plus the
+// gradient reaching sum itself; x and residual both get it.
+template <>
+Grads Grad<OpId::kAddLayerNorm>::run(const GradContext& c) {
+  const Tensor inputs[] = {c.outputs[1], c.inputs[2], c.inputs[3]};
+  const Tensor outputs[] = {c.outputs[0], c.outputs[2], c.outputs[3]};
+  const Tensor grads[] = {c.output_grads[0], c.output_grads[2], c.output_grads[3]};
+  const uint64_t given = (c.given & 1u) | ((c.given >> 1) & 6u);  // outputs 0, 2, 3
+  const GradContext norm{OpId::kLayerNorm, c.attrs, inputs, outputs, grads, ~uint64_t{0}, given};
+  Grads d = Grad<OpId::kLayerNorm>::run(norm);
+  const Tensor dsum = c.has_grad(1) ? d[0] + c.output_grads[1] : d[0];
+  return {dsum, dsum, std::move(d[1]), std::move(d[2])};
 }
 
 }  // namespace mt::internal

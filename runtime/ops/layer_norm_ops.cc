@@ -35,6 +35,13 @@ LayerNormResult layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& b
   return {std::move(out[0]), std::move(out[1]), std::move(out[2])};
 }
 
+AddLayerNormResult add_layer_norm(const Tensor& x, const Tensor& residual, const Tensor& gamma,
+                                  const Tensor& beta, const LayerNormOptions& options) {
+  const Tensor* inputs[] = {&x, &residual, &gamma, &beta};
+  std::vector<Tensor> out = outputs(OpId::kAddLayerNorm, inputs, options);
+  return {std::move(out[0]), std::move(out[1]), std::move(out[2]), std::move(out[3])};
+}
+
 LayerNormGradResult layer_norm_grad(const Tensor& dy, const Tensor& x, const Tensor& gamma,
                                     const Tensor& mean, const Tensor& inv_std,
                                     const LayerNormOptions& options) {

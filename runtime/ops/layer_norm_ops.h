@@ -30,6 +30,19 @@ struct LayerNormResult {
 LayerNormResult layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta,
                            const LayerNormOptions& options = {});
 
+// The outputs of AddLayerNorm: LayerNorm's of sum = x + residual, and sum.
+struct AddLayerNormResult {
+  Tensor y, sum, mean, inv_std;
+};
+
+// Returns layer_norm(x + residual, gamma, beta) and x + residual in one pass over the rows
+// (the residual stream's add before a transformer block's layer norm): sum is x + residual
+// rounded to x's dtype, as add gives it. x and residual have the same shape and dtype.
+// Differentiable in x, residual, gamma and beta. Throws InvalidArgument as layer_norm, and
+// for a residual of another shape or dtype.
+AddLayerNormResult add_layer_norm(const Tensor& x, const Tensor& residual, const Tensor& gamma,
+                                  const Tensor& beta, const LayerNormOptions& options = {});
+
 // LayerNormGrad's outputs: the gradients of x, gamma and beta.
 struct LayerNormGradResult {
   Tensor dx, dgamma, dbeta;

@@ -126,6 +126,7 @@ constexpr Row kTable[] = {
     {OpId::kFusedBatchNormGradV3, {1, 1, 0, 0, 0, 1, 1}},
     {OpId::kLayerNorm, {1, 1, 0, 0, 0, 1, 1}},
     {OpId::kLayerNormGrad, {1, 1, 0, 0, 0, 1, 1}},
+    {OpId::kAddLayerNorm, {1, 1, 0, 0, 0, 1, 1}},
     {OpId::kStopGradient, {1, 1, 1, 1, 1, 1, 1}},
     {OpId::kUnsortedSegmentSum, {1, 1, 1, 1, 0, 1, 1}},
     {OpId::kClipByValue, {1, 1, 1, 1, 0, 1, 1}},
@@ -176,7 +177,9 @@ OpAttrs well_formed_attrs(OpId op) {
   if (op == OpId::kScatterNd) attrs.dims = {2, 2};
   if (op == OpId::kConv2DBackpropInput || op == OpId::kAvgPoolGrad) attrs.dims = {1, 2, 2, 1};
   if (op == OpId::kConv2DBackpropFilter) attrs.dims = {1, 1, 1, 1};
-  if (op == OpId::kLayerNorm || op == OpId::kLayerNormGrad) attrs.axis = -1;
+  if (op == OpId::kLayerNorm || op == OpId::kLayerNormGrad || op == OpId::kAddLayerNorm) {
+    attrs.axis = -1;
+  }
   return attrs;
 }
 
@@ -228,8 +231,8 @@ bool infer_accepts(OpId op, DType dtype) {
                          : TensorMeta{&kChannel, internal::batch_norm_stats_dtype(dtype)};
     }
   }
-  // Layer normalisation: a (2, 2) x (and dy), gamma and statistics of two in the statistics'
-  // dtype.
+  // Layer normalisation: a (2, 2) x (and dy, or the residual), gamma and statistics of two in
+  // the statistics' dtype.
   for (OpId ln : MT_OP_LIST(MT_LAYER_NORM_OPS)) {
     if (op != ln) continue;
     const int rows = op == OpId::kLayerNorm ? 1 : 2;

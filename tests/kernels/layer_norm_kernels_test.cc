@@ -1,5 +1,5 @@
-// CPU kernels of LayerNorm and LayerNormGrad against a double reference of Note [Layer
-// normalisation] (kernels/layer_norm_shape.cc) on every float dtype, over one and several
+// CPU kernels of LayerNorm, AddLayerNorm and LayerNormGrad against a double reference of Note
+// [Layer normalisation] (kernels/layer_norm_shape.cc) on every float dtype, over one and several
 // trailing axes; the gradient against central differences of the reference; the shape
 // function's errors.
 #include <cmath>
@@ -209,6 +209,36 @@ TEST(LayerNormKernelTest, NoRowsGiveEmptyOutputs) {
   EXPECT_EQ((*grad)[2].values<float>(), (std::vector<float>{0, 0, 0}));
 }
 
+// AddLayerNorm is AddV2 then LayerNorm, bit for bit, in every dtype; sum is the add.
+TEST(AddLayerNormKernelTest, EqualsTheAddThenLayerNorm) {
+  std::mt19937_64 rng(13);
+  for (const Shape& shape : {S({3, 5}), S({40, 37}), S({2, 3000})}) {
+    const internal::LayerNormLayout l = internal::layer_norm_layout(shape, -1);
+    for (DType dtype : kFloats) {
+      SCOPED_TRACE(absl::StrCat(dtype_name(dtype), " ", shape.to_string()));
+      const DType u = internal::layer_norm_stats_dtype(dtype);
+      const HostTensor x = host_of(shape, random_values(rng, l.rows * l.cols, dtype, -3, 3), dtype);
+      const HostTensor r = host_of(shape, random_values(rng, l.rows * l.cols, dtype, -1, 1), dtype);
+      const HostTensor gamma = host_of(S({l.cols}), random_values(rng, l.cols, u, -2, 2), u);
+      const HostTensor beta = host_of(S({l.cols}), random_values(rng, l.cols, u, -1, 1), u);
+      const OpAttrs attrs = ln_attrs(-1, 1e-3);
+      const absl::StatusOr<std::vector<HostTensor>> fused =
+          run_cpu_all(OpId::kAddLayerNorm, {x, r, gamma, beta}, attrs);
+      ASSERT_TRUE(fused.ok()) << fused.status();
+      ASSERT_EQ(fused->size(), 4u);
+      const absl::StatusOr<HostTensor> sum = run_cpu(OpId::kAddV2, {x, r});
+      ASSERT_TRUE(sum.ok()) << sum.status();
+      const absl::StatusOr<std::vector<HostTensor>> norm =
+          run_cpu_all(OpId::kLayerNorm, {*sum, gamma, beta}, attrs);
+      ASSERT_TRUE(norm.ok()) << norm.status();
+      EXPECT_EQ(as_doubles((*fused)[1]), as_doubles(*sum));
+      EXPECT_EQ(as_doubles((*fused)[0]), as_doubles((*norm)[0]));
+      EXPECT_EQ(as_doubles((*fused)[2]), as_doubles((*norm)[1]));
+      EXPECT_EQ(as_doubles((*fused)[3]), as_doubles((*norm)[2]));
+    }
+  }
+}
+
 // sum(y * w) of the reference, for the central differences.
 double weighted_loss(const std::vector<double>& x, int64_t cols, const std::vector<double>& gamma,
                      const std::vector<double>& beta, const std::vector<double>& w) {
@@ -337,6 +367,21 @@ TEST(LayerNormShapeTest, RejectsBadShapesDtypesAxesAndEpsilon) {
   expect_invalid(
       infer_ln(S({2, 3}), f32, S({3}), f32, ln_attrs(-1, std::numeric_limits<double>::quiet_NaN())),
       "[LayerNorm] epsilon must be a finite number >= 0, got nan");
+}
+
+TEST(LayerNormShapeTest, AddLayerNormRejectsAResidualOfAnotherShapeOrDtype) {
+  const Shape x = S({2, 3}), other = S({3, 2}), params = S({3});
+  auto infer = [&](const Shape& residual, DType dtype) {
+    const TensorMeta in[] = {{&x, DType::kFloat32},
+                             {&residual, dtype},
+                             {&params, DType::kFloat32},
+                             {&params, DType::kFloat32}};
+    return infer_output(OpId::kAddLayerNorm, in, ln_attrs(-1, 1e-3));
+  };
+  EXPECT_TRUE(infer(x, DType::kFloat32).ok());
+  expect_invalid(infer(other, DType::kFloat32),
+                 "[AddLayerNorm] x and residual must have the same shape, got (2, 3) and (3, 2)");
+  expect_invalid(infer(x, DType::kFloat64), "[AddLayerNorm] dtypes differ: float32 vs float64");
 }
 
 TEST(LayerNormShapeTest, GradRejectsMismatchedInputs) {

@@ -1,4 +1,4 @@
-"""mt.nn.layer_norm (the LayerNorm row) and mt.nn.layer_norm_grad: values against a float64
+"""mt.nn.layer_norm (the LayerNorm row), mt.nn.layer_norm_grad and mt.nn.add_layer_norm: values against a float64
 NumPy reference and against the composite of ops Keras's LayerNormalization is written with
 (moments, rsqrt), gradients through a GradientTape (first and second order, through y and
 the statistics) against central differences and the composite's, the errors, the GPU against
@@ -293,3 +293,42 @@ def test_a_function_replays_the_fused_forward_and_gradient(device, num_gpus):
             got = [t.numpy() for t in f(mt.constant(x))]
             for g, e in zip(got, eager):
                 np.testing.assert_allclose(g, e, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [mt.float32, mt.bfloat16])
+def test_add_layer_norm_is_the_add_then_layer_norm(dtype):
+    x, gamma, beta = _inputs((6, 40))
+    r = RNG.normal(size=(6, 40)).astype(np.float32)
+    xt, rt = mt.cast(mt.constant(x), dtype), mt.cast(mt.constant(r), dtype)
+    y, total, mean, inv = mt.nn.add_layer_norm(xt, rt, gamma, beta)
+    want_total = xt + rt
+    want = mt.nn.layer_norm(want_total, gamma, beta)
+    for got, expected in zip((y, total, mean, inv), (want[0], want_total, want[1], want[2])):
+        assert got.dtype == expected.dtype
+        np.testing.assert_array_equal(mt.cast(got, mt.float32).numpy(),
+                                      mt.cast(expected, mt.float32).numpy())
+
+
+def test_add_layer_norm_gradients_equal_the_add_then_layer_norms():
+    x, gamma, beta = _inputs((4, 9))
+    r = RNG.normal(size=(4, 9)).astype(np.float32)
+    w, v = RNG.normal(size=(2, 4, 9)).astype(np.float32)
+
+    def fused(x, r, g, b):
+        y, total, _, _ = mt.nn.add_layer_norm(x, r, g, b)
+        return mt.reduce_sum(y * w) + mt.reduce_sum(total * v)
+
+    def separate(x, r, g, b):
+        total = x + r
+        return mt.reduce_sum(mt.nn.layer_norm(total, g, b)[0] * w) + mt.reduce_sum(total * v)
+
+    for got, want in zip(_tape_grads(fused, x, r, gamma, beta),
+                         _tape_grads(separate, x, r, gamma, beta)):
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+
+
+def test_add_layer_norm_rejects_a_residual_of_another_shape():
+    with pytest.raises(mt.errors.InvalidArgumentError,
+                       match=r"\[AddLayerNorm\] x and residual must have the same shape, got "
+                             r"\(2, 3\) and \(3, 2\)"):
+        mt.nn.add_layer_norm(np.ones((2, 3), np.float32), np.ones((3, 2), np.float32))

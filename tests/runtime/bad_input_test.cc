@@ -868,6 +868,11 @@ TEST_F(BadInputTest, LayerNormRejectsBadParametersAxesEpsilonAndDtypes) {
         nn::layer_norm_grad(fill({3, 2}, 1.0), x, fill({3}, 1.0), fill({2}, 0.0), fill({2}, 1.0));
       },
       kInvalid, "[LayerNormGrad] x and dy must have the same shape, got (2, 3) and (3, 2)");
+  expect(
+      [&] {
+        nn::add_layer_norm(x, fill({3, 2}, 1.0), fill({3}, 1.0), fill({3}, 0.0));
+      },
+      kInvalid, "[AddLayerNorm] x and residual must have the same shape, got (2, 3) and (3, 2)");
 }
 
 TEST_F(BadInputTest, RangeRejectsZeroAndWrongSignedDeltas) {

@@ -407,6 +407,14 @@ void add_layer_norm_cases(std::vector<GradCase>& cases, RandomInputs& r) {
          const Tensor quarter = fill({}, 0.25, DType::kFloat64);
          return l.y + reshape(l.mean, {3, 1}) * half + reshape(l.inv_std, {3, 1}) * quarter;
        }});
+  cases.push_back({OpId::kAddLayerNorm,
+                   "AddLayerNorm y + sum / 2",
+                   {r.uniform({3, 4}), r.uniform({3, 4}), r.away_from_zero({4}), r.uniform({4})},
+                   [](const std::vector<Tensor>& in) {
+                     const nn::AddLayerNormResult l =
+                         nn::add_layer_norm(in[0], in[1], in[2], in[3], {-1, 0.01});
+                     return l.y + l.sum * fill({}, 0.5, DType::kFloat64);
+                   }});
 }
 
 void add_conv_cases(std::vector<GradCase>& cases, RandomInputs& r) {

@@ -96,7 +96,8 @@ inline Step OpChain::draw_nn(int a) {
   s.op = ops[uniform(0, static_cast<int>(ops.size()) - 1)];
   DType dtype = reference_[a].dtype;  // copies: operand() may grow reference_
   std::vector<int64_t> shape = shape_of(a);
-  const bool norm = s.op == OpId::kLayerNorm || s.op == OpId::kLayerNormGrad;
+  const bool norm =
+      s.op == OpId::kLayerNorm || s.op == OpId::kLayerNormGrad || s.op == OpId::kAddLayerNorm;
   // Mostly an input of a dtype and rank the op takes (BiasAdd: rank 2 or more; the layer
   // norms: a last axis with elements).
   const bool wide =
@@ -122,11 +123,12 @@ inline Step OpChain::draw_nn(int a) {
   } else if (norm) {
     s.axis = shape.size() >= 2 && chance(0.3) ? -2 : -1;
     s.flag_a = chance(kBadAttrs);  // a negative epsilon
-    if (s.op == OpId::kLayerNormGrad) {
-      s.flag_b = chance(0.3);  // dgamma instead of dx
-      std::vector<int64_t> dy = shape;
-      if (chance(kBadAttrs) && !dy.empty()) dy.back() += 1;
-      s.inputs.insert(s.inputs.begin(), operand(dtype, dy));
+    if (s.op == OpId::kLayerNormGrad || s.op == OpId::kAddLayerNorm) {
+      s.flag_b = chance(0.3);              // dgamma instead of dx; the sum instead of y
+      std::vector<int64_t> other = shape;  // dy, or the residual
+      if (chance(kBadAttrs) && !other.empty()) other.back() += 1;
+      const int b = operand(dtype, other);
+      s.inputs.insert(s.op == OpId::kAddLayerNorm ? s.inputs.end() : s.inputs.begin(), b);
     }
   }
   return s;

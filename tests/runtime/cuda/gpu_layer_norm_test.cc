@@ -1,5 +1,5 @@
-// LayerNorm and LayerNormGrad on a GPU against the CPU through the runtime: every float
-// dtype, each kernel path of Note [Layer norm on the GPU] (rows held by a warp in packs or
+// LayerNorm, AddLayerNorm and LayerNormGrad on a GPU against the CPU through the runtime: every
+// float dtype, each kernel path of Note [Layer norm on the GPU] (rows held by a warp in packs or
 // element by element, rows of a block, rows too long for the scratch's partial rows, many
 // rows per warp, no rows), over one and two trailing axes; the errors; the gradient
 // GradientTape takes on each device, first and second order. The CPU kernels are checked
@@ -150,6 +150,23 @@ TEST_F(GpuLayerNormTest, ForwardAndGradientMatchTheCpu) {
   }
   // Rows too long for one partial row of dgamma and dbeta in the scratch (1 MiB).
   expect_forward_and_gradient(DType::kFloat32, {{2, 140000}, -1});
+}
+
+TEST_F(GpuLayerNormTest, AddLayerNormMatchesTheCpu) {
+  for (DType dtype : kFloats) {
+    const DType u = dtype == DType::kFloat64 ? DType::kFloat64 : DType::kFloat32;
+    for (const Ints& shape : {Ints{5, 7}, Ints{64, 768}, Ints{3, 2048}, Ints{0, 8}}) {
+      const Tensor x = input(dtype, shape, 1, 0.5f), r = input(dtype, shape, 2);
+      const Tensor gamma = input(u, {shape[1]}, 3, 1), beta = input(u, {shape[1]}, 4);
+      const double tol = tolerance(dtype);
+      expect_same(absl::StrCat(dtype_name(dtype), " (", absl::StrJoin(shape, ", "), ")"),
+                  [&] {
+                    const nn::AddLayerNormResult a = nn::add_layer_norm(x, r, gamma, beta);
+                    return std::vector<Tensor>{a.y, a.sum, a.mean, a.inv_std};
+                  },
+                  {tol, 0, dtype == DType::kFloat64 ? 1e-12 : 1e-5});
+    }
+  }
 }
 
 TEST_F(GpuLayerNormTest, BadInputIsTheOpsOwnErrorOnTheGpu) {
