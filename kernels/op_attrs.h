@@ -50,7 +50,7 @@ struct OpAttrs {
   absl::InlinedVector<int64_t, 4> dims2;
   absl::InlinedVector<int64_t, 4> dims3;
   // ExpandDims, ConcatV2, Pack, SplitV, GatherV2, OneHot, Cumsum: the axis (negative from
-  // the end)
+  // the end); LayerNorm and LayerNormGrad: the first normalised axis (-1: the last alone)
   int64_t axis = 0;
   // Cumsum: leave each element out of its own sum (exclusive), sum from the end (reverse).
   bool exclusive = false;
@@ -84,7 +84,7 @@ struct OpAttrs {
   // constants (the step's learning rate is an input).
   double beta_1 = 0;
   double beta_2 = 0;
-  double epsilon = 0;  // also FusedBatchNormV3's and FusedBatchNormGradV3's
+  double epsilon = 0;  // also the batch and layer normalisations'
   // Conv2D, its backprops and the pools (Note [Convolutions] in kernels/conv_shape.cc), in
   // the data format's dimension order (N, H, W, C, or N, C, H, W when channels_first): the
   // window's strides, dilations (Conv2D) and size (ksize, the pools), the padding and, for

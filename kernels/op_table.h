@@ -250,6 +250,20 @@
   X(FusedBatchNormGradV3, "FusedBatchNormGradV3", nn::fused_batch_norm_grad,                 \
     "nn.fused_batch_norm_grad", 5, kFloatDTypes, infer_fused_batch_norm_grad, kCostly)
 
+// Layer normalisation over the trailing axes of x, from attrs.axis to the last (Note [Layer
+// normalisation] in kernels/layer_norm_shape.cc; attributes axis and epsilon in OpAttrs).
+// LayerNorm takes (x, gamma, beta) and returns (y, mean, inv_std); LayerNormGrad takes (dy,
+// x, gamma, mean, inv_std) and returns (dx, dgamma, dbeta); AddLayerNorm takes (x, residual,
+// gamma, beta) and returns (y, sum, mean, inv_std), LayerNorm of sum = x + residual. x and y
+// are any float dtype; gamma, beta and the statistics are float32 (float64 with a float64 x).
+#define MT_LAYER_NORM_OPS(X)                                                                    \
+  X(LayerNorm, "LayerNorm", nn::layer_norm, "nn.layer_norm", 3, kFloatDTypes, infer_layer_norm, \
+    kGrad | kCostly | grad_reads_outputs(0b110))                                                \
+  X(LayerNormGrad, "LayerNormGrad", nn::layer_norm_grad, "nn.layer_norm_grad", 5, kFloatDTypes, \
+    infer_layer_norm_grad, kCostly)                                                             \
+  X(AddLayerNorm, "AddLayerNorm", nn::add_layer_norm, "nn.add_layer_norm", 4, kFloatDTypes,     \
+    infer_add_layer_norm, kGrad | kCostly | grad_reads_outputs(0b1110))
+
 // Variables (runtime/train/variable.h): input 0 of the kResource ops is the variable's value, whose
 // device they run on whatever the scope (TensorFlow's MaybePinToResourceDevice).
 // VarHandleOp allocates the variable's buffer; ReadVariableOp returns the value itself
@@ -280,4 +294,5 @@
   MT_NN_OPS(X)         \
   MT_CONV_OPS(X)       \
   MT_BATCH_NORM_OPS(X) \
+  MT_LAYER_NORM_OPS(X) \
   MT_RESOURCE_OPS(X)

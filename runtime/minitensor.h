@@ -26,6 +26,7 @@
 #include "runtime/ops/batch_norm_ops.h"          // IWYU pragma: export
 #include "runtime/ops/constant.h"                // IWYU pragma: export
 #include "runtime/ops/conv_ops.h"                // IWYU pragma: export
+#include "runtime/ops/layer_norm_ops.h"          // IWYU pragma: export
 #include "runtime/ops/nn_ops.h"                  // IWYU pragma: export
 #include "runtime/ops/ops.h"                     // IWYU pragma: export
 #include "runtime/ops/pad_ops.h"                 // IWYU pragma: export

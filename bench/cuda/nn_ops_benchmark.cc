@@ -5,7 +5,8 @@
 // fraction of memcpy's rate as counters; BatchMatMulV2 of 64 x (512 x 512) x (512 x 512),
 // float32 (TensorFloat-32 off) and bfloat16, through the kernel registry beside a raw
 // cublasGemmStridedBatchedEx of the same shape on the same handle and math mode, with
-// TFLOP/s and the fraction of cuBLAS's rate. Skips without a GPU.
+// TFLOP/s and the fraction of cuBLAS's rate; LayerNorm, LayerNormGrad and AddLayerNorm of
+// 8192 x 768 (GPT-2's activations) beside the same memcpy. Skips without a GPU.
 //
 //   build/gpu-sm90/bench/nn_ops_benchmark --benchmark_counters_tabular=true
 #include <benchmark/benchmark.h>
@@ -16,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "core/cuda/cuda_handles.h"
 #include "core/half.h"
 #include "kernels/cuda/gpu_state.h"
@@ -159,6 +161,77 @@ BENCHMARK(BM_Softmax)
     ->ArgsProduct({{0, 1}, {0, 1}})
     ->UseManualTime()
     ->Iterations(50)
+    ->Repetitions(3)
+    ->Unit(benchmark::kMillisecond);
+
+// LayerNorm (op 0), LayerNormGrad (op 1) or AddLayerNorm (op 2) over rows of 768, 8192 x 768
+// float32 (dtype 0) or bfloat16 (dtype 1), gamma and beta float32, against a memcpy of x's
+// bytes. The bytes moved are the tensors' (LayerNorm: x read, y written; LayerNormGrad: dy
+// and x read, dx written; AddLayerNorm: x and the residual read, y and the sum written; with
+// gamma, beta and the statistics), so fraction_of_memcpy is the rate's ratio to memcpy's
+// (issue 38 asks for 0.8).
+void BM_LayerNorm(benchmark::State& state) {
+  BenchGpu& gpu = bench_gpu();
+  if (!gpu.error.empty()) return state.SkipWithError(("no GPU: " + gpu.error).c_str());
+  const DType dtype = state.range(0) == 0 ? DType::kFloat32 : DType::kBFloat16;
+  const OpId ops[] = {OpId::kLayerNorm, OpId::kLayerNormGrad, OpId::kAddLayerNorm};
+  const OpId op = ops[state.range(1)];
+  constexpr int64_t kRows = 8 * 1024, kCols = 768;
+  constexpr DType kF32 = DType::kFloat32;
+  const Shape shape = Shape::make({kRows, kCols}).value();
+  const Shape rows = Shape::make({kRows}).value(), cols = Shape::make({kCols}).value();
+  const size_t bytes = kRows * kCols * dtype_size(dtype);
+  DeviceBuffer x = random_values(dtype, kRows * kCols), dy = random_values(dtype, kRows * kCols);
+  DeviceBuffer gamma = random_values(kF32, kCols), beta = random_values(kF32, kCols);
+  DeviceBuffer y = *DeviceBuffer::create(bytes), copy = *DeviceBuffer::create(bytes);
+  DeviceBuffer mean = *DeviceBuffer::create(kRows * 4), inv = *DeviceBuffer::create(kRows * 4);
+  DeviceBuffer dgamma = *DeviceBuffer::create(kCols * 4), dbeta = *DeviceBuffer::create(kCols * 4);
+  OpAttrs attrs;
+  attrs.axis = -1;
+  attrs.epsilon = 1e-5;
+  const TensorArg x_arg{x.get(), &shape, dtype}, dy_arg{dy.get(), &shape, dtype};
+  const TensorArg gamma_arg{gamma.get(), &cols, kF32}, beta_arg{beta.get(), &cols, kF32};
+  const TensorArg mean_arg{mean.get(), &rows, kF32}, inv_arg{inv.get(), &rows, kF32};
+  const MutableTensorArg y_out{y.get(), &shape, dtype}, sum_out{copy.get(), &shape, dtype};
+  const MutableTensorArg mean_out{mean.get(), &rows, kF32}, inv_out{inv.get(), &rows, kF32};
+  const TensorArg forward_in[] = {x_arg, gamma_arg, beta_arg};
+  const MutableTensorArg forward_out[] = {y_out, mean_out, inv_out};
+  const TensorArg grad_in[] = {dy_arg, x_arg, gamma_arg, mean_arg, inv_arg};
+  const MutableTensorArg grad_out[] = {
+      y_out, {dgamma.get(), &cols, kF32}, {dbeta.get(), &cols, kF32}};
+  const TensorArg add_in[] = {x_arg, dy_arg, gamma_arg, beta_arg};  // dy as the residual
+  const MutableTensorArg add_out[] = {y_out, sum_out, mean_out, inv_out};
+  const KernelContext contexts[] = {{forward_in, y_out, &attrs, &gpu.state, forward_out},
+                                    {grad_in, y_out, &attrs, &gpu.state, grad_out},
+                                    {add_in, y_out, &attrs, &gpu.state, add_out}};
+  KernelFn fn = gpu.registry.find(op, DeviceType::kGPU, dtype);
+  // The statistics LayerNormGrad reads.
+  bool failed = !gpu.registry.find(OpId::kLayerNorm, DeviceType::kGPU, dtype)(contexts[0]).ok();
+  run_against(
+      state, gpu, [&] { failed |= !fn(contexts[state.range(1)]).ok(); },
+      [&] {
+        cudaMemcpyAsync(copy.get(), x.get(), bytes, cudaMemcpyDeviceToDevice, gpu.stream.get());
+      });
+  if (failed) return state.SkipWithError("kernel failed");
+  const double params = 2.0 * kCols * 4, stats = 2.0 * kRows * 4;
+  const double moved = (op == OpId::kLayerNorm       ? 2.0
+                        : op == OpId::kLayerNormGrad ? 3.0
+                                                     : 4.0) *
+                           bytes +
+                       params + stats;
+  const double rate = moved / (state.counters["ours_ms"] / 1e3);
+  const double copy_rate = 2.0 * bytes / (state.counters["baseline_ms"] / 1e3);
+  state.SetLabel(absl::StrCat(dtype_name(dtype), " ", op_name(op)));
+  state.SetBytesProcessed(int64_t(moved) * state.iterations());
+  state.counters["GBps"] = rate / 1e9;
+  state.counters["memcpy_GBps"] = copy_rate / 1e9;
+  state.counters["fraction_of_memcpy"] = rate / copy_rate;
+}
+BENCHMARK(BM_LayerNorm)
+    ->ArgNames({"dtype", "op"})
+    ->ArgsProduct({{0, 1}, {0, 1, 2}})
+    ->UseManualTime()
+    ->Iterations(100)
     ->Repetitions(3)
     ->Unit(benchmark::kMillisecond);
 

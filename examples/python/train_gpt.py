@@ -87,11 +87,15 @@ def in_compute(model, value):
 
 
 def layer_norm(x, gamma, beta, eps=1e-5):
-    """Normalises in float32 whatever x's dtype, and returns x's dtype."""
-    x32 = x if x.dtype == mt.float32 else mt.cast(x, mt.float32)
-    mean, variance = mt.nn.moments(x32, axes=[-1], keepdims=True)
-    y = (x32 - mean) * mt.math.rsqrt(variance + eps) * gamma + beta
-    return y if x.dtype == mt.float32 else mt.cast(y, x.dtype)
+    """Normalises over the last axis in float32 whatever x's dtype (the fused LayerNorm op:
+    float32 gamma, beta and arithmetic), and returns x's dtype."""
+    return mt.nn.layer_norm(x, gamma, beta, epsilon=eps)[0]
+
+
+def add_layer_norm(x, residual, gamma, beta, eps=1e-5):
+    """Returns (x + residual, its layer_norm) in one op, in x's dtype."""
+    y, total, _, _ = mt.nn.add_layer_norm(x, residual, gamma, beta, epsilon=eps)
+    return total, y
 
 
 def attention(model, x, block, mask):
@@ -124,11 +128,16 @@ def logits_of(model, tokens):
     b, t = tokens.shape
     mask = mt.linalg.band_part(mt.ones([t, t]), -1, 0)  # lower triangle: 1 where j <= i
     x = in_compute(model, mt.nn.embedding_lookup(model.wte, tokens) + model.wpe[:t])
-    for block in model.blocks:
-        x = x + attention(model, layer_norm(x, block["ln1_g"], block["ln1_b"]), block, mask)
-        x = x + mlp(model, layer_norm(x, block["ln2_g"], block["ln2_b"]), block)
-    x = layer_norm(x, model.lnf_g, model.lnf_b)
-    return mt.matmul(mt.reshape(x, [b * t, model.width]), in_compute(model, model.wte),
+    blocks = model.blocks
+    h = layer_norm(x, blocks[0]["ln1_g"], blocks[0]["ln1_b"])
+    for i, block in enumerate(blocks):
+        # x = x + attention(ln1(x)); x = x + mlp(ln2(x)): each residual add and the layer
+        # norm after it (the next block's ln1, or lnf) are one op, mt.nn.add_layer_norm.
+        x, h = add_layer_norm(x, attention(model, h, block, mask), block["ln2_g"], block["ln2_b"])
+        after = blocks[i + 1] if i + 1 < len(blocks) else None
+        gamma, beta = (after["ln1_g"], after["ln1_b"]) if after else (model.lnf_g, model.lnf_b)
+        x, h = add_layer_norm(x, mlp(model, h, block), gamma, beta)
+    return mt.matmul(mt.reshape(h, [b * t, model.width]), in_compute(model, model.wte),
                      transpose_b=True)
 
 

@@ -5,6 +5,7 @@ import types as _types
 
 from . import _minitensor as _mt
 from . import _batch_norm
+from . import _layer_norm
 from . import _conv_ops
 from . import errors as _errors
 from ._clip_ops import clip_by_norm
@@ -19,7 +20,8 @@ from ._op_table import exports as _exports
 
 # The op table's nn.* rows (relu and the rest); the wrappers below replace the bindings
 # of those that take axis= or name=, of the convolutions and pools (TensorFlow's argument
-# forms, _conv_ops.py) and of batch normalisation (_batch_norm.py). The pool
+# forms, _conv_ops.py), of batch normalisation (_batch_norm.py) and of layer normalisation
+# (_layer_norm.py: its arguments converted, gamma and beta optional). The pool
 # gradients, fused_batch_norm_v3 (all five outputs) and fused_batch_norm_grad stay the
 # bindings; the convolution's two backprops take conv2d's forms too.
 _rows = _exports("nn")
@@ -31,8 +33,11 @@ max_pool2d, avg_pool2d = _conv_ops.max_pool2d, _conv_ops.avg_pool2d
 max_pool, avg_pool = _conv_ops.max_pool, _conv_ops.avg_pool
 fused_batch_norm = _batch_norm.fused_batch_norm
 batch_normalization = _batch_norm.batch_normalization
+layer_norm, layer_norm_grad = _layer_norm.layer_norm, _layer_norm.layer_norm_grad
+add_layer_norm = _layer_norm.add_layer_norm
 
-__all__ = sorted({*_rows, *_conv_ops.__all__, *_batch_norm.__all__, "bias_add",
+__all__ = sorted({*_rows, *_conv_ops.__all__, *_batch_norm.__all__, *_layer_norm.__all__,
+           "bias_add",
            "depthwise_conv2d", "dropout",
            "elu", "embedding_lookup", "experimental", "gelu",
            "l2_normalize", "leaky_relu", "log_softmax", "moments", "relu", "relu6",

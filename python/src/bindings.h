@@ -44,6 +44,9 @@ void bind_nn_ops(nb::module_& m);
 void bind_conv_ops(nb::module_& m);
 // fused_batch_norm_v3 and fused_batch_norm_grad (batch_norm_ops.cc), exported by minitensor.nn.
 void bind_batch_norm_ops(nb::module_& m);
+// layer_norm, add_layer_norm and layer_norm_grad (layer_norm_ops.cc), exported by
+// minitensor.nn.
+void bind_layer_norm_ops(nb::module_& m);
 // Variables, GradientTape and the optimizers (training.cc); after bind_tensor.
 void bind_training(nb::module_& m);
 // Checkpoint files (checkpoint.cc).

@@ -71,6 +71,7 @@ NB_MODULE(_minitensor, m) {
   bind_nn_ops(m);
   bind_conv_ops(m);
   bind_batch_norm_ops(m);
+  bind_layer_norm_ops(m);
   bind_config(m);
   bind_debugging(m);
   bind_memory_snapshot(m);

@@ -30,8 +30,12 @@ struct GradContext {
   // Bit i: input i leads to a source (the tape tracks it); a GradFn may leave the others'
   // gradients empty and skip their work (a MatMul's gradient of constant data).
   uint64_t needed = ~uint64_t{0};
+  // Bit i: output i reaches the target, so output_grads[i] may be other than zeros; a GradFn
+  // may skip the terms of the others (LayerNorm's statistics).
+  uint64_t given = ~uint64_t{0};
 
   bool needs(size_t input) const { return input >= 64 || ((needed >> input) & 1) != 0; }
+  bool has_grad(size_t output) const { return output >= 64 || ((given >> output) & 1) != 0; }
 };
 
 using Grads = absl::InlinedVector<Tensor, 3>;

@@ -72,6 +72,13 @@ Tensor TapeRef::tensor() const {
   return Tensor(new TensorImpl(weak_->dtype, weak_->shape, weak_->device, nullptr));
 }
 
+bool tape_recording_on_thread() {
+  for (Tape* tape : thread_tapes()) {
+    if (tape->recording()) return true;
+  }
+  return false;
+}
+
 void record_on_tapes(OpId op, absl::Span<const Tensor* const> inputs, const OpAttrs& attrs,
                      absl::Span<const Tensor> outputs) {
   for (Tape* tape : thread_tapes()) {
@@ -202,16 +209,18 @@ std::vector<Tensor> Tape::gradient(const Tensor& target, absl::Span<const Tensor
     for (const TapeRef& out : e->outputs) outputs.push_back(out.tensor());
     DeviceScope scope(outputs[0].device());  // Note [Gradients on the forward device]
     absl::InlinedVector<Tensor, 2> out_grads;
+    uint64_t given = 0;
     for (size_t i = 0; i < outputs.size(); ++i) {
       auto it = grads.find(e->outputs[i].impl());
       out_grads.push_back(it != grads.end() ? it->second : zeros_like(outputs[i]));
+      if (it != grads.end() && i < 64) given |= uint64_t{1} << i;
       if (it != grads.end() && !wanted.contains(e->outputs[i].impl())) grads.erase(it);
     }
     uint64_t needed = 0;
     for (size_t i = 0; i < e->inputs.size(); ++i) {
       if (i < 64 && tracks(e->inputs[i].impl())) needed |= uint64_t{1} << i;
     }
-    const GradContext ctx{e->op, e->attrs, inputs, outputs, out_grads, needed};
+    const GradContext ctx{e->op, e->attrs, inputs, outputs, out_grads, needed, given};
     Grads in_grads = grad_fn(e->op)(ctx);
     for (size_t i = 0; i < e->inputs.size() && i < in_grads.size(); ++i) {
       if (in_grads[i].defined() && tracks(e->inputs[i].impl())) {

@@ -35,6 +35,10 @@ inline bool any_tape_recording() {
   return __builtin_expect(g_recording_tapes.load(std::memory_order_relaxed) != 0, 0);
 }
 
+// Returns whether a tape records on this thread now (not paused): a gradient computed now is
+// itself recorded, so it must be built of differentiable ops (LayerNorm's).
+bool tape_recording_on_thread();
+
 // Records a finished op on every tape recording on this thread.
 void record_on_tapes(OpId op, absl::Span<const Tensor* const> inputs, const OpAttrs& attrs,
                      absl::Span<const Tensor> outputs);

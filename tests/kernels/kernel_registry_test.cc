@@ -7,6 +7,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "kernels/batch_norm.h"
+#include "kernels/layer_norm.h"
 #include "kernels/op_def.h"
 #include "tests/kernels/kernel_test_util.h"
 
@@ -123,6 +124,9 @@ constexpr Row kTable[] = {
     {OpId::kAvgPoolGrad, {1, 1, 0, 0, 0, 1, 1}},
     {OpId::kFusedBatchNormV3, {1, 1, 0, 0, 0, 1, 1}},
     {OpId::kFusedBatchNormGradV3, {1, 1, 0, 0, 0, 1, 1}},
+    {OpId::kLayerNorm, {1, 1, 0, 0, 0, 1, 1}},
+    {OpId::kLayerNormGrad, {1, 1, 0, 0, 0, 1, 1}},
+    {OpId::kAddLayerNorm, {1, 1, 0, 0, 0, 1, 1}},
     {OpId::kStopGradient, {1, 1, 1, 1, 1, 1, 1}},
     {OpId::kUnsortedSegmentSum, {1, 1, 1, 1, 0, 1, 1}},
     {OpId::kClipByValue, {1, 1, 1, 1, 0, 1, 1}},
@@ -173,6 +177,9 @@ OpAttrs well_formed_attrs(OpId op) {
   if (op == OpId::kScatterNd) attrs.dims = {2, 2};
   if (op == OpId::kConv2DBackpropInput || op == OpId::kAvgPoolGrad) attrs.dims = {1, 2, 2, 1};
   if (op == OpId::kConv2DBackpropFilter) attrs.dims = {1, 1, 1, 1};
+  if (op == OpId::kLayerNorm || op == OpId::kLayerNormGrad || op == OpId::kAddLayerNorm) {
+    attrs.axis = -1;
+  }
   return attrs;
 }
 
@@ -222,6 +229,15 @@ bool infer_accepts(OpId op, DType dtype) {
     for (int i = 0; i < 5; ++i) {
       in[i] = i < images ? TensorMeta{&kImage, dtype}
                          : TensorMeta{&kChannel, internal::batch_norm_stats_dtype(dtype)};
+    }
+  }
+  // Layer normalisation: a (2, 2) x (and dy, or the residual), gamma and statistics of two in
+  // the statistics' dtype.
+  for (OpId ln : MT_OP_LIST(MT_LAYER_NORM_OPS)) {
+    if (op != ln) continue;
+    const int rows = op == OpId::kLayerNorm ? 1 : 2;
+    for (size_t i = rows; i < in.size(); ++i) {
+      in[i] = {&kVector, internal::layer_norm_stats_dtype(dtype)};
     }
   }
   OutputMetas out;  // the assignments have no output

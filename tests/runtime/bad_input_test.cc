@@ -840,6 +840,41 @@ TEST_F(BadInputTest, ClipByValueAndGeluRejectBadBoundsAndDtypes) {
       "float16");
 }
 
+TEST_F(BadInputTest, LayerNormRejectsBadParametersAxesEpsilonAndDtypes) {
+  const Tensor x = fill({2, 3}, 1.0);
+  expect([&] { nn::layer_norm(x, fill({4}, 1.0), fill({3}, 0.0)); }, kInvalid,
+         "[LayerNorm] gamma must have the shape of the normalised axes of x, (3,), got (4,)");
+  expect([&] { nn::layer_norm(x, fill({3}, 1.0, DType::kFloat64), fill({3}, 0.0)); }, kInvalid,
+         "[LayerNorm] gamma must be float32 for x of this dtype, got float64");
+  expect(
+      [&] {
+        nn::layer_norm(x, fill({3}, 1.0), fill({3}, 0.0), {-3, 1e-3});
+      },
+      kInvalid, "[LayerNorm] axis -3 is out of range for x of shape (2, 3) (rank 2)");
+  expect(
+      [&] {
+        nn::layer_norm(x, fill({3}, 1.0), fill({3}, 0.0), {-1, -1});
+      },
+      kInvalid, "[LayerNorm] epsilon must be a finite number >= 0, got -1");
+  expect(
+      [&] {
+        nn::layer_norm(constant({1, 2}), fill({2}, 1.0), fill({2}, 0.0));
+      },
+      kInvalid,
+      "[LayerNorm] dtype int32 is not supported; expected one of float32, float64, bfloat16, "
+      "float16");
+  expect(
+      [&] {
+        nn::layer_norm_grad(fill({3, 2}, 1.0), x, fill({3}, 1.0), fill({2}, 0.0), fill({2}, 1.0));
+      },
+      kInvalid, "[LayerNormGrad] x and dy must have the same shape, got (2, 3) and (3, 2)");
+  expect(
+      [&] {
+        nn::add_layer_norm(x, fill({3, 2}, 1.0), fill({3}, 1.0), fill({3}, 0.0));
+      },
+      kInvalid, "[AddLayerNorm] x and residual must have the same shape, got (2, 3) and (3, 2)");
+}
+
 TEST_F(BadInputTest, RangeRejectsZeroAndWrongSignedDeltas) {
   expect([] { range(0, 5, 0, DType::kInt32); }, kInvalid, "[Range] Requires delta != 0: 0");
   expect([] { range(5, 0, 1, DType::kInt32); }, kInvalid,

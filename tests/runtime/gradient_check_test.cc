@@ -384,6 +384,39 @@ void add_batch_norm_cases(std::vector<GradCase>& cases, RandomInputs& r) {
   }
 }
 
+// LayerNorm's y in x, gamma and beta over the last axis and over two trailing axes, and y
+// plus multiples of its mean and inv_std (their gradients' terms).
+void add_layer_norm_cases(std::vector<GradCase>& cases, RandomInputs& r) {
+  const std::tuple<const char*, Ints, Ints, int64_t> calls[] = {
+      {"last axis", {3, 5}, {5}, -1}, {"two trailing axes", {2, 3, 2}, {3, 2}, -2}};
+  for (const auto& [name, x, params, axis] : calls) {
+    const nn::LayerNormOptions o{axis, 0.01};
+    cases.push_back(
+        {OpId::kLayerNorm,
+         absl::StrCat("LayerNorm ", name),
+         {r.uniform(x), r.away_from_zero(params), r.uniform(params)},
+         [o](const std::vector<Tensor>& in) { return nn::layer_norm(in[0], in[1], in[2], o).y; }});
+  }
+  cases.push_back(
+      {OpId::kLayerNorm,
+       "LayerNorm y + mean / 2 + inv_std / 4",
+       {r.uniform({3, 4}), r.away_from_zero({4}), r.uniform({4})},
+       [](const std::vector<Tensor>& in) {
+         const nn::LayerNormResult l = nn::layer_norm(in[0], in[1], in[2], {-1, 0.01});
+         const Tensor half = fill({}, 0.5, DType::kFloat64);
+         const Tensor quarter = fill({}, 0.25, DType::kFloat64);
+         return l.y + reshape(l.mean, {3, 1}) * half + reshape(l.inv_std, {3, 1}) * quarter;
+       }});
+  cases.push_back({OpId::kAddLayerNorm,
+                   "AddLayerNorm y + sum / 2",
+                   {r.uniform({3, 4}), r.uniform({3, 4}), r.away_from_zero({4}), r.uniform({4})},
+                   [](const std::vector<Tensor>& in) {
+                     const nn::AddLayerNormResult l =
+                         nn::add_layer_norm(in[0], in[1], in[2], in[3], {-1, 0.01});
+                     return l.y + l.sum * fill({}, 0.5, DType::kFloat64);
+                   }});
+}
+
 void add_conv_cases(std::vector<GradCase>& cases, RandomInputs& r) {
   const std::tuple<const char*, Ints, Ints, nn::Conv2DOptions> convs[] = {
       {"VALID", {2, 5, 4, 3}, {3, 2, 3, 2}, conv_options({1, 1, 1, 1}, Padding::kValid)},
@@ -463,6 +496,7 @@ std::vector<GradCase> math_grad_cases() {
   add_nn_cases(cases, r);
   add_conv_cases(cases, r);
   add_batch_norm_cases(cases, r);
+  add_layer_norm_cases(cases, r);
   add_clip_gelu_cases(cases, r);
   return cases;
 }

@@ -389,6 +389,10 @@ inline std::string OpChain::describe(size_t n) const {
       absl::StrAppend(&attrs, " masks ", m.begin_mask, " ", m.end_mask, " ", m.ellipsis_mask, " ",
                       m.new_axis_mask, " ", m.shrink_axis_mask);
     }
+    if (s.op == OpId::kLayerNorm || s.op == OpId::kLayerNormGrad || s.op == OpId::kAddLayerNorm) {
+      absl::StrAppend(&attrs, " axis ", s.axis, s.flag_a ? " epsilon -1" : "",
+                      s.flag_b ? " second output" : "");
+    }
     if (s.kind == StepKind::kConv) {
       const nn::Conv2DOptions& o = s.conv;
       if (s.op == OpId::kFusedBatchNormV3 || s.op == OpId::kFusedBatchNormGradV3) {

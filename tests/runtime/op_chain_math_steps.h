@@ -86,17 +86,26 @@ inline Step OpChain::draw_arg(int a) {
 // SparseSoftmaxCrossEntropyWithLogits of logits a and labels in [0, classes) (out of range,
 // the CPU fails and a GPU gives NaN: not drawn), one of its outputs.
 inline Step OpChain::draw_nn(int a) {
-  const std::initializer_list<OpId> ops = MT_OP_LIST(MT_NN_OPS);
+  static const std::vector<OpId>& ops = *new std::vector<OpId>([] {
+    std::vector<OpId> v = MT_OP_LIST(MT_NN_OPS);
+    for (OpId op : MT_OP_LIST(MT_LAYER_NORM_OPS)) v.push_back(op);
+    return v;
+  }());
   Step s;
   s.kind = StepKind::kNn;
-  s.op = ops.begin()[uniform(0, static_cast<int>(ops.size()) - 1)];
+  s.op = ops[uniform(0, static_cast<int>(ops.size()) - 1)];
   DType dtype = reference_[a].dtype;  // copies: operand() may grow reference_
   std::vector<int64_t> shape = shape_of(a);
-  // Mostly an input of a dtype and rank the op takes (BiasAdd: rank 2 or more).
-  const bool wide = s.op != OpId::kBiasAdd || shape.size() >= 2;
+  const bool norm =
+      s.op == OpId::kLayerNorm || s.op == OpId::kLayerNormGrad || s.op == OpId::kAddLayerNorm;
+  // Mostly an input of a dtype and rank the op takes (BiasAdd: rank 2 or more; the layer
+  // norms: a last axis with elements).
+  const bool wide =
+      norm ? !shape.empty() && shape.back() > 0 : s.op != OpId::kBiasAdd || shape.size() >= 2;
   if ((!dtype_in(dtype, op_dtypes(s.op)) || !wide) && chance(0.8)) {
     dtype = pick_dtype(op_dtypes(s.op));
-    if (!wide) shape.insert(shape.begin(), 2 - shape.size(), 3);
+    if (!wide && norm) shape = {3, 5};
+    if (!wide && !norm) shape.insert(shape.begin(), 2 - shape.size(), 3);
     a = operand(dtype, shape);
   }
   s.inputs = {a};
@@ -111,6 +120,16 @@ inline Step OpChain::draw_nn(int a) {
     s.flag_b = chance(0.5);  // its gradient
   } else if (s.op == OpId::kGelu) {
     s.flag_a = chance(0.5);  // approximate
+  } else if (norm) {
+    s.axis = shape.size() >= 2 && chance(0.3) ? -2 : -1;
+    s.flag_a = chance(kBadAttrs);  // a negative epsilon
+    if (s.op == OpId::kLayerNormGrad || s.op == OpId::kAddLayerNorm) {
+      s.flag_b = chance(0.3);              // dgamma instead of dx; the sum instead of y
+      std::vector<int64_t> other = shape;  // dy, or the residual
+      if (chance(kBadAttrs) && !other.empty()) other.back() += 1;
+      const int b = operand(dtype, other);
+      s.inputs.insert(s.op == OpId::kAddLayerNorm ? s.inputs.end() : s.inputs.begin(), b);
+    }
   }
   return s;
 }

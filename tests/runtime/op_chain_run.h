@@ -139,9 +139,41 @@ inline Tensor run_array(const Step& s, const std::vector<Tensor>& in) {
   }
 }
 
-// Runs an op of MT_NN_OPS; SparseSoftmaxCrossEntropyWithLogits takes (logits, labels).
+// Runs a row of MT_LAYER_NORM_OPS on x = in.back() (LayerNormGrad: in[0] is dy; AddLayerNorm:
+// x = in[0], in[1] the residual) over the axes from s.axis, with fixed gamma, beta and
+// statistics on the device and epsilon 0.25 (-1 when s.flag_a: drawn bad), which bounds
+// inv_std so that an ulp of x stays an ulp of y; returns y, or dx (dgamma when s.flag_b), or
+// (AddLayerNorm) y or, when s.flag_b, the sum.
+inline Tensor run_layer_norm(const Step& s, const std::vector<Tensor>& in) {
+  const Tensor& x = s.op == OpId::kAddLayerNorm ? in.front() : in.back();
+  std::vector<int64_t> lead, params;
+  if (x.impl() != nullptr) {
+    const int rank = x.shape().rank();
+    const int64_t begin = s.axis < 0 ? s.axis + rank : s.axis;
+    for (int i = 0; i < rank; ++i) (i < begin ? lead : params).push_back(x.shape().dim(i));
+  }
+  const DType u =
+      x.impl() != nullptr && x.dtype() == DType::kFloat64 ? DType::kFloat64 : DType::kFloat32;
+  const nn::LayerNormOptions o{s.axis, s.flag_a ? -1.0 : 0.25};
+  const Tensor gamma = fill(params, 1.5, u);
+  if (s.op == OpId::kLayerNorm) return nn::layer_norm(x, gamma, fill(params, -0.25, u), o).y;
+  if (s.op == OpId::kAddLayerNorm) {
+    const nn::AddLayerNormResult r = nn::add_layer_norm(x, in[1], gamma, fill(params, -0.25, u), o);
+    return s.flag_b ? r.sum : r.y;
+  }
+  const nn::LayerNormGradResult g =
+      nn::layer_norm_grad(in[0], x, gamma, fill(lead, 0.125, u), fill(lead, 0.75, u), o);
+  return s.flag_b ? g.dgamma : g.dx;
+}
+
+// Runs an op of MT_NN_OPS or MT_LAYER_NORM_OPS; SparseSoftmaxCrossEntropyWithLogits takes
+// (logits, labels).
 inline Tensor run_nn(const Step& s, const std::vector<Tensor>& in) {
   switch (s.op) {
+    case OpId::kLayerNorm:
+    case OpId::kLayerNormGrad:
+    case OpId::kAddLayerNorm:
+      return run_layer_norm(s, in);
     case OpId::kSoftmax:
       return nn::softmax(in[0]);
     case OpId::kLogSoftmax:

@@ -615,6 +615,9 @@ TEST_F(ConformanceTest, EveryGpuKernelMatchesTheCpu) {
   // Batch normalisation takes 4-D x and per-channel statistics:
   // tests/runtime/cuda/gpu_batch_norm_test.cc.
   for (OpId op : MT_OP_LIST(MT_BATCH_NORM_OPS)) skipped.push_back(op);
+  // Layer normalisation takes gamma, beta and statistics of x's trailing and leading axes:
+  // tests/runtime/cuda/gpu_layer_norm_test.cc.
+  for (OpId op : MT_OP_LIST(MT_LAYER_NORM_OPS)) skipped.push_back(op);
   // ClipByValue takes three inputs: gpu_array_ops_test.cc compares it (and Gelu's
   // approximate form, which these cases leave off).
   skipped.push_back(OpId::kClipByValue);

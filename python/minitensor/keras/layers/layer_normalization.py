@@ -4,17 +4,23 @@ shifts by ``beta``, learned per element of those axes.
 
     mt.keras.layers.LayerNormalization(epsilon=1e-6)(x)
 
-Written with existing ops (mt.nn.moments, rsqrt), so it differentiates through a
-GradientTape; Keras's formula: x * inv + (beta - mean * inv), inv = gamma / sqrt(var + eps).
+Over trailing axes (the last, or the last few: Keras's default and the transformers') it
+runs the fused LayerNorm op (mt.nn.layer_norm: one kernel forward, one backward, on the CPU
+and the GPU); over other axes Keras's formula in existing ops (mt.nn.moments, rsqrt):
+x * inv + (beta - mean * inv), inv = gamma / sqrt(var + eps). Both differentiate through a
+GradientTape.
 """
 
 from ... import _minitensor as _mt
 from ..._composite_reductions import moments
 from ..._converted_ops import cast
+from ..._layer_norm import layer_norm
 from .. import initializers, regularizers
 from .layer import Layer
 
 __all__ = ["LayerNormalization"]
+
+_FLOATS = (_mt.DType.float16, _mt.DType.bfloat16, _mt.DType.float32, _mt.DType.float64)
 
 
 def _axes(axis):
@@ -72,8 +78,28 @@ class LayerNormalization(Layer):
             return param
         return _mt.reshape(param, [shape[a] if a in self.axis else 1 for a in range(rank)])
 
+    def _fused_axis(self, shape):
+        """Returns the first normalised axis when they are the trailing axes of ``shape``
+        and hold elements (the fused op's case), else None."""
+        rank = len(shape)
+        begin = rank - len(self.axis)
+        if self.axis != list(range(begin, rank)) or any(shape[a] == 0 for a in self.axis):
+            return None
+        return begin
+
+    def _param(self, param, dtype):
+        if param is None or param.dtype == dtype:
+            return param
+        return cast(param, dtype)
+
     def call(self, inputs):
         narrow = inputs.dtype in (_mt.DType.float16, _mt.DType.bfloat16)
+        begin = self._fused_axis(list(inputs.shape))
+        if begin is not None and inputs.dtype in _FLOATS:
+            stats = _mt.DType.float64 if inputs.dtype == _mt.DType.float64 else _mt.DType.float32
+            y, _, _ = layer_norm(inputs, self._param(self.gamma, stats),
+                                 self._param(self.beta, stats), begin, self.epsilon)
+            return y
         x = cast(inputs, _mt.DType.float32) if narrow else inputs
         rank, shape = len(x.shape), list(x.shape)
         mean, variance = moments(x, self.axis, keepdims=True)
