@@ -224,23 +224,25 @@ def test_conv2d_raw_backprops_are_the_gradients():
 
 
 def test_the_backprops_take_tensorflows_signatures_and_arrays():
-    # TensorFlow 2.21's values: a tap in the padding never multiplies (an infinite weight
-    # or gradient there adds nothing).
-    ones = np.ones((1, 3, 3, 1), np.float32)
-    w = np.ones((3, 3, 1, 1), np.float32)
-    w[0, 0, 0, 0] = np.inf
-    dy = np.ones((1, 3, 3, 1), np.float32)
-    dy[0, 0, 0, 0] = np.inf
-    inf = np.inf
-    assert mt.nn.conv2d(ones, w, 1, "SAME").numpy().ravel().tolist() == \
-        [4, 6, 4, 6, inf, inf, 4, inf, inf]
-    assert mt.nn.conv2d_backprop_filter(ones, [3, 3, 1, 1], dy, 1, "SAME").numpy().ravel() \
-        .tolist() == [4, 6, 4, 6, inf, inf, 4, inf, inf]
-    got = mt.nn.conv2d_backprop_input(mt.constant([1, 3, 3, 1]), filter=w, out_backprop=ones,
-                                      strides=[1, 1], padding="SAME")
-    assert got.numpy().ravel().tolist() == [inf, inf, 4, inf, inf, 6, 4, 6, 4]
-    with pytest.raises(ValueError, match="filter_sizes must have 4 elements"):
-        mt.nn.conv2d_backprop_filter(ones, [3, 3, 1], dy, 1, "SAME")
+    # TensorFlow 2.21's values on the CPU: a tap in the padding never multiplies (an infinite
+    # weight or gradient there adds nothing). cuDNN multiplies it, giving NaN there, as
+    # TensorFlow's and PyTorch's GPUs do (docs/keras.md, "Where they run").
+    with mt.device("/CPU:0"):
+        ones = np.ones((1, 3, 3, 1), np.float32)
+        w = np.ones((3, 3, 1, 1), np.float32)
+        w[0, 0, 0, 0] = np.inf
+        dy = np.ones((1, 3, 3, 1), np.float32)
+        dy[0, 0, 0, 0] = np.inf
+        inf = np.inf
+        assert mt.nn.conv2d(ones, w, 1, "SAME").numpy().ravel().tolist() == \
+            [4, 6, 4, 6, inf, inf, 4, inf, inf]
+        assert mt.nn.conv2d_backprop_filter(ones, [3, 3, 1, 1], dy, 1, "SAME").numpy().ravel() \
+            .tolist() == [4, 6, 4, 6, inf, inf, 4, inf, inf]
+        got = mt.nn.conv2d_backprop_input(mt.constant([1, 3, 3, 1]), filter=w, out_backprop=ones,
+                                          strides=[1, 1], padding="SAME")
+        assert got.numpy().ravel().tolist() == [inf, inf, 4, inf, inf, 6, 4, 6, 4]
+        with pytest.raises(ValueError, match="filter_sizes must have 4 elements"):
+            mt.nn.conv2d_backprop_filter(ones, [3, 3, 1], dy, 1, "SAME")
 
 
 def test_conv2d_takes_tensorflows_argument_forms():

@@ -43,6 +43,18 @@ namespace mt::cuda {
 // first write the filter in cuDNN's layout into the workspace, and the filter-gradient
 // pass writes cuDNN's layout there and then ours into the output (filter_layout.h).
 
+// Note [Non-finite values over cuDNN's padding]
+// cuDNN multiplies the zeros of the padding like any other value, so an infinite or NaN
+// weight on a tap that falls in the padding (or, for the filter's gradient, an infinite
+// output gradient there) gives NaN, where the CPU kernels and the direct GPU kernels skip
+// the tap as TensorFlow's CPU kernels do (Note [Padding never multiplies] in
+// kernels/cpu/conv_kernels.cc) and give the sum of the other taps. The CPU checks its
+// filter's values on the host before choosing; on a GPU that check would wait for the
+// device at every convolution, so the difference stays, as on TensorFlow's and PyTorch's
+// GPUs: both results are non-finite wherever a non-finite value is multiplied, and only the
+// outputs whose windows reach the padding differ (NaN for a finite sum or an infinity).
+// MT_CUDNN=0 gives the CPU's values on GPUs too.
+
 namespace {
 
 constexpr size_t kMiB = size_t{1} << 20;
