@@ -9,33 +9,15 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "tests/runtime/runtime_fixture.h"
+#include "tests/runtime/cuda/gpu_kernel_test.h"
 
 namespace mt {
 namespace {
 
-constexpr DType kFloats[] = {DType::kFloat32, DType::kFloat64, DType::kBFloat16, DType::kFloat16};
+using testing::count;
+using testing::kFloats;
 
-class GpuBatchNormTest : public testing::RuntimeTest {
- protected:
-  bool uses_gpus() const override { return true; }
-  void SetUp() override {
-    setenv("TF_EAGER_ENABLE_SMALL_TENSOR_CPU_PINNING", "0", 1);  // compare kernels
-    RuntimeTest::SetUp();
-    if (config::list_physical_devices("GPU").empty())
-      GTEST_SKIP() << "needs a GPU: none is visible";
-  }
-  void TearDown() override {
-    RuntimeTest::TearDown();
-    unsetenv("TF_EAGER_ENABLE_SMALL_TENSOR_CPU_PINNING");
-  }
-};
-
-int64_t count(const Ints& shape) {
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  return n;
-}
+class GpuBatchNormTest : public testing::GpuKernelTest {};
 
 // A CPU tensor of `dtype` holding multiples of 1/8 in [-11/8, 11/8].
 Tensor input(DType dtype, const Ints& shape, int seed) {

@@ -15,33 +15,15 @@
 #include "absl/strings/str_join.h"
 #include "kernels/cuda/cudnn/cudnn_conv.h"
 #include "kernels/kernel_options.h"
-#include "tests/runtime/runtime_fixture.h"
+#include "tests/runtime/cuda/gpu_kernel_test.h"
 
 namespace mt {
 namespace {
 
-constexpr DType kFloats[] = {DType::kFloat32, DType::kFloat64, DType::kBFloat16, DType::kFloat16};
+using testing::count;
+using testing::kFloats;
 
-class GpuConvTest : public testing::RuntimeTest {
- protected:
-  bool uses_gpus() const override { return true; }
-  void SetUp() override {
-    setenv("TF_EAGER_ENABLE_SMALL_TENSOR_CPU_PINNING", "0", 1);  // compare kernels
-    RuntimeTest::SetUp();
-    if (config::list_physical_devices("GPU").empty())
-      GTEST_SKIP() << "needs a GPU: none is visible";
-  }
-  void TearDown() override {
-    RuntimeTest::TearDown();
-    unsetenv("TF_EAGER_ENABLE_SMALL_TENSOR_CPU_PINNING");
-  }
-};
-
-int64_t count(const Ints& shape) {
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  return n;
-}
+class GpuConvTest : public testing::GpuKernelTest {};
 
 std::string str(const Ints& shape) { return absl::StrCat("(", absl::StrJoin(shape, ", "), ")"); }
 
