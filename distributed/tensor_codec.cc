@@ -96,6 +96,8 @@ void encode_attrs(const OpAttrs& attrs, proto::Attrs* out) {
   out->set_k(attrs.k);
   out->set_sorted(attrs.sorted);
   out->set_approximate(attrs.approximate);
+  out->set_scale(attrs.scale);
+  out->set_causal(attrs.causal);
 }
 
 namespace {
@@ -175,6 +177,8 @@ absl::StatusOr<OpAttrs> decode_attrs(const proto::Attrs& in) {
   attrs.k = in.k();
   attrs.sorted = in.sorted();
   attrs.approximate = in.approximate();
+  attrs.scale = in.scale();
+  attrs.causal = in.causal();
   return attrs;
 }
 

@@ -148,6 +148,8 @@ inline OpAttrs fuzz_attrs(FuzzedDataProvider& in, const std::vector<int64_t>& di
   a.k = in.ConsumeIntegralInRange<int64_t>(-1, 5);
   a.sorted = in.ConsumeBool();
   a.approximate = in.ConsumeBool();  // Gelu's, read after those for the same reason
+  a.scale = fuzz_scalar(in).f;       // DotProductAttention's, read last likewise
+  a.causal = in.ConsumeBool();
   return a;
 }
 

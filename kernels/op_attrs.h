@@ -102,6 +102,11 @@ struct OpAttrs {
   // running ones it returns (1: the batch's alone).
   bool is_training = true;
   double exponential_avg_factor = 1;
+  // DotProductAttention and its gradient (Note [Dot-product attention] in
+  // kernels/attention_shape.cc): the factor of q . k (finite; the API's default is 1 /
+  // sqrt(depth)), and whether query i sees only keys j <= i.
+  double scale = 1;
+  bool causal = false;
 };
 
 }  // namespace mt

@@ -76,7 +76,7 @@ inline constexpr OpInfo kOpInfo[] = {MT_OP_TABLE(MT_OP_INFO)};
 inline constexpr int kNumOps = static_cast<int>(sizeof(kOpInfo) / sizeof(kOpInfo[0]));
 // A new row changes this count: give the op its kernels, its tests and (with kGrad) its
 // gradient before updating it (Note [Adding an op] in docs/design.md).
-static_assert(kNumOps == 113, "the op table changed: see Note [Adding an op]");
+static_assert(kNumOps == 115, "the op table changed: see Note [Adding an op]");
 
 constexpr const OpInfo& op_info(OpId op) { return kOpInfo[static_cast<int>(op)]; }
 

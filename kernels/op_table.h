@@ -264,6 +264,17 @@
   X(AddLayerNorm, "AddLayerNorm", nn::add_layer_norm, "nn.add_layer_norm", 4, kFloatDTypes,     \
     infer_add_layer_norm, kGrad | kCostly | grad_reads_outputs(0b1110))
 
+// Dot-product attention (Note [Dot-product attention] in kernels/attention_shape.cc;
+// attributes scale and causal in OpAttrs). DotProductAttention takes (q [B, T, H, D], k [B, S,
+// Hk, D], v [B, S, Hk, Dv]), Hk dividing H, and returns (o [B, T, H, Dv], lse [B, H, T]);
+// DotProductAttentionGrad takes (do, q, k, v, o, lse) and returns (dq, dk, dv). q, k, v and o
+// are any float dtype; lse is float32 (float64 with a float64 q).
+#define MT_ATTENTION_OPS(X)                                                             \
+  X(DotProductAttention, "DotProductAttention", nn::dot_product_attention,              \
+    "nn.dot_product_attention", 3, kFloatDTypes, infer_attention, kGrad | kCostly)      \
+  X(DotProductAttentionGrad, "DotProductAttentionGrad", nn::dot_product_attention_grad, \
+    "nn.dot_product_attention_grad", 6, kFloatDTypes, infer_attention_grad, kCostly)
+
 // Variables (runtime/train/variable.h): input 0 of the kResource ops is the variable's value, whose
 // device they run on whatever the scope (TensorFlow's MaybePinToResourceDevice).
 // VarHandleOp allocates the variable's buffer; ReadVariableOp returns the value itself
@@ -295,4 +306,5 @@
   MT_CONV_OPS(X)       \
   MT_BATCH_NORM_OPS(X) \
   MT_LAYER_NORM_OPS(X) \
+  MT_ATTENTION_OPS(X)  \
   MT_RESOURCE_OPS(X)

@@ -23,6 +23,7 @@
 #include "runtime/eager/tensor.h"                // IWYU pragma: export
 #include "runtime/function/function.h"           // IWYU pragma: export
 #include "runtime/ops/array_ops.h"               // IWYU pragma: export
+#include "runtime/ops/attention_ops.h"           // IWYU pragma: export
 #include "runtime/ops/batch_norm_ops.h"          // IWYU pragma: export
 #include "runtime/ops/constant.h"                // IWYU pragma: export
 #include "runtime/ops/conv_ops.h"                // IWYU pragma: export

@@ -47,6 +47,8 @@ void bind_batch_norm_ops(nb::module_& m);
 // layer_norm, add_layer_norm and layer_norm_grad (layer_norm_ops.cc), exported by
 // minitensor.nn.
 void bind_layer_norm_ops(nb::module_& m);
+// dot_product_attention and its gradient (attention_ops.cc), exported by minitensor.nn.
+void bind_attention_ops(nb::module_& m);
 // Variables, GradientTape and the optimizers (training.cc); after bind_tensor.
 void bind_training(nb::module_& m);
 // Checkpoint files (checkpoint.cc).

@@ -72,6 +72,7 @@ NB_MODULE(_minitensor, m) {
   bind_conv_ops(m);
   bind_batch_norm_ops(m);
   bind_layer_norm_ops(m);
+  bind_attention_ops(m);
   bind_config(m);
   bind_debugging(m);
   bind_memory_snapshot(m);

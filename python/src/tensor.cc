@@ -276,6 +276,7 @@ void bind_ops(nb::module_& m) {
   MT_PY_FAMILY(MT_CONV_OPS, "conv")
   MT_PY_FAMILY(MT_BATCH_NORM_OPS, "batch_norm")
   MT_PY_FAMILY(MT_LAYER_NORM_OPS, "layer_norm")
+  MT_PY_FAMILY(MT_ATTENTION_OPS, "attention")
   MT_PY_FAMILY(MT_RESOURCE_OPS, "resource")
 #undef MT_PY_FAMILY
 #undef MT_PY_ROW

@@ -1,7 +1,7 @@
 // Op attributes through worker.proto and back (distributed/tensor_codec.h): the fields of
 // the later rows (Cumsum's exclusive and reverse, Range's bounds, MirrorPad's mode, TopKV2's
-// k and sorted, Gelu's approximate, ScatterNd's shape) survive the trip, and a message
-// without them (a peer that predates them) decodes to the defaults.
+// k and sorted, Gelu's approximate, ScatterNd's shape, attention's scale and causal) survive
+// the trip, and a message without them (a peer that predates them) decodes to the defaults.
 #include <vector>
 
 #include "distributed/tensor_codec.h"
@@ -75,12 +75,25 @@ TEST(AttrsCodecTest, RoundTripsGeluAndScatterNdAttributes) {
             (std::vector<int64_t>{5, 3, 33}));
 }
 
+TEST(AttrsCodecTest, RoundTripsAttentionAttributes) {
+  OpAttrs attrs;
+  attrs.scale = 0.125;
+  attrs.causal = true;
+  distributed::proto::Attrs message;
+  encode_attrs(attrs, &message);
+  absl::StatusOr<OpAttrs> back = decode_attrs(message);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->scale, 0.125);
+  EXPECT_TRUE(back->causal);
+}
+
 TEST(AttrsCodecTest, AnOlderMessageDecodesToTheDefaults) {
   absl::StatusOr<OpAttrs> back = decode_attrs(distributed::proto::Attrs());
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_FALSE(back->exclusive);
   EXPECT_FALSE(back->reverse);
   EXPECT_FALSE(back->approximate);
+  EXPECT_FALSE(back->causal);
   EXPECT_EQ(back->start.i, 0);
   EXPECT_EQ(back->limit.i, 0);
 }

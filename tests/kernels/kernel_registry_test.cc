@@ -6,6 +6,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "kernels/attention.h"
 #include "kernels/batch_norm.h"
 #include "kernels/layer_norm.h"
 #include "kernels/op_def.h"
@@ -127,6 +128,8 @@ constexpr Row kTable[] = {
     {OpId::kLayerNorm, {1, 1, 0, 0, 0, 1, 1}},
     {OpId::kLayerNormGrad, {1, 1, 0, 0, 0, 1, 1}},
     {OpId::kAddLayerNorm, {1, 1, 0, 0, 0, 1, 1}},
+    {OpId::kDotProductAttention, {1, 1, 0, 0, 0, 1, 1}},
+    {OpId::kDotProductAttentionGrad, {1, 1, 0, 0, 0, 1, 1}},
     {OpId::kStopGradient, {1, 1, 1, 1, 1, 1, 1}},
     {OpId::kUnsortedSegmentSum, {1, 1, 1, 1, 0, 1, 1}},
     {OpId::kClipByValue, {1, 1, 1, 1, 0, 1, 1}},
@@ -238,6 +241,16 @@ bool infer_accepts(OpId op, DType dtype) {
     const int rows = op == OpId::kLayerNorm ? 1 : 2;
     for (size_t i = rows; i < in.size(); ++i) {
       in[i] = {&kVector, internal::layer_norm_stats_dtype(dtype)};
+    }
+  }
+  // Attention: q, k, v (and do, o) of (1, 2, 2, 2), lse (1, 2, 2) in the statistics' dtype.
+  static const Shape kHeads = Shape::make({1, 2, 2, 2}).value();
+  static const Shape kLse = Shape::make({1, 2, 2}).value();
+  for (OpId attention : MT_OP_LIST(MT_ATTENTION_OPS)) {
+    if (op != attention) continue;
+    for (TensorMeta& t : in) t = {&kHeads, dtype};
+    if (op == OpId::kDotProductAttentionGrad) {
+      in[5] = {&kLse, internal::attention_stats_dtype(dtype)};
     }
   }
   OutputMetas out;  // the assignments have no output

@@ -43,7 +43,7 @@ TEST(OpTableTest, RowsAreWellFormed) {
     EXPECT_TRUE(names.insert(info.name).second) << "two rows name " << info.name;
     EXPECT_NE(std::string(info.cc_name), "");
     EXPECT_NE(std::string(info.py_name), "");
-    EXPECT_TRUE(info.arity == kVariadic || (info.arity >= 1 && info.arity <= 5));
+    EXPECT_TRUE(info.arity == kVariadic || (info.arity >= 1 && info.arity <= 6));
     EXPECT_NE(info.dtypes, 0u);
     EXPECT_EQ(info.dtypes & ~kAllDTypes, 0u);
     if (op_has_flag(op, kSource)) {

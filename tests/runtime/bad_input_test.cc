@@ -875,6 +875,66 @@ TEST_F(BadInputTest, LayerNormRejectsBadParametersAxesEpsilonAndDtypes) {
       kInvalid, "[AddLayerNorm] x and residual must have the same shape, got (2, 3) and (3, 2)");
 }
 
+TEST_F(BadInputTest, DotProductAttentionRejectsBadShapesDtypesAndScale) {
+  const Tensor q = fill({1, 3, 4, 8}, 0.5), k = fill({1, 5, 2, 8}, 0.5),
+               v = fill({1, 5, 2, 6}, 1.0);
+  expect(
+      [&] {
+        nn::dot_product_attention(fill({3, 4, 8}, 0.5), k, v);
+      },
+      kInvalid,
+      "[DotProductAttention] q (batch, queries, heads, depth) must have rank 4, got shape "
+      "(3, 4, 8)");
+  expect(
+      [&] {
+        nn::dot_product_attention(q, fill({1, 5, 3, 8}, 0.5), fill({1, 5, 3, 6}, 1.0));
+      },
+      kInvalid,
+      "[DotProductAttention] the heads of k and v must divide those of q, got 3 and 4 (shapes "
+      "(1, 3, 4, 8) and (1, 5, 3, 8))");
+  expect(
+      [&] {
+        nn::dot_product_attention(q, fill({1, 5, 2, 7}, 0.5), v);
+      },
+      kInvalid,
+      "[DotProductAttention] q and k must have the same depth, got shapes (1, 3, 4, 8) and "
+      "(1, 5, 2, 7)");
+  expect(
+      [&] {
+        nn::dot_product_attention(q, k, fill({1, 5, 2, 6}, 1.0, DType::kFloat64));
+      },
+      kInvalid, "[DotProductAttention] dtypes differ: float32 vs float64");
+  expect(
+      [&] {
+        nn::dot_product_attention(q, k, v, {std::nan(""), false});
+      },
+      kInvalid, "[DotProductAttention] scale must be a finite number, got nan");
+  expect(
+      [&] {
+        nn::dot_product_attention(fill({1, 3, 4, 8}, 1.0, DType::kInt32),
+                                  fill({1, 5, 2, 8}, 1.0, DType::kInt32),
+                                  fill({1, 5, 2, 6}, 1.0, DType::kInt32));
+      },
+      kInvalid,
+      "[DotProductAttention] dtype int32 is not supported; expected one of float32, float64, "
+      "bfloat16, float16");
+  const nn::DotProductAttentionResult r = nn::dot_product_attention(q, k, v);
+  expect(
+      [&] {
+        nn::dot_product_attention_grad(fill({1, 3, 4, 8}, 1.0), q, k, v, r.o, r.lse);
+      },
+      kInvalid,
+      "[DotProductAttentionGrad] do must have the output's shape (1, 3, 4, 6), got (1, 3, 4, "
+      "8)");
+  expect(
+      [&] {
+        nn::dot_product_attention_grad(r.o, q, k, v, r.o, fill({1, 3, 4}, 0.0));
+      },
+      kInvalid,
+      "[DotProductAttentionGrad] lse must have shape (batch, heads, queries) (1, 4, 3), got "
+      "(1, 3, 4)");
+}
+
 TEST_F(BadInputTest, RangeRejectsZeroAndWrongSignedDeltas) {
   expect([] { range(0, 5, 0, DType::kInt32); }, kInvalid, "[Range] Requires delta != 0: 0");
   expect([] { range(5, 0, 1, DType::kInt32); }, kInvalid,

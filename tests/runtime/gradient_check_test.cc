@@ -417,6 +417,34 @@ void add_layer_norm_cases(std::vector<GradCase>& cases, RandomInputs& r) {
                    }});
 }
 
+// DotProductAttention's o in q, k and v: plain, causal with more queries than keys and with
+// grouped kv heads, and o plus a multiple of lse (its gradient's term, the composite path).
+void add_attention_cases(std::vector<GradCase>& cases, RandomInputs& r) {
+  // q (b, t, h, d), k and v (b, s, hk, d / dv).
+  const std::tuple<const char*, Ints, Ints, Ints, bool> calls[] = {
+      {"plain", {2, 3, 2, 3}, {2, 4, 2, 3}, {2, 4, 2, 2}, false},
+      {"causal, more queries than keys", {1, 5, 2, 2}, {1, 3, 2, 2}, {1, 3, 2, 3}, true},
+      {"causal, grouped kv heads", {1, 4, 4, 2}, {1, 4, 2, 2}, {1, 4, 2, 2}, true}};
+  for (const auto& [name, q, k, v, causal] : calls) {
+    const nn::DotProductAttentionOptions o{0.8, causal};
+    cases.push_back({OpId::kDotProductAttention,
+                     absl::StrCat("DotProductAttention ", name),
+                     {r.uniform(q), r.uniform(k), r.uniform(v)},
+                     [o](const std::vector<Tensor>& in) {
+                       return nn::dot_product_attention(in[0], in[1], in[2], o).o;
+                     }});
+  }
+  cases.push_back({OpId::kDotProductAttention,
+                   "DotProductAttention o + lse / 2",
+                   {r.uniform({1, 3, 2, 2}), r.uniform({1, 4, 1, 2}), r.uniform({1, 4, 1, 2})},
+                   [](const std::vector<Tensor>& in) {
+                     const nn::DotProductAttentionResult a =
+                         nn::dot_product_attention(in[0], in[1], in[2], {std::nullopt, true});
+                     const Tensor half = fill({}, 0.5, DType::kFloat64);
+                     return a.o + reshape(transpose(a.lse, {0, 2, 1}), {1, 3, 2, 1}) * half;
+                   }});
+}
+
 void add_conv_cases(std::vector<GradCase>& cases, RandomInputs& r) {
   const std::tuple<const char*, Ints, Ints, nn::Conv2DOptions> convs[] = {
       {"VALID", {2, 5, 4, 3}, {3, 2, 3, 2}, conv_options({1, 1, 1, 1}, Padding::kValid)},
@@ -497,6 +525,7 @@ std::vector<GradCase> math_grad_cases() {
   add_conv_cases(cases, r);
   add_batch_norm_cases(cases, r);
   add_layer_norm_cases(cases, r);
+  add_attention_cases(cases, r);
   add_clip_gelu_cases(cases, r);
   return cases;
 }

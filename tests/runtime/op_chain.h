@@ -192,6 +192,7 @@ class OpChain {
   Step draw_reduce(int a);
   Step draw_arg(int a);
   Step draw_nn(int a);
+  void draw_attention(Step& s, int a);
   Step draw_segment_sum(int a);
   Step draw_clip(int a);
   Step draw_variable(int a);
@@ -392,6 +393,10 @@ inline std::string OpChain::describe(size_t n) const {
     if (s.op == OpId::kLayerNorm || s.op == OpId::kLayerNormGrad || s.op == OpId::kAddLayerNorm) {
       absl::StrAppend(&attrs, " axis ", s.axis, s.flag_a ? " epsilon -1" : "",
                       s.flag_b ? " second output" : "");
+    }
+    if (s.op == OpId::kDotProductAttention || s.op == OpId::kDotProductAttentionGrad) {
+      absl::StrAppend(&attrs, s.flag_a ? " causal" : "", s.flag_b ? " scale inf" : "", " output ",
+                      s.pick);
     }
     if (s.kind == StepKind::kConv) {
       const nn::Conv2DOptions& o = s.conv;

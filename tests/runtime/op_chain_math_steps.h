@@ -89,11 +89,16 @@ inline Step OpChain::draw_nn(int a) {
   static const std::vector<OpId>& ops = *new std::vector<OpId>([] {
     std::vector<OpId> v = MT_OP_LIST(MT_NN_OPS);
     for (OpId op : MT_OP_LIST(MT_LAYER_NORM_OPS)) v.push_back(op);
+    for (OpId op : MT_OP_LIST(MT_ATTENTION_OPS)) v.push_back(op);
     return v;
   }());
   Step s;
   s.kind = StepKind::kNn;
   s.op = ops[uniform(0, static_cast<int>(ops.size()) - 1)];
+  if (s.op == OpId::kDotProductAttention || s.op == OpId::kDotProductAttentionGrad) {
+    draw_attention(s, a);
+    return s;
+  }
   DType dtype = reference_[a].dtype;  // copies: operand() may grow reference_
   std::vector<int64_t> shape = shape_of(a);
   const bool norm =
@@ -132,6 +137,34 @@ inline Step OpChain::draw_nn(int a) {
     }
   }
   return s;
+}
+
+// DotProductAttention of q = a when it has rank 4 (mostly another q otherwise) and k and v
+// of a few keys, one kv head or q's, causal or not; now and then a k of another depth or an
+// infinite scale. DotProductAttentionGrad takes do first (run_attention runs the forward
+// pass on the device for o and lse); s.pick says which output the step gives.
+inline void OpChain::draw_attention(Step& s, int a) {
+  DType dtype = reference_[a].dtype;  // copies: operand() may grow reference_
+  std::vector<int64_t> q = shape_of(a);
+  if ((!dtype_in(dtype, op_dtypes(s.op)) || q.size() != 4) && chance(0.8)) {
+    static constexpr int64_t kSizes[] = {0, 1, 2, 3, 5};
+    dtype = pick_dtype(op_dtypes(s.op));
+    q = {uniform(1, 2), kSizes[uniform(0, 4)], uniform(1, 2) * 2, kSizes[uniform(1, 4)]};
+    a = operand(dtype, q);
+  }
+  const bool rank4 = q.size() == 4;
+  const int64_t b = rank4 ? q[0] : 1, t = rank4 ? q[1] : 1, h = rank4 ? q[2] : 1;
+  const int64_t d = rank4 ? q[3] : 1, keys = uniform(0, 6), dv = uniform(1, 5);
+  const int64_t hk = chance(0.5) ? h : 1;
+  s.inputs = {a, operand(dtype, {b, keys, hk, chance(kBadAttrs) ? d + 1 : d}),
+              operand(dtype, {b, keys, hk, dv})};
+  s.flag_a = chance(0.5);        // causal
+  s.flag_b = chance(kBadAttrs);  // an infinite scale
+  s.pick = uniform(0, 1);        // o or lse
+  if (s.op == OpId::kDotProductAttentionGrad) {
+    s.inputs.insert(s.inputs.begin(), operand(dtype, {b, t, h, dv}));
+    s.pick = uniform(0, 2);  // dq, dk or dv
+  }
 }
 
 // ClipByValue of a between bounds of a's dtype whose shapes broadcast to a's without growing

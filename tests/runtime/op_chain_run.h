@@ -166,10 +166,29 @@ inline Tensor run_layer_norm(const Step& s, const std::vector<Tensor>& in) {
   return s.flag_b ? g.dgamma : g.dx;
 }
 
-// Runs an op of MT_NN_OPS or MT_LAYER_NORM_OPS; SparseSoftmaxCrossEntropyWithLogits takes
-// (logits, labels).
+// Runs a row of MT_ATTENTION_OPS on (q, k, v), causal when s.flag_a, with an infinite scale
+// when s.flag_b (drawn bad); the gradient (in[0] is do) at the forward pass's o and lse on
+// the same device. Returns output s.pick: o or lse; dq, dk or dv.
+inline Tensor run_attention(const Step& s, const std::vector<Tensor>& in) {
+  const size_t first = s.op == OpId::kDotProductAttentionGrad ? 1 : 0;
+  const Tensor &q = in[first], &k = in[first + 1], &v = in[first + 2];
+  nn::DotProductAttentionOptions o;
+  o.causal = s.flag_a;
+  if (s.flag_b) o.scale = INFINITY;
+  const nn::DotProductAttentionResult r = nn::dot_product_attention(q, k, v, o);
+  if (first == 0) return s.pick == 1 ? r.lse : r.o;
+  const nn::DotProductAttentionGradResult g =
+      nn::dot_product_attention_grad(in[0], q, k, v, r.o, r.lse, o);
+  return s.pick == 0 ? g.dq : s.pick == 1 ? g.dk : g.dv;
+}
+
+// Runs an op of MT_NN_OPS, MT_LAYER_NORM_OPS or MT_ATTENTION_OPS;
+// SparseSoftmaxCrossEntropyWithLogits takes (logits, labels).
 inline Tensor run_nn(const Step& s, const std::vector<Tensor>& in) {
   switch (s.op) {
+    case OpId::kDotProductAttention:
+    case OpId::kDotProductAttentionGrad:
+      return run_attention(s, in);
     case OpId::kLayerNorm:
     case OpId::kLayerNormGrad:
     case OpId::kAddLayerNorm:

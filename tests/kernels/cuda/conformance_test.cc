@@ -618,6 +618,8 @@ TEST_F(ConformanceTest, EveryGpuKernelMatchesTheCpu) {
   // Layer normalisation takes gamma, beta and statistics of x's trailing and leading axes:
   // tests/runtime/cuda/gpu_layer_norm_test.cc.
   for (OpId op : MT_OP_LIST(MT_LAYER_NORM_OPS)) skipped.push_back(op);
+  // Attention takes rank-4 q, k and v and a statistics input: gpu_attention_test.cc.
+  for (OpId op : MT_OP_LIST(MT_ATTENTION_OPS)) skipped.push_back(op);
   // ClipByValue takes three inputs: gpu_array_ops_test.cc compares it (and Gelu's
   // approximate form, which these cases leave off).
   skipped.push_back(OpId::kClipByValue);
