@@ -6,6 +6,7 @@ import types as _types
 from . import _minitensor as _mt
 from . import _batch_norm
 from . import _layer_norm
+from . import _attention
 from . import _conv_ops
 from . import errors as _errors
 from ._clip_ops import clip_by_norm
@@ -21,7 +22,8 @@ from ._op_table import exports as _exports
 # The op table's nn.* rows (relu and the rest); the wrappers below replace the bindings
 # of those that take axis= or name=, of the convolutions and pools (TensorFlow's argument
 # forms, _conv_ops.py), of batch normalisation (_batch_norm.py) and of layer normalisation
-# (_layer_norm.py: its arguments converted, gamma and beta optional). The pool
+# (_layer_norm.py: its arguments converted, gamma and beta optional) and of attention
+# (_attention.py: Keras 3's dot_product_attention, its output alone). The pool
 # gradients, fused_batch_norm_v3 (all five outputs) and fused_batch_norm_grad stay the
 # bindings; the convolution's two backprops take conv2d's forms too.
 _rows = _exports("nn")
@@ -35,8 +37,11 @@ fused_batch_norm = _batch_norm.fused_batch_norm
 batch_normalization = _batch_norm.batch_normalization
 layer_norm, layer_norm_grad = _layer_norm.layer_norm, _layer_norm.layer_norm_grad
 add_layer_norm = _layer_norm.add_layer_norm
+dot_product_attention = _attention.dot_product_attention
+dot_product_attention_grad = _attention.dot_product_attention_grad
 
 __all__ = sorted({*_rows, *_conv_ops.__all__, *_batch_norm.__all__, *_layer_norm.__all__,
+           *_attention.__all__,
            "bias_add",
            "depthwise_conv2d", "dropout",
            "elu", "embedding_lookup", "experimental", "gelu",

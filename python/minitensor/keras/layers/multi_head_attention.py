@@ -11,15 +11,18 @@ Its weights are those of four EinsumDense sublayers, ``query_dense``, ``key_dens
 Keras 3's weights files name them, so weights cross with TensorFlow both ways. The
 attention runs over axis 1 of (batch, sequence, features) inputs, Keras's default.
 
-A query row whose values are all masked follows Keras on both of its paths: zeros with
-dropout or returned scores (the Softmax layer's mask), an even average otherwise (Keras's
-fused dot_product_attention).
+Without dropout, returned scores or masks other than the causal one, the attention is one
+fused op (mt.nn.dot_product_attention, the DotProductAttention row), as Keras takes its fused
+path there. A query row whose values are all masked follows Keras on both of its other
+paths: zeros with dropout or returned scores (the Softmax layer's mask), an even average
+otherwise (Keras's fused dot_product_attention).
 """
 
 import math as _math
 
 from ... import _minitensor as _mt
 from ..._converted_ops import cast
+from ..._attention import dot_product_attention
 from ..._einsum import einsum
 from .. import activations
 from ..keras_tensor import is_symbolic
@@ -162,6 +165,14 @@ class MultiHeadAttention(Layer):
              attention_mask=None, return_attention_scores=False, use_causal_mask=False):
         query, value = inputs[0], inputs[1]
         key = inputs[2] if len(inputs) > 2 else value
+        masks = (query_mask, value_mask, key_mask, attention_mask)
+        if self.dropout == 0 and not return_attention_scores and all(m is None for m in masks):
+            # Keras's fused path, here the DotProductAttention row: the projections' (B, T,
+            # heads, dim) layout is the op's, so no transpose and no (T, S) scores in memory.
+            heads = dot_product_attention(
+                self.query_dense(query), self.key_dense(key), self.value_dense(value),
+                scale=1.0 / _math.sqrt(float(self.key_dim)), is_causal=use_causal_mask)
+            return self.output_dense(heads)
         mask = self._mask(query, value, query_mask, value_mask, key_mask, attention_mask,
                           use_causal_mask)
         q = self.query_dense(query) * (1.0 / _math.sqrt(float(self.key_dim)))
