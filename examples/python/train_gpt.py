@@ -11,8 +11,9 @@ of causal self-attention and a 4x GELU MLP with residual connections, a final la
 and the output projection tied to the token embedding. Plain variables and ops, one
 training step as an mt.function (forward, backward, AdamW, clipping by global norm).
 With --dtype bfloat16 the variables stay float32 and the matmuls, activations and residual
-stream run in bfloat16; layer norms, the softmax and the loss run in float32 (as Keras's
-"mixed_bfloat16" policy keeps them).
+stream run in bfloat16; layer norms, the attention's softmax (inside the fused
+mt.nn.dot_product_attention) and the loss run in float32 (as Keras's "mixed_bfloat16"
+policy keeps them).
 """
 
 import argparse
@@ -98,21 +99,17 @@ def add_layer_norm(x, residual, gamma, beta, eps=1e-5):
     return total, y
 
 
-def attention(model, x, block, mask):
+def attention(model, x, block):
     b, t, c = x.shape
     heads = model.heads
-    d = c // heads
     w = {name: in_compute(model, block[name]) for name in ("attn_w", "attn_b", "proj_w",
                                                             "proj_b")}
     qkv = mt.matmul(mt.reshape(x, [b * t, c]), w["attn_w"]) + w["attn_b"]
-    q, k, v = (mt.transpose(mt.reshape(part, [b, t, heads, d]), [0, 2, 1, 3])
-               for part in mt.split(qkv, 3, axis=1))
-    scores = mt.matmul(q, k, transpose_b=True) * (1.0 / math.sqrt(d))  # (b, heads, t, t)
-    if scores.dtype != mt.float32:
-        scores = mt.cast(scores, mt.float32)  # the softmax in float32
-    scores = scores * mask + (1.0 - mask) * -1e9  # causal: no position sees a later one
-    y = mt.matmul(in_compute(model, mt.nn.softmax(scores)), v)  # (b, heads, t, d)
-    y = mt.reshape(mt.transpose(y, [0, 2, 1, 3]), [b * t, c])
+    q, k, v = (mt.reshape(part, [b, t, heads, c // heads]) for part in mt.split(qkv, 3, axis=1))
+    # Causal self-attention in one fused op (the softmax in float32 whatever the dtype): the
+    # (b, t, heads, d) layout is the projection's, so no transpose and no (t, t) scores.
+    y = mt.nn.dot_product_attention(q, k, v, is_causal=True)  # (b, t, heads, d)
+    y = mt.reshape(y, [b * t, c])
     return mt.reshape(mt.matmul(y, w["proj_w"]) + w["proj_b"], [b, t, c])
 
 
@@ -126,14 +123,13 @@ def mlp(model, x, block):
 
 def logits_of(model, tokens):
     b, t = tokens.shape
-    mask = mt.linalg.band_part(mt.ones([t, t]), -1, 0)  # lower triangle: 1 where j <= i
     x = in_compute(model, mt.nn.embedding_lookup(model.wte, tokens) + model.wpe[:t])
     blocks = model.blocks
     h = layer_norm(x, blocks[0]["ln1_g"], blocks[0]["ln1_b"])
     for i, block in enumerate(blocks):
         # x = x + attention(ln1(x)); x = x + mlp(ln2(x)): each residual add and the layer
         # norm after it (the next block's ln1, or lnf) are one op, mt.nn.add_layer_norm.
-        x, h = add_layer_norm(x, attention(model, h, block, mask), block["ln2_g"], block["ln2_b"])
+        x, h = add_layer_norm(x, attention(model, h, block), block["ln2_g"], block["ln2_b"])
         after = blocks[i + 1] if i + 1 < len(blocks) else None
         gamma, beta = (after["ln1_g"], after["ln1_b"]) if after else (model.lnf_g, model.lnf_b)
         x, h = add_layer_norm(x, mlp(model, h, block), gamma, beta)
