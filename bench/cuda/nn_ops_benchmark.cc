@@ -6,12 +6,15 @@
 // float32 (TensorFloat-32 off) and bfloat16, through the kernel registry beside a raw
 // cublasGemmStridedBatchedEx of the same shape on the same handle and math mode, with
 // TFLOP/s and the fraction of cuBLAS's rate; LayerNorm, LayerNormGrad and AddLayerNorm of
-// 8192 x 768 (GPT-2's activations) beside the same memcpy. Skips without a GPU.
+// 8192 x 768 (GPT-2's activations) beside the same memcpy; causal DotProductAttention and its
+// gradient of GPT-2's shape beside the composite (batched products, mask, softmax) through
+// the same registry. Skips without a GPU.
 //
 //   build/gpu-sm90/bench/nn_ops_benchmark --benchmark_counters_tabular=true
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <random>
 #include <string>
@@ -232,6 +235,145 @@ BENCHMARK(BM_LayerNorm)
     ->ArgsProduct({{0, 1}, {0, 1, 2}})
     ->UseManualTime()
     ->Iterations(100)
+    ->Repetitions(3)
+    ->Unit(benchmark::kMillisecond);
+
+// One kernel call through the registry: `op` on `in`, writing `out` (every output).
+struct Call {
+  OpId op;
+  DType dtype;
+  std::vector<TensorArg> in;
+  std::vector<MutableTensorArg> out;
+  OpAttrs attrs;
+  bool run(BenchGpu& gpu) const {
+    const KernelContext ctx{in, out[0], &attrs, &gpu.state, out};
+    KernelFn fn = gpu.registry.find(op, DeviceType::kGPU, dtype);
+    return fn != nullptr && fn(ctx).ok();
+  }
+};
+
+// Causal self-attention of GPT-2's shape (batch 8, 12 heads of 64, 1024 tokens), float32
+// (dtype 0, TensorFloat-32 off) or bfloat16 (dtype 1): the fused DotProductAttention (pass 0)
+// or DotProductAttentionGrad (pass 1) against the composite it replaces, through the same
+// registry on heads-first tensors (no transposes) with the scale folded into q: forward,
+// BatchMatMulV2 (q k^T), AddV2 of a 0 / -inf causal mask, Softmax and BatchMatMulV2 (P v);
+// backward, from P, dv = P^T do, dP = do v^T, dS = P (dP - sum(dP P)) (Mul, Sum, Sub, Mul),
+// dq = dS k and dk = dS^T q. TFLOP/s count the products causal attention needs (half the
+// scores: 2 products forward, 4 backward), for both.
+void BM_Attention(benchmark::State& state) {
+  BenchGpu& gpu = bench_gpu();
+  if (!gpu.error.empty()) return state.SkipWithError(("no GPU: " + gpu.error).c_str());
+  const DType dtype = state.range(0) == 0 ? DType::kFloat32 : DType::kBFloat16;
+  const bool backward = state.range(1) == 1;
+  internal::set_tf32_enabled(false);
+  constexpr int64_t kB = 8, kH = 12, kT = 1024, kD = 64;
+  constexpr DType kF32 = DType::kFloat32;
+  const int64_t n = kB * kH * kT * kD, scores = kB * kH * kT * kT;
+  const Shape tokens = Shape::make({kB, kT, kH, kD}).value();  // the fused op's layout
+  const Shape heads = Shape::make({kB, kH, kT, kD}).value();
+  const Shape lse_shape = Shape::make({kB, kH, kT}).value();
+  const Shape square = Shape::make({kB, kH, kT, kT}).value(),
+              mask_shape = Shape::make({kT, kT}).value();
+  const Shape rows = Shape::make({kB, kH, kT, 1}).value();
+  DeviceBuffer q = random_values(dtype, n), k = random_values(dtype, n),
+               v = random_values(dtype, n);
+  DeviceBuffer d_o = random_values(dtype, n), o = *DeviceBuffer::create(n * dtype_size(dtype));
+  DeviceBuffer composite_o = *DeviceBuffer::create(n * dtype_size(dtype));
+  DeviceBuffer dq = *DeviceBuffer::create(n * dtype_size(dtype));
+  DeviceBuffer dk = *DeviceBuffer::create(n * dtype_size(dtype));
+  DeviceBuffer dv = *DeviceBuffer::create(n * dtype_size(dtype));
+  DeviceBuffer lse = *DeviceBuffer::create(kB * kH * kT * 4);
+  std::vector<DeviceBuffer> big;  // S then P; dP; S + mask, then dP P and dS; dP - sum
+  for (int i = 0; i < 4; ++i) big.push_back(*DeviceBuffer::create(scores * dtype_size(dtype)));
+  DeviceBuffer row_sums = *DeviceBuffer::create(kB * kH * kT * dtype_size(dtype));
+  std::vector<float> mask_host(kT * kT);
+  for (int64_t i = 0; i < kT; ++i) {
+    for (int64_t j = 0; j < kT; ++j) mask_host[i * kT + j] = j <= i ? 0.f : -INFINITY;
+  }
+  DeviceBuffer mask = *DeviceBuffer::create(kT * kT * dtype_size(dtype));
+  if (dtype == DType::kBFloat16) {
+    std::vector<bfloat16> h(mask_host.begin(), mask_host.end());
+    cudaMemcpy(mask.get(), h.data(), h.size() * 2, cudaMemcpyHostToDevice);
+  } else {
+    cudaMemcpy(mask.get(), mask_host.data(), mask_host.size() * 4, cudaMemcpyHostToDevice);
+  }
+  auto in = [&](const DeviceBuffer& b, const Shape& s, DType t) {
+    return TensorArg{b.get(), &s, t};
+  };
+  auto out = [&](DeviceBuffer& b, const Shape& s, DType t) {
+    return MutableTensorArg{b.get(), &s, t};
+  };
+  OpAttrs causal;
+  causal.scale = 1 / std::sqrt(double{kD});
+  causal.causal = true;
+  OpAttrs adj_x, adj_y, plain, last;
+  adj_x.transpose_a = true, adj_y.transpose_b = true;
+  last.axes = {-1}, last.keep_dims = true;
+  const Call forward{OpId::kDotProductAttention,
+                     dtype,
+                     {in(q, tokens, dtype), in(k, tokens, dtype), in(v, tokens, dtype)},
+                     {out(o, tokens, dtype), out(lse, lse_shape, kF32)},
+                     causal};
+  const Call grad{OpId::kDotProductAttentionGrad,
+                  dtype,
+                  {in(d_o, tokens, dtype), in(q, tokens, dtype), in(k, tokens, dtype),
+                   in(v, tokens, dtype), in(o, tokens, dtype), in(lse, lse_shape, kF32)},
+                  {out(dq, tokens, dtype), out(dk, tokens, dtype), out(dv, tokens, dtype)},
+                  causal};
+  DeviceBuffer &s = big[0], &dp = big[1], &prod = big[2], &ds = big[3];
+  const TensorArg q_in = in(q, heads, dtype), k_in = in(k, heads, dtype),
+                  v_in = in(v, heads, dtype);
+  const TensorArg do_in = in(d_o, heads, dtype), p_in = in(s, square, dtype);
+  const std::vector<Call> composite_forward = {
+      {OpId::kBatchMatMulV2, dtype, {q_in, k_in}, {out(s, square, dtype)}, adj_y},
+      {OpId::kAddV2,
+       dtype,
+       {in(s, square, dtype), in(mask, mask_shape, dtype)},
+       {out(prod, square, dtype)},
+       plain},
+      {OpId::kSoftmax, dtype, {in(prod, square, dtype)}, {out(s, square, dtype)}, plain},
+      {OpId::kBatchMatMulV2, dtype, {p_in, v_in}, {out(composite_o, heads, dtype)}, plain}};
+  const std::vector<Call> composite_backward = {
+      {OpId::kBatchMatMulV2, dtype, {p_in, do_in}, {out(dv, heads, dtype)}, adj_x},
+      {OpId::kBatchMatMulV2, dtype, {do_in, v_in}, {out(dp, square, dtype)}, adj_y},
+      {OpId::kMul, dtype, {in(dp, square, dtype), p_in}, {out(prod, square, dtype)}, plain},
+      {OpId::kSum, dtype, {in(prod, square, dtype)}, {out(row_sums, rows, dtype)}, last},
+      {OpId::kSub,
+       dtype,
+       {in(dp, square, dtype), in(row_sums, rows, dtype)},
+       {out(ds, square, dtype)},
+       plain},
+      {OpId::kMul, dtype, {p_in, in(ds, square, dtype)}, {out(prod, square, dtype)}, plain},
+      {OpId::kBatchMatMulV2,
+       dtype,
+       {in(prod, square, dtype), k_in},
+       {out(dq, heads, dtype)},
+       plain},
+      {OpId::kBatchMatMulV2,
+       dtype,
+       {in(prod, square, dtype), q_in},
+       {out(dk, heads, dtype)},
+       adj_x}};
+  bool failed = !forward.run(gpu);  // o and lse for the gradient; P in s for the composite's
+  for (const Call& c : composite_forward) failed |= !c.run(gpu);
+  run_against(
+      state, gpu, [&] { failed |= !(backward ? grad : forward).run(gpu); },
+      [&] {
+        for (const Call& c : backward ? composite_backward : composite_forward)
+          failed |= !c.run(gpu);
+      });
+  if (failed) return state.SkipWithError("kernel failed");
+  const double flops = 2.0 * 0.5 * scores * kD * (backward ? 4 : 2);
+  state.SetLabel(absl::StrCat(dtype_name(dtype), backward ? " backward" : " forward"));
+  state.counters["TFLOPs"] = flops / (state.counters["ours_ms"] / 1e3) / 1e12;
+  state.counters["composite_TFLOPs"] = flops / (state.counters["baseline_ms"] / 1e3) / 1e12;
+  state.counters["speedup"] = state.counters["baseline_ms"] / state.counters["ours_ms"];
+}
+BENCHMARK(BM_Attention)
+    ->ArgNames({"dtype", "backward"})
+    ->ArgsProduct({{0, 1}, {0, 1}})
+    ->UseManualTime()
+    ->Iterations(20)
     ->Repetitions(3)
     ->Unit(benchmark::kMillisecond);
 
