@@ -236,14 +236,14 @@ absl::Status run_attention_grad(const KernelContext& ctx) {
     const size_t bytes = attention::shared_bytes<C, kHead>(G::kRows, 4, 2);
     const int64_t key_work = l.batch * l.kv_heads * ((l.keys + G::kBlock - 1) / G::kBlock);
     if (key_work > 0) {
-      MT_RETURN_IF_ERROR(attention::launch_shared(kOp, gpu_state(ctx),
-                                                  attention::grid_over(key_work), bytes,
-                                                  &attention_grad_kv<T, kHead>, a));
+      const absl::Status launched = attention::launch_shared<&attention_grad_kv<T, kHead>>(
+          kOp, gpu_state(ctx), attention::grid_over(key_work), bytes, a);
+      if (!launched.ok()) return launched;
     }
     const int64_t query_work = l.batch * l.heads * ((l.queries + G::kBlock - 1) / G::kBlock);
     if (query_work == 0) return absl::OkStatus();
-    return attention::launch_shared(kOp, gpu_state(ctx), attention::grid_over(query_work), bytes,
-                                    &attention_grad_q<T, kHead>, a);
+    return attention::launch_shared<&attention_grad_q<T, kHead>>(
+        kOp, gpu_state(ctx), attention::grid_over(query_work), bytes, a);
   });
 }
 

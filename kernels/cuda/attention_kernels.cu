@@ -148,9 +148,9 @@ absl::Status run_attention(const KernelContext& ctx) {
     using G = Tile<C, kHead>;
     const int64_t work = l.batch * l.heads * ((l.queries + G::kBlock - 1) / G::kBlock);
     if (work == 0) return absl::OkStatus();
-    return attention::launch_shared(kOp, gpu_state(ctx), attention::grid_over(work),
-                                    attention::shared_bytes<C, kHead>(G::kRows, 3, 0),
-                                    &attention_forward<T, kHead>, a);
+    return attention::launch_shared<&attention_forward<T, kHead>>(
+        kOp, gpu_state(ctx), attention::grid_over(work),
+        attention::shared_bytes<C, kHead>(G::kRows, 3, 0), a);
   });
 }
 

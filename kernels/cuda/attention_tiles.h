@@ -22,6 +22,7 @@
 //
 //   using G = Tile<float, 64>;  // tiles of 64 rows of 64, 4 x 4 scores a thread
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -184,20 +185,26 @@ __device__ __forceinline__ C lanes_sum(C v) {
   return v;
 }
 
-// Launches kernel<<<grid, kBlockThreads, bytes, state.stream>>>(args...) with `bytes` of
-// dynamic shared memory, raising the kernel's limit first (past 48 KiB it must be), and
-// checks the launch, as launch() in launch.h does.
-template <typename... Params, typename... Args>
+// Launches kKernel<<<grid, kBlockThreads, bytes, state.stream>>>(args...) with `bytes` of
+// dynamic shared memory and checks the launch, as launch() in launch.h does. Past 48 KiB a
+// kernel needs its limit raised, once per device: the first launch on each device does it
+// (so a graph capture, which follows an eager run, makes no such call).
+template <auto kKernel, typename... Args>
 absl::Status launch_shared(OpId op, const GpuState& state, unsigned grid, size_t bytes,
-                           void (*kernel)(Params...), Args&&... args) {
+                           Args&&... args) {
   if (internal::should_fail(internal::FaultSite::kKernelLaunch)) {  // tests only
     return cuda_status(op, "cudaLaunchKernel", cudaErrorLaunchOutOfResources);
   }
-  MT_RETURN_IF_ERROR(
-      cuda_status(op, "cudaFuncSetAttribute",
-                  cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       static_cast<int>(bytes))));
-  kernel<<<grid, kBlockThreads, bytes, state.stream>>>(static_cast<Args&&>(args)...);
+  static std::atomic<uint64_t> raised{0};  // bit d: done on device d
+  const uint64_t bit = state.physical_device < 64 ? uint64_t{1} << state.physical_device : 0;
+  if ((raised.load(std::memory_order_acquire) & bit) == 0 || bit == 0) {
+    MT_RETURN_IF_ERROR(
+        cuda_status(op, "cudaFuncSetAttribute",
+                    cudaFuncSetAttribute(kKernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         static_cast<int>(bytes))));
+    raised.fetch_or(bit, std::memory_order_release);
+  }
+  kKernel<<<grid, kBlockThreads, bytes, state.stream>>>(static_cast<Args&&>(args)...);
   return check_launch(op);
 }
 
