@@ -12,7 +12,9 @@
 // too). So every row sees key 0 and no row is fully masked unless there are no keys; a row
 // that sees no key (S = 0) gives o = 0 and lse = -inf, and its gradient is zero, which is
 // what the composite gives (a softmax over an empty axis, then a product of no terms), on
-// every device, never NaN.
+// every device, never NaN. A row whose every score is -inf (from infinite inputs) is NaN, as
+// in the composite; an infinite or NaN input may also reach, through a block's products, keys
+// or queries its row or column does not see, and which ones depends on each device's blocks.
 // DotProductAttentionGrad takes (do, q, k, v, o, lse) and returns (dq, dk, dv): with P_ij =
 // exp(s_ij - lse_i) and D_i = do_i . o_i, dv_j = sum_i P_ij do_i, dS_ij = P_ij (do_i . v_j -
 // D_i), dq_i = scale sum_j dS_ij k_j and dk_j = scale sum_i dS_ij q_i (a kv head adds over the
