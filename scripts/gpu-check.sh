@@ -77,7 +77,7 @@ case "${1:-bundle}" in
       # only the extension is compiled again for 3.12 (scripts/py312-extension.sh), into
       # .gpu/python, which gpu-run.sh's python step puts over the wheel; pytest's wheels
       # still go to .gpu/wheels.
-      scripts/py312-extension.sh "$build" .gpu/python
+      scripts/py312-extension.sh "$build" "$PWD/.gpu/python"
       xz -T0 .gpu/python/minitensor/_minitensor*.so  # gpu-run.sh unpacks it
       mkdir -p .gpu/wheels
       python3 -m pip download -q --only-binary=:all: --python-version 3.12 -d .gpu/wheels pytest
