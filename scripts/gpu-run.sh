@@ -2,8 +2,9 @@
 # Runs on the GPU machine from the repository root (see scripts/gpu-check.sh). Optional
 # arguments: the steps to run (tests faults sanitizer racecheck examples distributed
 # benchmarks cpubench halfbench python fuzz, and soak soak-start soak-collect cardfill
-# trainbench strategybench ddpbench tlsbench functionbench replicabench placementbench
-# batch1probe scalarprobe basecompare); default all but the soak steps, cardfill and the last nine. `tlsbench` runs
+# convbench ckptbench ringbench gpt2bench trainbench strategybench ddpbench tlsbench
+# functionbench replicabench placementbench batch1probe scalarprobe basecompare); default
+# the steps before `soak`. `tlsbench` runs
 # bench/distributed/tls_compare.sh on the bundle's remote_benchmark (MT_TLSBENCH_ROUNDS
 # rounds, default 3): plaintext beside mutual TLS, large tensors in parts, for each of three
 # settings of the task's gRPC queues and pollers (MT_TLSBENCH_SERVER_FLAGS; set but empty:
@@ -404,6 +405,7 @@ for step in $steps; do
         >"$out/python-install.log" 2>&1
       rc=$?
       [ -d .gpu/python ] && cp -r .gpu/python/minitensor "$py/"
+      for so in "$py"/minitensor/_minitensor*.so.xz; do [ -f "$so" ] && xz -d "$so"; done
       record "python install" "rc=$rc $(python3 --version 2>&1)$([ -d .gpu/python ] && echo ' (package folder)')"
       PYTHONPATH="$py" python3 -m pytest -v -rs -p no:cacheprovider tests/python \
         >"$out/python-pytest.log" 2>&1
@@ -430,6 +432,31 @@ for step in $steps; do
         record "convnet $args" "rc=$? $(tail -2 "$out/convnet.log" | tr -s ' ' | tr '\n' ' ')"
       done
       cat "$out/convnet.log" ;;
+    ckptbench)
+      # Checkpoints of a 1 GiB model on GPU:0 (issue 39): save and restore beside raw
+      # writes and reads of the disk and torch.save/torch.load in the same run; after the
+      # python step, which installs the package into /tmp/mt-python.
+      PYTHONPATH=/tmp/mt-python timeout 300 python3 bench/checkpoint_benchmark.py \
+        --device GPU:0 --dir /tmp >"$out/checkpoint.log" 2>&1
+      record "checkpoint_benchmark GPU:0" "rc=$?"
+      cat "$out/checkpoint.log" ;;
+    ringbench)
+      # MultiWorkerMirroredStrategy's CPU ring all-reduce between worker processes on
+      # loopback (issue 40), beside a raw TCP ring and PyTorch's gloo in the same run; after
+      # the python step.
+      PYTHONPATH=/tmp/mt-python timeout 300 python3 bench/distributed/ring_all_reduce_benchmark.py \
+        --workers 2 4 --mib 4 64 --repeats 5 >"$out/ring.log" 2>&1
+      record "ring_all_reduce_benchmark" "rc=$?"
+      cat "$out/ring.log" ;;
+    gpt2bench)
+      # A GPT-2 124M training step (issue 41), float32 and bfloat16, minitensor eager and
+      # mt.function beside PyTorch eager and torch.compile; after the python step.
+      for dtype in float32 bfloat16; do
+        PYTHONPATH=/tmp/mt-python timeout 420 python3 bench/gpt2_train_step.py --dtype "$dtype" \
+          >"$out/gpt2-$dtype.log" 2>&1
+        record "gpt2_train_step $dtype" "rc=$?"
+        cat "$out/gpt2-$dtype.log"
+      done ;;
     trainbench)
       # A training step beside PyTorch eager (issue 20), on the GPU and the CPU; after the
       # python step, which installs the package into /tmp/mt-python. Then the same step from

@@ -142,7 +142,7 @@ Tensor.__module__ = "minitensor"
 # as_dtype) exist by the time they import them.
 from ._composite_reductions import norm, reduce_logsumexp  # noqa: E402
 from ._einsum import einsum  # noqa: E402
-from . import (config, data, debugging, distribute, errors, keras, linalg, math, nn,  # noqa: E402
+from . import (config, data, debugging, distribute, errors, io, keras, linalg, math, nn,  # noqa: E402
                random, trace, train)
 optimizers = keras.optimizers  # tf.optimizers
 TensorSpec = data.TensorSpec  # tf.TensorSpec: mt.function's input_signature, a dataset's spec

@@ -272,7 +272,13 @@ class Checkpoint:
         if save_path is None:
             return _InitializationOnlyStatus(self)
         save_path = _os.fspath(save_path)
-        tensors = dict(_mt._read_checkpoint(save_path))
+        # Each tensor is made on the device of the variable that will take it (an
+        # optimizer's slots on their variable's): a GPU model is read straight into GPU
+        # memory (Note [Restoring onto devices] in runtime/train/checkpoint_reader.cc).
+        variables, optimizers, _, _ = _graph.walk(self)
+        placement = variables + [(f"{o}/slots/{v}", var)
+                                 for o, _ in optimizers for v, var in variables]
+        tensors = dict(_mt._read_checkpoint(save_path, placement))
         if "save_counter" in tensors:
             self.save_counter  # made now, so that the checkpoint's value lands in it
         return CheckpointLoadStatus(self, tensors, save_path)

@@ -28,9 +28,14 @@ void write(const std::string& prefix, const Named& tensors) {
       internal::write_checkpoint(internal::posix_file_system(), prefix, named));
 }
 
-Named read(const std::string& prefix) {
-  auto tensors =
-      internal::value_or_throw(internal::read_checkpoint(internal::posix_file_system(), prefix));
+// `placement`: the variables that will take the tensors, by name (an optimizer's slots by
+// "<optimizer>/slots/<variable>"), whose devices the tensors are made on.
+Named read(const std::string& prefix,
+           const std::vector<std::pair<std::string, Variable>>& placement) {
+  internal::RestorePlacement where;
+  for (const auto& [name, variable] : placement) where.add(name, variable);
+  auto tensors = internal::value_or_throw(
+      internal::read_checkpoint(internal::posix_file_system(), prefix, &where));
   return Named(tensors.begin(), tensors.end());
 }
 
@@ -38,7 +43,8 @@ Named read(const std::string& prefix) {
 
 void bind_checkpoint(nb::module_& m) {
   m.def("_write_checkpoint", &write, Release(), nb::arg("prefix"), nb::arg("tensors"));
-  m.def("_read_checkpoint", &read, Release(), nb::arg("prefix"));
+  m.def("_read_checkpoint", &read, Release(), nb::arg("prefix"),
+        nb::arg("placement") = std::vector<std::pair<std::string, Variable>>());
   m.def("_assign_restored", &internal::assign_restored, Release(), nb::arg("variable"),
         nb::arg("value"));
   m.def(

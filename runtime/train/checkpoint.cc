@@ -128,7 +128,22 @@ void Checkpoint::sync() {
 
 void Checkpoint::restore(const std::string& prefix) {
   sync();
-  Tensors tensors = internal::value_or_throw(internal::read_checkpoint(*fs_, prefix));
+  // Each tensor is made where the variable that takes it lives (Note [Restoring onto
+  // devices] in checkpoint_reader.cc); slots fall back to their variable's entry.
+  internal::RestorePlacement placement;
+  for (const Entry& e : entries_) {
+    if (const auto* v = std::get_if<Variable>(&e.object)) {
+      placement.add(e.name, *v);
+    } else if (std::holds_alternative<optimizers::Optimizer*>(e.object)) {
+      for (const Entry& var : entries_) {
+        if (const auto* v = std::get_if<Variable>(&var.object)) {
+          placement.add(absl::StrCat(e.name, "/slots/", var.name), *v);
+        }
+      }
+    }
+  }
+  Tensors tensors =
+      internal::value_or_throw(internal::read_checkpoint(*fs_, prefix, &placement));
   // Every check first; the assignments, which cannot fail, after (nothing half-assigned).
   std::vector<std::function<void()>> assignments;
   auto take = [&](const std::string& name, DType dtype, const Shape& shape) {

@@ -9,6 +9,12 @@
 //   write_checkpoint(posix_file_system(), "/ckpt/ckpt-3", {{"model/w", w.read_value()}});
 //   auto tensors = read_checkpoint(posix_file_system(), "/ckpt/ckpt-3");   // name -> Tensor
 //
+// A restore that knows the variables which will take the tensors passes their devices
+// (RestorePlacement): each tensor is then made where its variable lives, and a GPU's is read
+// through small host buffers straight into device memory (Note [Restoring onto devices] in
+// checkpoint_reader.cc), so that a restore neither holds the model twice in host memory nor
+// grows the CPU's pinned pool by the model's size.
+//
 // read_checkpoint checks everything before it returns any tensor: NotFound when there is no
 // manifest, DataLoss naming the file (and tensor) for a missing data file, a size,
 // header, offset or checksum that does not match, Unimplemented for a dtype minitensor
@@ -19,11 +25,14 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "runtime/eager/tensor.h"
 #include "runtime/train/checkpoint_file_system.h"
 #include "runtime/train/variable.h"
 
 namespace mt::internal {
+
+class Device;
 
 struct NamedTensor {
   std::string name;
@@ -37,12 +46,28 @@ inline constexpr char kDataSuffix[] = ".safetensors";
 absl::Status write_checkpoint(FileSystem& fs, const std::string& prefix,
                               const std::vector<NamedTensor>& tensors);
 
-// Reads and checks checkpoint `prefix` whole; its tensors are made on the CPU (CPU:0).
-absl::StatusOr<absl::flat_hash_map<std::string, Tensor>> read_checkpoint(FileSystem& fs,
-                                                                         const std::string& prefix);
+// Where read_checkpoint makes each tensor: the device of the variable that will take it.
+// A name not added falls back to its part before the last '/' (an optimizer's slot
+// "<optimizer>/slots/<variable>/<i>" to "<optimizer>/slots/<variable>"), then to CPU:0.
+class RestorePlacement {
+ public:
+  // Records that `name` goes to `variable`'s device (nothing for a variable without one
+  // value, such as a mirrored variable).
+  void add(std::string name, const Variable& variable);
+  // Returns the device recorded for `name` or its fallback, or nullptr (CPU:0).
+  Device* find(absl::string_view name) const;
+
+ private:
+  absl::flat_hash_map<std::string, Device*> devices_;
+};
+
+// Reads and checks checkpoint `prefix` whole; its tensors are made on the devices
+// `placement` gives (on CPU:0 without one, and always for bools and remote devices).
+absl::StatusOr<absl::flat_hash_map<std::string, Tensor>> read_checkpoint(
+    FileSystem& fs, const std::string& prefix, const RestorePlacement* placement = nullptr);
 
 // Assigns a tensor read_checkpoint made to `variable` (same dtype and shape): a plain
-// variable on the CPU takes the tensor's buffer as its own, without a copy (Note [Checkpoint
+// variable on the tensor's device takes the tensor's buffer as its own, without a copy (Note [Checkpoint
 // speed] in checkpoint_reader.cc); any other variable assigns it.
 void assign_restored(Variable variable, const Tensor& value);
 

@@ -60,6 +60,28 @@ def test_optimizer_state_resumes_training_exactly(tmp_path):
         np.testing.assert_array_equal(a.numpy(), b.numpy())
 
 
+def test_a_gpu_model_is_read_straight_into_gpu_memory(tmp_path, needs_gpu):
+    model, opt = _model(), mt.keras.optimizers.Adam(0.05)
+    big = mt.Variable(np.random.default_rng(0).standard_normal(4 << 20).astype(np.float32))
+    for _ in range(2):
+        _train_step(model, opt, X, Y)
+    path = mt.train.Checkpoint(model=model, optimizer=opt, big=big).write(str(tmp_path / "g"))
+    model2, opt2 = _model(seed=1), mt.keras.optimizers.Adam(0.05)
+    big2 = mt.Variable(np.zeros(4 << 20, np.float32))
+    _train_step(model2, opt2, X, Y)  # the slots exist before the restore
+    mt.config.experimental.reset_memory_stats("CPU:0")
+    before = mt.config.experimental.get_memory_info("CPU:0")["current"]
+    mt.train.Checkpoint(model=model2, optimizer=opt2, big=big2).read(path).assert_consumed()
+    # 16 MiB went to the GPU through small host buffers, never whole into CPU:0.
+    assert mt.config.experimental.get_memory_info("CPU:0")["peak"] - before < 8 << 20
+    assert "GPU:0" in big2.device and all("GPU:0" in w.device for w in model2.weights)
+    np.testing.assert_array_equal(big2.numpy(), big.numpy())
+    _train_step(model, opt, X, Y)
+    _train_step(model2, opt2, X, Y)
+    for a, b in zip(model.weights, model2.weights):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
 def test_deferred_restoration_of_a_model_built_later(tmp_path):
     model, opt = _model(), mt.keras.optimizers.Adam(0.05)
     _train_step(model, opt, X, Y)

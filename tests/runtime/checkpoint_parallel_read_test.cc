@@ -1,14 +1,18 @@
 // read_checkpoint of data large enough for several reader threads (Note [Parallel restore]):
 // tensors that end mid-piece come back byte for byte, and damage deep in a later piece of a
-// tensor is DataLoss naming that tensor.
+// tensor is DataLoss naming that tensor. With a RestorePlacement, each tensor is made on its
+// variable's device (Note [Restoring onto devices]).
 #include <cstdint>
 #include <cstring>
 #include <memory>
 #include <vector>
 
+#include "runtime/eager/device.h"
 #include "runtime/eager/tensor_impl.h"
+#include "runtime/minitensor.h"
 #include "runtime/ops/constant.h"
 #include "runtime/train/checkpoint_file_system.h"
+#include "runtime/train/checkpoint.h"
 #include "runtime/train/checkpoint_files.h"
 #include "tests/runtime/checkpoint_fixture.h"
 
@@ -116,6 +120,50 @@ TEST_F(CheckpointParallelReadTest, AFailedReadOfOnePieceFailsTheRestore) {
   ASSERT_FALSE(read_back.ok());
   EXPECT_EQ(read_back.status().code(), absl::StatusCode::kDataLoss);
   EXPECT_THAT(read_back.status().message(), ::testing::HasSubstr("injected: the disk failed"));
+}
+
+TEST_F(CheckpointParallelReadTest, TensorsAreMadeOnTheirVariablesDevices) {
+  split_cpu(2);
+  ASSERT_TRUE(internal::write_checkpoint(posix_file_system(), prefix(), tensors()).ok());
+  Variable on_cpu1;
+  {
+    DeviceScope scope("/CPU:1");
+    on_cpu1 = Variable(constant({1.f}), true, "v");
+  }
+  internal::RestorePlacement placement;
+  placement.add("a", on_cpu1);          // by its name
+  placement.add("opt/slots/c", on_cpu1);  // bools stay on CPU:0 all the same
+  auto read_back = internal::read_checkpoint(posix_file_system(), prefix(), &placement);
+  ASSERT_TRUE(read_back.ok()) << read_back.status();
+  EXPECT_EQ(read_back->at("a").impl()->device->name(), cpu(1));
+  EXPECT_EQ(read_back->at("b").impl()->device->name(), cpu(0));  // not placed
+  EXPECT_EQ(read_back->at("c").impl()->device->name(), cpu(0));
+  std::vector<NamedTensor> saved = tensors();
+  EXPECT_TRUE(same_bytes(read_back->at("a"), saved[0].value));
+  EXPECT_EQ(placement.find("opt/slots/c/0"), placement.find("opt/slots/c"));
+  EXPECT_EQ(placement.find("opt/slots"), nullptr);
+}
+
+TEST_F(CheckpointParallelReadTest, ARestoreOntoAnotherDeviceTakesNoHostCopy) {
+  split_cpu(2);
+  const int64_t n = (24 << 20) / 4;  // 24 MiB, three pieces
+  Variable w;
+  {
+    DeviceScope scope("/CPU:1");
+    w = Variable(random::uniform({n}, -1, 1, DType::kFloat32, /*seed=*/5), true, "w");
+  }
+  train::Checkpoint ckpt;
+  ckpt.track("w", w);
+  ckpt.write(prefix());
+  const std::vector<float> expected = w.read_value().to_vector<float>();
+  w.assign(fill({n}, 0, DType::kFloat32));
+  config::reset_memory_stats("CPU:0");
+  const int64_t before = config::get_memory_info("CPU:0").current;
+  ckpt.restore(prefix());
+  // The tensor was read into CPU:1's pool and became w's buffer: CPU:0 never held it.
+  EXPECT_LT(config::get_memory_info("CPU:0").peak - before, n * 4 / 2);
+  EXPECT_EQ(w.read_value().to_vector<float>(), expected);
+  EXPECT_NE(w.device().find("CPU:1"), std::string::npos);
 }
 
 }  // namespace

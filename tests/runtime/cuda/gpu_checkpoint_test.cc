@@ -1,11 +1,13 @@
 // Checkpoints of GPU variables: variables of several of the writer's 16 MiB host pieces (the
 // next copied while one is written, across tensors: Note [Overlapped device pieces]) restore
-// bit for bit onto the GPU, with Adam's slots; an async save keeps the values of its call
-// while the GPU variable moves on. Skips without a GPU.
+// bit for bit onto the GPU, with Adam's slots, read straight into GPU memory (Note
+// [Restoring onto devices]); an async save keeps the values of its call while the GPU
+// variable moves on. Skips without a GPU.
 #include <cstdlib>
 #include <filesystem>
 
 #include "gmock/gmock.h"
+#include "runtime/config.h"
 #include "runtime/train/checkpoint.h"
 #include "tests/runtime/runtime_fixture.h"
 
@@ -46,7 +48,12 @@ TEST_F(GpuCheckpointTest, LargeGpuVariablesRoundTripThroughPieces) {
   train::Checkpoint restored;
   restored.track("w", other);
   restored.track("adam", adam2);
+  config::reset_memory_stats("CPU:0");
+  const int64_t host_before = config::get_memory_info("CPU:0").current;
   restored.restore(dir_ + "/c");
+  // Three tensors of 80 MiB (w and Adam's two slots) went to the GPU through small host
+  // buffers: CPU:0 never held one of them.
+  EXPECT_LT(config::get_memory_info("CPU:0").peak - host_before, n * 4 / 2);
   EXPECT_NE(other.device().find("GPU:0"), std::string::npos);
   EXPECT_EQ(other.read_value().to_vector<float>(), expected);
   EXPECT_EQ(adam2.iterations(), 1);
