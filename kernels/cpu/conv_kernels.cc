@@ -1,9 +1,9 @@
 // CPU kernels of the convolutions and pools (MT_CONV_OPS; Note [Convolutions] in
-// kernels/conv_shape.cc). Conv2D and its backprops of float32 (and of the 2-byte floats,
-// widened to float32) go to oneDNN's primitives where it takes them (onednn_conv.h, Note
-// [When oneDNN runs a convolution]); the rest (float64, shapes oneDNN does not take, the
-// pools), and every convolution in a build without oneDNN or with MT_ONEDNN_CONV=0, run here:
-// products of patches (Note [Convolution as a product]) or direct loops over the geometry
+// kernels/conv_shape.cc). Each op of float32 (and of the 2-byte floats, widened to float32)
+// goes to oneDNN's primitives where it takes the call (onednn_conv.h, Note [When oneDNN runs
+// a convolution], Note [oneDNN's pools]); the rest (float64, calls oneDNN does not take), and
+// every call in a build without oneDNN or with MT_ONEDNN_CONV=0, run here: products of
+// patches (Note [Convolution as a product]) or direct loops over the geometry
 // (kernels/conv_geometry.h), split across threads by output element (no two threads write
 // one element), accumulating in the element type (float32 for bfloat16 and float16, through
 // widened_kernel). NHWC reads filters and writes outputs along the channels, which the
@@ -17,6 +17,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "core/status.h"
 #include "kernels/conv_geometry.h"
 #include "kernels/cpu/cpu_kernels.h"
@@ -150,20 +151,22 @@ int64_t filter_elements(const ConvGeometry& g) {
   return g.filter_h * g.filter_w * g.in_c * g.out_c;
 }
 
-// Whether oneDNN may take a convolution of T: float32 (onednn_conv.h knows the rest). The
-// 2-byte floats reach it widened to float32 (Note [When oneDNN runs a convolution]).
+// Whether oneDNN may take a convolution or pool of T: float32 (onednn_conv.h knows the
+// rest). The 2-byte floats reach it widened to float32 (Note [When oneDNN runs a
+// convolution]).
 template <typename T>
 bool onednn_may_take() {
   return std::is_same_v<T, float> && onednn_conv_enabled();
 }
 
-// Runs the call's pass through oneDNN (onednn_conv.h) when T is float32; false when it did
+// Runs the call of `op` through oneDNN (onednn_conv.h) when T is float32; false when it did
 // not.
 template <typename T>
-absl::StatusOr<bool> by_onednn(ConvPass pass, const ConvGeometry& g, const KernelContext& ctx) {
+absl::StatusOr<bool> by_onednn(OpId op, const ConvGeometry& g, const KernelContext& ctx) {
   if constexpr (std::is_same_v<T, float>) {
-    return onednn_conv(pass, g, dtype_of<T>(), ctx.inputs[0].data, ctx.inputs[1].data,
-                       ctx.output.data);
+    absl::InlinedVector<const void*, 3> inputs;
+    for (const TensorArg& input : ctx.inputs) inputs.push_back(input.data);
+    return onednn_conv(op, g, dtype_of<T>(), inputs, ctx.output.data);
   } else {
     return false;
   }
@@ -287,7 +290,7 @@ absl::Status conv2d_kernel(const KernelContext& ctx) {
   const bool products = (onednn_may_take<T>() || use_patches<T>(g, /*rows=*/1)) &&
                         products_allowed(g, f, filter_elements(g));
   if (products) {
-    MT_ASSIGN_OR_RETURN(const bool done, by_onednn<T>(ConvPass::kForward, g, ctx));
+    MT_ASSIGN_OR_RETURN(const bool done, by_onednn<T>(OpId::kConv2D, g, ctx));
     if (done) return absl::OkStatus();
   }
   const T* x = input_data<T>(ctx, 0);
@@ -338,7 +341,7 @@ absl::Status conv2d_backprop_input_kernel(const KernelContext& ctx) {
                                               *ctx.inputs[0].shape, *ctx.attrs));
   const T* f = input_data<T>(ctx, 0);
   if (onednn_may_take<T>() && products_allowed(g, f, filter_elements(g))) {
-    MT_ASSIGN_OR_RETURN(const bool done, by_onednn<T>(ConvPass::kBackwardInput, g, ctx));
+    MT_ASSIGN_OR_RETURN(const bool done, by_onednn<T>(OpId::kConv2DBackpropInput, g, ctx));
     if (done) return absl::OkStatus();
   }
   const T* dy = input_data<T>(ctx, 1);
@@ -396,7 +399,7 @@ absl::Status conv2d_backprop_filter_kernel(const KernelContext& ctx) {
   const bool products = (onednn_may_take<T>() || use_patches<T>(g, /*rows=*/1)) &&
                         products_allowed(g, dy, g.batch * g.out_h * g.out_w * g.out_c);
   if (products) {
-    MT_ASSIGN_OR_RETURN(const bool done, by_onednn<T>(ConvPass::kBackwardFilter, g, ctx));
+    MT_ASSIGN_OR_RETURN(const bool done, by_onednn<T>(OpId::kConv2DBackpropFilter, g, ctx));
     if (done) return absl::OkStatus();
   }
   const T* x = input_data<T>(ctx, 0);
@@ -457,10 +460,23 @@ inline void output_position(const ConvGeometry& g, int64_t e, int64_t* n, int64_
   }
 }
 
+// Runs a pool through oneDNN where it takes the call (Note [oneDNN's pools] in
+// onednn/onednn_pool.cc); a max pool only over an input of finite values.
+template <typename T>
+absl::StatusOr<bool> pool_by_onednn(OpId op, const ConvGeometry& g, const KernelContext& ctx) {
+  if (!onednn_may_take<T>()) return false;
+  if (op == OpId::kMaxPool || op == OpId::kMaxPoolGrad) {
+    if (!all_finite(input_data<T>(ctx, 0), ctx.inputs[0].shape->num_elements())) return false;
+  }
+  return by_onednn<T>(op, g, ctx);
+}
+
 template <typename T>
 absl::Status max_pool_kernel(const KernelContext& ctx) {
   MT_ASSIGN_OR_RETURN(ConvGeometry g,
                       internal::pool_geometry(OpId::kMaxPool, *ctx.inputs[0].shape, *ctx.attrs));
+  MT_ASSIGN_OR_RETURN(const bool done, pool_by_onednn<T>(OpId::kMaxPool, g, ctx));
+  if (done) return absl::OkStatus();
   const T* x = input_data<T>(ctx, 0);
   T* y = output_data<T>(ctx);
   const int64_t n_out = g.batch * g.out_h * g.out_w * g.out_c;
@@ -479,6 +495,8 @@ template <typename T>
 absl::Status max_pool_grad_kernel(const KernelContext& ctx) {
   MT_ASSIGN_OR_RETURN(ConvGeometry g, internal::pool_geometry(OpId::kMaxPoolGrad,
                                                               *ctx.inputs[0].shape, *ctx.attrs));
+  MT_ASSIGN_OR_RETURN(const bool done, pool_by_onednn<T>(OpId::kMaxPoolGrad, g, ctx));
+  if (done) return absl::OkStatus();
   const T* x = input_data<T>(ctx, 0);
   const T* dy = input_data<T>(ctx, 2);
   T* dx = output_data<T>(ctx);
@@ -503,6 +521,8 @@ template <typename T>
 absl::Status avg_pool_kernel(const KernelContext& ctx) {
   MT_ASSIGN_OR_RETURN(ConvGeometry g,
                       internal::pool_geometry(OpId::kAvgPool, *ctx.inputs[0].shape, *ctx.attrs));
+  MT_ASSIGN_OR_RETURN(const bool done, pool_by_onednn<T>(OpId::kAvgPool, g, ctx));
+  if (done) return absl::OkStatus();
   const T* x = input_data<T>(ctx, 0);
   T* y = output_data<T>(ctx);
   const int64_t n_out = g.batch * g.out_h * g.out_w * g.out_c;
@@ -526,6 +546,8 @@ template <typename T>
 absl::Status avg_pool_grad_kernel(const KernelContext& ctx) {
   MT_ASSIGN_OR_RETURN(ConvGeometry g,
                       internal::pool_geometry(OpId::kAvgPoolGrad, *ctx.output.shape, *ctx.attrs));
+  MT_ASSIGN_OR_RETURN(const bool done, pool_by_onednn<T>(OpId::kAvgPoolGrad, g, ctx));
+  if (done) return absl::OkStatus();
   const T* dy = input_data<T>(ctx, 0);
   T* dx = output_data<T>(ctx);
   std::fill(dx, dx + ctx.output.shape->num_elements(), T(0));

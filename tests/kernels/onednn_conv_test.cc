@@ -22,23 +22,10 @@
 namespace mt::conv_test {
 namespace {
 
-using cpu::ConvPass;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::Not;
-
-// Switches oneDNN's convolutions on or off for its scope.
-class OnednnConvs {
- public:
-  explicit OnednnConvs(bool on) : was_(cpu::onednn_conv_enabled()) {
-    cpu::set_onednn_conv_enabled(on);
-  }
-  ~OnednnConvs() { cpu::set_onednn_conv_enabled(was_); }
-
- private:
-  const bool was_;
-};
 
 // A random convolution: a batch of 1 to 3 images up to 12 x 12, channel counts that are and
 // are not multiples of oneDNN's vector blocks, and random_window's windows.
@@ -67,11 +54,10 @@ std::string describe(const Case& c, DType dtype, bool nchw) {
                       describe(c.window), " ", dtype_name(dtype), nchw ? " NCHW" : " NHWC");
 }
 
-// One op of a case: its pass, inputs and attributes, and its reference (and the reference on
+// One op of a case: the op, its inputs and attributes, and its reference (and the reference on
 // magnitudes, for the tolerance).
 struct OpRun {
   OpId op;
-  ConvPass pass;
   std::vector<HostTensor> inputs;
   OpAttrs attrs;
   Array4 want, mag;
@@ -87,7 +73,6 @@ std::vector<OpRun> op_runs(const Case& c, DType dtype, bool nchw, const Array4& 
   OpAttrs attrs = attrs_of(w, nchw, /*pool=*/false);
   std::vector<OpRun> runs;
   runs.push_back({OpId::kConv2D,
-                  ConvPass::kForward,
                   {xt, ft},
                   attrs,
                   conv_ref(x, f, w),
@@ -96,7 +81,6 @@ std::vector<OpRun> op_runs(const Case& c, DType dtype, bool nchw, const Array4& 
                   false});
   attrs.dims = dims_of(x.d, nchw);
   runs.push_back({OpId::kConv2DBackpropInput,
-                  ConvPass::kBackwardInput,
                   {ft, dyt},
                   attrs,
                   conv_input_ref(f, dy, w, x.d[1], x.d[2]),
@@ -105,7 +89,6 @@ std::vector<OpRun> op_runs(const Case& c, DType dtype, bool nchw, const Array4& 
                   false});
   attrs.dims = {f.d[0], f.d[1], f.d[2], f.d[3]};
   runs.push_back({OpId::kConv2DBackpropFilter,
-                  ConvPass::kBackwardFilter,
                   {xt, dyt},
                   attrs,
                   conv_filter_ref(x, dy, w),
@@ -115,34 +98,19 @@ std::vector<OpRun> op_runs(const Case& c, DType dtype, bool nchw, const Array4& 
   return runs;
 }
 
-// Expects `got` to hold the reference's values: NaN where it has NaN, its infinities, and
-// its finite values within tolerance().
+// Expects `got` to hold the reference's values (expect_near: NaN and infinities exactly).
 void expect_matches(const absl::StatusOr<HostTensor>& got, const OpRun& r, bool nchw) {
-  ASSERT_TRUE(got.ok()) << got.status();
-  const Array4 g = array_of(*got, nchw && !r.writes_filter);
-  ASSERT_EQ(g.v.size(), r.want.v.size());
-  int bad = 0;
-  for (size_t i = 0; i < r.want.v.size(); ++i) {
-    const double want = r.want.v[i], value = g.v[i];
-    const bool ok = std::isnan(want)   ? std::isnan(value)
-                    : std::isinf(want) ? value == want
-                                       : std::fabs(value - want) <=
-                                             tolerance(got->dtype(), want, r.mag.v[i], r.terms);
-    if (!ok && ++bad <= 5) {
-      ADD_FAILURE() << op_name(r.op) << " element " << i << " (logical order): " << value
-                    << ", want " << want;
-    }
-  }
-  EXPECT_EQ(bad, 0) << op_name(r.op);
+  SCOPED_TRACE(op_name(r.op));
+  expect_near(got, r.want, r.mag, r.terms, nchw, r.writes_filter);
 }
 
 // The geometry the kernel of `r` computes.
 internal::ConvGeometry geometry_of(const OpRun& r) {
   const Shape dims = Shape::make(r.attrs.dims).value();
   absl::StatusOr<internal::ConvGeometry> g =
-      r.pass == ConvPass::kForward
+      r.op == OpId::kConv2D
           ? internal::conv_geometry(r.op, r.inputs[0].shape(), r.inputs[1].shape(), r.attrs)
-      : r.pass == ConvPass::kBackwardInput
+      : r.op == OpId::kConv2DBackpropInput
           ? internal::conv_geometry(r.op, dims, r.inputs[0].shape(), r.attrs)
           : internal::conv_geometry(r.op, r.inputs[0].shape(), dims, r.attrs);
   EXPECT_TRUE(g.ok()) << g.status();
@@ -183,8 +151,8 @@ TEST(OnednnConvTest, AgreesWithTheRuntimesKernelsOnRandomShapes) {
           ASSERT_TRUE(by_onednn.ok());
           const internal::ConvGeometry g = geometry_of(r);
           HostTensor out = HostTensor::uninitialized(by_onednn->shape(), dtype);
-          absl::StatusOr<bool> done = cpu::onednn_conv(r.pass, g, dtype, r.inputs[0].data(),
-                                                       r.inputs[1].data(), out.data());
+          const absl::StatusOr<bool> done = cpu::onednn_conv(
+              r.op, g, dtype, {r.inputs[0].data(), r.inputs[1].data()}, out.data());
           ASSERT_TRUE(done.ok()) << done.status();
           if (dtype == DType::kFloat32) {
             EXPECT_EQ(*done, windows_end_at_the_end(g)) << op_name(r.op);
@@ -307,7 +275,7 @@ TEST(OnednnConvTest, RunsItsJitKernelsInEitherLayout) {
   for (bool nchw : {false, true}) {
     for (const OpRun& r : op_runs(c, DType::kFloat32, nchw, x, f, dy)) {
       expect_matches(run_cpu(r.op, r.inputs, r.attrs), r, nchw);
-      const std::string implementation = cpu::last_onednn_conv_implementation(r.pass);
+      const std::string implementation = cpu::last_onednn_implementation(r.op);
       EXPECT_THAT(implementation, AllOf(Not(IsEmpty()), Not(HasSubstr("gemm"))))
           << op_name(r.op) << (nchw ? " NCHW" : " NHWC");
     }
@@ -320,7 +288,7 @@ TEST(OnednnConvTest, TakesNothingWhenSwitchedOff) {
   g.batch = g.in_h = g.in_w = g.in_c = g.filter_h = g.filter_w = g.out_h = g.out_w = g.out_c = 1;
   float a = 1, b = 2, out = 0;
   const absl::StatusOr<bool> done =
-      cpu::onednn_conv(ConvPass::kForward, g, DType::kFloat32, &a, &b, &out);
+      cpu::onednn_conv(OpId::kConv2D, g, DType::kFloat32, {&a, &b}, &out);
   ASSERT_TRUE(done.ok());
   EXPECT_FALSE(*done);
   EXPECT_EQ(out, 0);

@@ -1,16 +1,16 @@
 // onednn_conv.h for a build without oneDNN (MT_ONEDNN off or not found): oneDNN never
-// takes a convolution, and the kernels of conv_kernels.cc run every one.
+// takes a convolution or a pool, and the kernels of conv_kernels.cc run every one.
 #include "kernels/cpu/onednn_conv.h"
 
 namespace mt::cpu {
 
-absl::StatusOr<bool> onednn_conv(ConvPass, const internal::ConvGeometry&, DType, const void*,
-                                 const void*, void*) {
+absl::StatusOr<bool> onednn_conv(OpId, const internal::ConvGeometry&, DType,
+                                 absl::Span<const void* const>, void*) {
   return false;
 }
 
 bool onednn_conv_enabled() { return false; }
 void set_onednn_conv_enabled(bool) {}
-std::string last_onednn_conv_implementation(ConvPass) { return ""; }
+std::string last_onednn_implementation(OpId) { return ""; }
 
 }  // namespace mt::cpu
