@@ -39,8 +39,8 @@ absl::StatusOr<bool> onednn_conv(OpId op, const internal::ConvGeometry& g, DType
 bool onednn_conv_enabled();
 void set_onednn_conv_enabled(bool enable);
 
-// Names the implementations oneDNN chose for the last plan made for `op` ("" when none was
-// made), for tests and benchmarks.
-std::string last_onednn_implementation(OpId op);
+// Names the implementations oneDNN chose for `op` over `g` at the current thread count
+// ("jit:avx512_core"; "" where no call made them, or oneDNN does not take it), for tests.
+std::string onednn_implementation(OpId op, const internal::ConvGeometry& g);
 
 }  // namespace mt::cpu

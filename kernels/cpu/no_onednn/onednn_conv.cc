@@ -11,6 +11,6 @@ absl::StatusOr<bool> onednn_conv(OpId, const internal::ConvGeometry&, DType,
 
 bool onednn_conv_enabled() { return false; }
 void set_onednn_conv_enabled(bool) {}
-std::string last_onednn_implementation(OpId) { return ""; }
+std::string onednn_implementation(OpId, const internal::ConvGeometry&) { return ""; }
 
 }  // namespace mt::cpu

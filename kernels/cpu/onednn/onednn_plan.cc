@@ -11,6 +11,7 @@
 #include "core/mutex.h"
 #include "kernels/cpu/onednn_conv.h"
 #include "kernels/cpu/onednn_gemm.h"
+#include "kernels/cpu/thread_pool.h"
 
 namespace mt::cpu::onednn {
 namespace {
@@ -59,10 +60,18 @@ struct PlanKey {
   }
 };
 
+PlanKey key_of(OpId op, const ConvGeometry& g, int threads) {
+  return PlanKey{
+      op,
+      g.channels_first,
+      threads,
+      {g.batch, g.in_h, g.in_w, g.in_c, g.filter_h, g.filter_w, g.out_h, g.out_w, g.out_c,
+       g.stride_h, g.stride_w, g.dilation_h, g.dilation_w, g.pad_top, g.pad_left}};
+}
+
 struct Cache {
   internal::Mutex mu;
   absl::flat_hash_map<PlanKey, std::shared_ptr<const Plan>> plans ABSL_GUARDED_BY(mu);
-  absl::flat_hash_map<OpId, std::string> last ABSL_GUARDED_BY(mu);
 };
 
 Cache& cache() {
@@ -200,12 +209,7 @@ void Plan::run(void* const* data) const {
 
 std::shared_ptr<const Plan> cached_plan(OpId op, const ConvGeometry& g, int threads,
                                         absl::FunctionRef<std::shared_ptr<Plan>()> make) {
-  const PlanKey key{
-      op,
-      g.channels_first,
-      threads,
-      {g.batch, g.in_h, g.in_w, g.in_c, g.filter_h, g.filter_w, g.out_h, g.out_w, g.out_c,
-       g.stride_h, g.stride_w, g.dilation_h, g.dilation_w, g.pad_top, g.pad_left}};
+  const PlanKey key = key_of(op, g, threads);
   Cache& c = cache();
   {
     internal::MutexLock lock(&c.mu);
@@ -222,7 +226,6 @@ std::shared_ptr<const Plan> cached_plan(OpId op, const ConvGeometry& g, int thre
   }
   internal::MutexLock lock(&c.mu);
   if (c.plans.size() >= kMaxPlans) c.plans.clear();
-  if (made != nullptr) c.last[op] = made->implementation();
   return c.plans.try_emplace(key, std::move(made)).first->second;
 }
 
@@ -230,11 +233,11 @@ std::shared_ptr<const Plan> cached_plan(OpId op, const ConvGeometry& g, int thre
 
 namespace mt::cpu {
 
-std::string last_onednn_implementation(OpId op) {
+std::string onednn_implementation(OpId op, const internal::ConvGeometry& g) {
   onednn::Cache& c = onednn::cache();
   internal::MutexLock lock(&c.mu);
-  auto it = c.last.find(op);
-  return it == c.last.end() ? "" : it->second;
+  auto it = c.plans.find(onednn::key_of(op, g, intra_op_threads()));
+  return it == c.plans.end() || it->second == nullptr ? "" : it->second->implementation();
 }
 
 }  // namespace mt::cpu
