@@ -27,9 +27,9 @@ namespace mt::cpu {
 // Runs `op`, a row of MT_CONV_OPS, of geometry `g` on the intra-op threads: `inputs` are the
 // data of the op's inputs in order (MaxPoolGrad's second, the pool's output, is not read),
 // `out` its output's. Returns true when it did; false, having written nothing, when oneDNN
-// cannot take the call (switched off, a dtype other than float32, a geometry it does not
-// take, or only its reference code would); an Internal error when a primitive failed while
-// running, ResourceExhausted when its scratch memory could not be allocated.
+// cannot take the call (switched off, a dtype other than float32, too little work, a geometry
+// it does not take, or only its reference code would); an Internal error when a primitive failed
+// while running, ResourceExhausted when its scratch memory could not be allocated.
 absl::StatusOr<bool> onednn_conv(OpId op, const internal::ConvGeometry& g, DType dtype,
                                  absl::Span<const void* const> inputs, void* out);
 
@@ -38,6 +38,11 @@ absl::StatusOr<bool> onednn_conv(OpId op, const internal::ConvGeometry& g, DType
 // same shapes).
 bool onednn_conv_enabled();
 void set_onednn_conv_enabled(bool enable);
+
+// Whether calls with little work go to oneDNN too: off by default, where a convolution of
+// fewer than 2^15 multiply-adds or a pool of fewer than 512 input elements runs the runtime's
+// own kernels, faster there; tests turn it on to run every shape through oneDNN.
+void set_onednn_conv_small_calls(bool take);
 
 // Names the implementations oneDNN chose for `op` over `g` at the current thread count
 // ("jit:avx512_core"; "" where no call made them, or oneDNN does not take it), for tests.

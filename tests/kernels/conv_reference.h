@@ -380,17 +380,21 @@ inline void expect_near(const absl::StatusOr<HostTensor>& got, const Array4& wan
   EXPECT_EQ(bad, 0);
 }
 
-// Switches oneDNN's convolutions and pools (kernels/cpu/onednn_conv.h) on or off for its
-// scope.
+// Switches oneDNN's convolutions and pools (kernels/cpu/onednn_conv.h) on, for calls of
+// every size, or off for its scope.
 class OnednnConvs {
  public:
-  explicit OnednnConvs(bool on) : was_(cpu::onednn_conv_enabled()) {
+  explicit OnednnConvs(bool on) : on_(on), was_(cpu::onednn_conv_enabled()) {
     cpu::set_onednn_conv_enabled(on);
+    if (on_) cpu::set_onednn_conv_small_calls(true);
   }
-  ~OnednnConvs() { cpu::set_onednn_conv_enabled(was_); }
+  ~OnednnConvs() {
+    cpu::set_onednn_conv_enabled(was_);
+    if (on_) cpu::set_onednn_conv_small_calls(false);
+  }
 
  private:
-  const bool was_;
+  const bool on_, was_;
 };
 
 // Runs `op` and returns its output as doubles (none on an error, which fails the test).

@@ -129,6 +129,7 @@ bool windows_end_at_the_end(const internal::ConvGeometry& g) {
 // end at the padded input's end and give the kernel's bits.
 TEST(OnednnConvTest, AgreesWithTheRuntimesKernelsOnRandomShapes) {
   if (!cpu::onednn_conv_enabled()) GTEST_SKIP() << "oneDNN's convolutions are off";
+  const OnednnConvs every_size(true);
   std::mt19937_64 rng(23);
   int taken = 0;
   for (int round = 0; round < 150; ++round) {
@@ -174,6 +175,7 @@ TEST(OnednnConvTest, AgreesWithTheRuntimesKernelsOnRandomShapes) {
 // oneDNN, whose im2col implementations would make a NaN of it.
 TEST(OnednnConvTest, NonFiniteValuesGiveTheReferencesValues) {
   if (!cpu::onednn_conv_enabled()) GTEST_SKIP() << "oneDNN's convolutions are off";
+  const OnednnConvs every_size(true);
   std::mt19937_64 rng(29);
   const double inf = std::numeric_limits<double>::infinity();
   const double specials[] = {inf, -inf, std::numeric_limits<double>::quiet_NaN()};
@@ -201,6 +203,7 @@ TEST(OnednnConvTest, NonFiniteValuesGiveTheReferencesValues) {
 // with channels enough for oneDNN's blocked kernels.
 TEST(OnednnConvTest, PaddingNeverMultipliesAnInfiniteWeightInEitherLayout) {
   if (!cpu::onednn_conv_enabled()) GTEST_SKIP() << "oneDNN's convolutions are off";
+  const OnednnConvs every_size(true);
   Case c;
   c.input = {2, 5, 5, 16};
   c.filter = {3, 3, 16, 16};
@@ -227,6 +230,7 @@ TEST(OnednnConvTest, PaddingNeverMultipliesAnInfiniteWeightInEitherLayout) {
 // thread gets the bits of a call made alone.
 TEST(OnednnConvTest, RunsOnSeveralThreadsAtOnce) {
   if (!cpu::onednn_conv_enabled()) GTEST_SKIP() << "oneDNN's convolutions are off";
+  const OnednnConvs every_size(true);
   Case c;
   c.input = {4, 16, 16, 32};
   c.filter = {3, 3, 32, 32};
@@ -261,6 +265,7 @@ TEST(OnednnConvTest, RunsOnSeveralThreadsAtOnce) {
 // has only the GEMM).
 TEST(OnednnConvTest, RunsItsJitKernelsInEitherLayout) {
   if (!cpu::onednn_conv_enabled()) GTEST_SKIP() << "oneDNN's convolutions are off";
+  const OnednnConvs every_size(true);
   if (cpu::cpu_isa() == cpu::CpuIsa::kBaseline) GTEST_SKIP() << "baseline ISA level";
   Case c;
   c.input = {2, 9, 9, 16};
@@ -280,6 +285,25 @@ TEST(OnednnConvTest, RunsItsJitKernelsInEitherLayout) {
           << op_name(r.op) << (nchw ? " NCHW" : " NHWC");
     }
   }
+}
+
+// A call with little work stays on the runtime's kernels, faster there (Note [When oneDNN
+// runs a convolution]), unless a test asks for every size.
+TEST(OnednnConvTest, LeavesSmallCallsToTheRuntimesKernels) {
+  if (!cpu::onednn_conv_enabled()) GTEST_SKIP() << "oneDNN's convolutions are off";
+  internal::ConvGeometry g;  // 1x1 over 4x4x4: 256 multiply-adds
+  g.batch = g.filter_h = g.filter_w = 1;
+  g.in_h = g.in_w = g.in_c = g.out_h = g.out_w = g.out_c = 4;
+  std::vector<float> x(64, 1), f(16, 1), y(64, 0);
+  absl::StatusOr<bool> done =
+      cpu::onednn_conv(OpId::kConv2D, g, DType::kFloat32, {x.data(), f.data()}, y.data());
+  ASSERT_TRUE(done.ok()) << done.status();
+  EXPECT_FALSE(*done);
+  const OnednnConvs every_size(true);
+  done = cpu::onednn_conv(OpId::kConv2D, g, DType::kFloat32, {x.data(), f.data()}, y.data());
+  ASSERT_TRUE(done.ok()) << done.status();
+  EXPECT_TRUE(*done);
+  EXPECT_EQ(y, std::vector<float>(64, 4));
 }
 
 TEST(OnednnConvTest, TakesNothingWhenSwitchedOff) {

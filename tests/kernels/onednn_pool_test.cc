@@ -86,6 +86,7 @@ void expect_same(const absl::StatusOr<HostTensor>& a, const absl::StatusOr<HostT
 // case without a non-finite value and gives the kernel's bits.
 TEST(OnednnPoolTest, AgreesWithTheRuntimesKernelsOnRandomWindows) {
   if (!cpu::onednn_conv_enabled()) GTEST_SKIP() << "oneDNN's pools are off";
+  const OnednnConvs every_size(true);
   static constexpr int64_t kChannels[] = {1, 2, 3, 8, 16, 17, 32};
   std::mt19937_64 rng(43);
   auto pick = [&](int64_t lo, int64_t hi) {

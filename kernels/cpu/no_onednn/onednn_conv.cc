@@ -11,6 +11,7 @@ absl::StatusOr<bool> onednn_conv(OpId, const internal::ConvGeometry&, DType,
 
 bool onednn_conv_enabled() { return false; }
 void set_onednn_conv_enabled(bool) {}
+void set_onednn_conv_small_calls(bool) {}
 std::string onednn_implementation(OpId, const internal::ConvGeometry&) { return ""; }
 
 }  // namespace mt::cpu

@@ -28,6 +28,9 @@ namespace mt::cpu {
 //   bfloat16 kernels (AVX-512 BF16) were tried and left out: in our random tests an
 //   infinite input gave NaN in outputs whose windows read no padding, and the filter
 //   gradient of taps that read only padding came out as large values instead of zeros;
+// - the call has work enough: 2^15 multiply-adds (as oneDNN's GEMM, onednn_gemm.h), or
+//   512 input elements for a pool; below, oneDNN's 1 to 3 us a call cost more than our
+//   kernels take (tests take every size, set_onednn_conv_small_calls);
 // - every size is positive and every tensor has fewer than 2^31 elements;
 // - the last window ends at the padded input's end: oneDNN is given the padding after the
 //   input that the geometry's output size implies, and where the windows stop short of the
@@ -61,9 +64,23 @@ std::atomic<bool>& enabled_flag() {
   return flag;
 }
 
+std::atomic<bool> small_calls{false};
+
 bool is_pool(OpId op) {
   return op == OpId::kMaxPool || op == OpId::kMaxPoolGrad || op == OpId::kAvgPool ||
          op == OpId::kAvgPoolGrad;
+}
+
+// Below these a call's fixed cost in oneDNN, 1 to 3 us (the cache's look-up, the memory
+// objects, the filter's reorder), exceeds the time of the runtime's own kernels on the 2-core
+// development machine: multiply-adds of a convolution, elements of a pool's input.
+constexpr int64_t kMinConvWork = int64_t{1} << 15;
+constexpr int64_t kMinPoolElements = int64_t{1} << 9;
+
+bool large_enough(OpId op, const ConvGeometry& g) {
+  if (small_calls.load(std::memory_order_relaxed)) return true;
+  if (is_pool(op)) return g.batch * g.in_h * g.in_w * g.in_c >= kMinPoolElements;
+  return g.batch * g.out_h * g.out_w * g.filter_h * g.filter_w * g.in_c * g.out_c >= kMinConvWork;
 }
 
 // The descriptors of one convolution: our images and filter, theirs as the primitive is
@@ -153,7 +170,7 @@ std::shared_ptr<Plan> make_conv_plan(OpId op, const ConvGeometry& g) {
 
 absl::StatusOr<bool> onednn_conv(OpId op, const ConvGeometry& g, DType dtype,
                                  absl::Span<const void* const> inputs, void* out) {
-  if (!onednn_conv_enabled() || dtype != DType::kFloat32) return false;
+  if (!onednn_conv_enabled() || dtype != DType::kFloat32 || !large_enough(op, g)) return false;
   const int threads = intra_op_threads();
   // OpenMP's thread count is per calling thread: set it for this one, before the plan is
   // made (a primitive's blocking reads it) and run.
@@ -183,5 +200,6 @@ bool onednn_conv_enabled() { return enabled_flag().load(std::memory_order_relaxe
 void set_onednn_conv_enabled(bool enable) {
   enabled_flag().store(enable, std::memory_order_relaxed);
 }
+void set_onednn_conv_small_calls(bool take) { small_calls.store(take, std::memory_order_relaxed); }
 
 }  // namespace mt::cpu
