@@ -1,6 +1,7 @@
 // The CPU kernels end to end (mt:: calls, output allocation included), each beside its
 // baseline in the same run: memcpy on one thread and on every thread for the bandwidth
-// ops; libtorch is the matmul peer (bench/peer/, scripts/cpu-bench-table.py).
+// ops; libtorch is the peer of the matmul, the element-wise ops and the convolutions
+// (bench/peer/, scripts/cpu-bench-table.py).
 //
 //   cpu_kernels_benchmark --threads=1     # intra-op threads (default 0: every core)
 #include <benchmark/benchmark.h>
@@ -191,6 +192,104 @@ void BM_CastF32ToBF16(benchmark::State& state) {
   set_bytes(state, kBigElements * 6);
 }
 BENCHMARK(BM_CastF32ToBF16)->UseRealTime()->Unit(benchmark::kMicrosecond);
+
+// Issue 38's convolutions: the CIFAR-sized layer of cpu_bench_util.h, channels -> channels
+// (the argument), forward and both gradients. MT_ONEDNN_CONV=0 times the runtime's own
+// kernels instead of oneDNN's (Note [When oneDNN runs a convolution]).
+struct ConvLayer {
+  Tensor x, f, dy;
+  std::vector<int64_t> image, filter;
+  nn::Conv2DOptions options;
+};
+
+ConvLayer conv_layer(int64_t channels) {
+  using bench::kConvBatch, bench::kConvSize, bench::kConvWindow;
+  ConvLayer l;
+  l.image = {kConvBatch, kConvSize, kConvSize, channels};
+  l.filter = {kConvWindow, kConvWindow, channels, channels};
+  l.x = random_tensor(l.image, 1);
+  l.f = random_tensor(l.filter, 2);
+  l.dy = random_tensor(l.image, 3);  // SAME at strides 1: the output is the image's shape
+  l.options.padding = Padding::kSame;
+  return l;
+}
+
+void set_conv_flops(benchmark::State& state) {
+  state.counters["GFLOP/s"] = benchmark::Counter(
+      bench::conv_flops(state.range(0)) * state.iterations() / 1e9, benchmark::Counter::kIsRate);
+}
+
+void BM_Conv2D(benchmark::State& state) {
+  const ConvLayer l = conv_layer(state.range(0));
+  for (auto _ : state) benchmark::DoNotOptimize(nn::conv2d(l.x, l.f, l.options).impl());
+  set_conv_flops(state);
+}
+BENCHMARK(BM_Conv2D)->Arg(32)->Arg(64)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+void BM_Conv2DBackpropInput(benchmark::State& state) {
+  const ConvLayer l = conv_layer(state.range(0));
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(nn::conv2d_backprop_input(l.image, l.f, l.dy, l.options).impl());
+  }
+  set_conv_flops(state);
+}
+BENCHMARK(BM_Conv2DBackpropInput)->Arg(32)->Arg(64)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+void BM_Conv2DBackpropFilter(benchmark::State& state) {
+  const ConvLayer l = conv_layer(state.range(0));
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(nn::conv2d_backprop_filter(l.x, l.filter, l.dy, l.options).impl());
+  }
+  set_conv_flops(state);
+}
+BENCHMARK(BM_Conv2DBackpropFilter)->Arg(32)->Arg(64)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+// The pools of the same layer (cpu_bench_util.h), forward and gradient, as bytes per second.
+nn::PoolOptions pool_options() {
+  nn::PoolOptions o;
+  o.ksize = o.strides = {1, bench::kPoolWindow, bench::kPoolWindow, 1};
+  return o;
+}
+
+std::vector<int64_t> pooled_dims(int64_t channels) {
+  using bench::kConvBatch, bench::kConvSize, bench::kPoolWindow;
+  return {kConvBatch, kConvSize / kPoolWindow, kConvSize / kPoolWindow, channels};
+}
+
+void BM_MaxPool(benchmark::State& state) {
+  const ConvLayer l = conv_layer(state.range(0));
+  for (auto _ : state) benchmark::DoNotOptimize(nn::max_pool2d(l.x, pool_options()).impl());
+  set_bytes(state, bench::pool_input_bytes(state.range(0)) * 5 / 4);
+}
+BENCHMARK(BM_MaxPool)->Arg(32)->UseRealTime()->Unit(benchmark::kMicrosecond);
+
+void BM_MaxPoolGrad(benchmark::State& state) {
+  const ConvLayer l = conv_layer(state.range(0));
+  const Tensor y = nn::max_pool2d(l.x, pool_options());
+  const Tensor dy = random_tensor(pooled_dims(state.range(0)), 4);
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(nn::max_pool_grad(l.x, y, dy, pool_options()).impl());
+  }
+  set_bytes(state, bench::pool_input_bytes(state.range(0)) * 9 / 4);
+}
+BENCHMARK(BM_MaxPoolGrad)->Arg(32)->UseRealTime()->Unit(benchmark::kMicrosecond);
+
+void BM_AvgPool(benchmark::State& state) {
+  const ConvLayer l = conv_layer(state.range(0));
+  for (auto _ : state) benchmark::DoNotOptimize(nn::avg_pool2d(l.x, pool_options()).impl());
+  set_bytes(state, bench::pool_input_bytes(state.range(0)) * 5 / 4);
+}
+BENCHMARK(BM_AvgPool)->Arg(32)->UseRealTime()->Unit(benchmark::kMicrosecond);
+
+void BM_AvgPoolGrad(benchmark::State& state) {
+  const ConvLayer l = conv_layer(state.range(0));
+  const Tensor dy = random_tensor(pooled_dims(state.range(0)), 4);
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(nn::avg_pool_grad(l.image, dy, pool_options()).impl());
+  }
+  set_bytes(state, bench::pool_input_bytes(state.range(0)) * 5 / 4);
+}
+BENCHMARK(BM_AvgPoolGrad)->Arg(32)->UseRealTime()->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace mt

@@ -7,6 +7,8 @@
 #include <benchmark/benchmark.h>
 #include <torch/torch.h>
 
+#include <array>
+#include <optional>
 #include <thread>
 
 #include "bench/cpu_bench_util.h"
@@ -127,6 +129,107 @@ torch::Tensor pow_op(const torch::Tensor& a, const torch::Tensor& b) { return to
 BENCHMARK_CAPTURE(BM_Binary, Maximum, &maximum_op)->UseRealTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_Binary, FloorDiv, &floordiv_op)->UseRealTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_Binary, Pow, &pow_op)->UseRealTime()->Unit(benchmark::kMicrosecond);
+
+// Issue 38's convolutions, as bench/cpu_kernels_benchmark.cc runs them: the layer of
+// cpu_bench_util.h in channels_last (NHWC in memory, as ours), the filter [out, in, 3, 3]
+// channels_last too, padding 1 (SAME for a 3x3 at strides 1); each gradient alone through
+// at::convolution_backward's output mask, without autograd.
+struct ConvLayer {
+  torch::Tensor x, f, dy;
+};
+
+ConvLayer conv_layer(int64_t channels) {
+  using mt::bench::kConvBatch, mt::bench::kConvSize, mt::bench::kConvWindow;
+  const auto last = torch::MemoryFormat::ChannelsLast;
+  return {random_tensor({kConvBatch, channels, kConvSize, kConvSize}, 1).contiguous(last),
+          random_tensor({channels, channels, kConvWindow, kConvWindow}, 2).contiguous(last),
+          random_tensor({kConvBatch, channels, kConvSize, kConvSize}, 3).contiguous(last)};
+}
+
+void set_conv_flops(benchmark::State& state) {
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(mt::bench::conv_flops(state.range(0)) * state.iterations() / 1e9,
+                         benchmark::Counter::kIsRate);
+}
+
+// One gradient of the layer: mask {input, weight, bias}.
+torch::Tensor conv_gradient(const ConvLayer& l, std::array<bool, 3> mask) {
+  auto grads = at::convolution_backward(l.dy, l.x, l.f, /*bias_sizes=*/at::OptionalIntArrayRef(),
+                                        /*stride=*/{1, 1}, /*padding=*/{1, 1},
+                                        /*dilation=*/{1, 1}, /*transposed=*/false,
+                                        /*output_padding=*/{0, 0}, /*groups=*/1, mask);
+  return mask[0] ? std::get<0>(grads) : std::get<1>(grads);
+}
+
+void BM_Conv2D(benchmark::State& state) {
+  torch::NoGradGuard no_grad;
+  const ConvLayer l = conv_layer(state.range(0));
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(
+        torch::conv2d(l.x, l.f, /*bias=*/{}, /*stride=*/{1, 1}, /*padding=*/{1, 1}));
+  }
+  set_conv_flops(state);
+}
+BENCHMARK(BM_Conv2D)->Arg(32)->Arg(64)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+void BM_Conv2DBackpropInput(benchmark::State& state) {
+  torch::NoGradGuard no_grad;
+  const ConvLayer l = conv_layer(state.range(0));
+  for (auto _ : state) benchmark::DoNotOptimize(conv_gradient(l, {true, false, false}));
+  set_conv_flops(state);
+}
+BENCHMARK(BM_Conv2DBackpropInput)->Arg(32)->Arg(64)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+void BM_Conv2DBackpropFilter(benchmark::State& state) {
+  torch::NoGradGuard no_grad;
+  const ConvLayer l = conv_layer(state.range(0));
+  for (auto _ : state) benchmark::DoNotOptimize(conv_gradient(l, {false, true, false}));
+  set_conv_flops(state);
+}
+BENCHMARK(BM_Conv2DBackpropFilter)->Arg(32)->Arg(64)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+// The pools of the same layer, channels_last, each gradient through its ATen op (MaxPoolGrad
+// with the forward pool's indices, as libtorch's autograd runs it).
+const std::vector<int64_t> kPool = {mt::bench::kPoolWindow, mt::bench::kPoolWindow};
+
+void BM_MaxPool(benchmark::State& state) {
+  const ConvLayer l = conv_layer(state.range(0));
+  for (auto _ : state) benchmark::DoNotOptimize(torch::max_pool2d(l.x, kPool, kPool));
+  set_bytes(state, mt::bench::pool_input_bytes(state.range(0)) * 5 / 4);
+}
+BENCHMARK(BM_MaxPool)->Arg(32)->UseRealTime()->Unit(benchmark::kMicrosecond);
+
+void BM_MaxPoolGrad(benchmark::State& state) {
+  const ConvLayer l = conv_layer(state.range(0));
+  const auto [y, indices] = torch::max_pool2d_with_indices(l.x, kPool, kPool);
+  const torch::Tensor dy = torch::rand_like(y);
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(
+        at::max_pool2d_with_indices_backward(dy, l.x, kPool, kPool, /*padding=*/{0, 0},
+                                             /*dilation=*/{1, 1}, /*ceil_mode=*/false, indices));
+  }
+  set_bytes(state, mt::bench::pool_input_bytes(state.range(0)) * 9 / 4);
+}
+BENCHMARK(BM_MaxPoolGrad)->Arg(32)->UseRealTime()->Unit(benchmark::kMicrosecond);
+
+void BM_AvgPool(benchmark::State& state) {
+  const ConvLayer l = conv_layer(state.range(0));
+  for (auto _ : state) benchmark::DoNotOptimize(torch::avg_pool2d(l.x, kPool, kPool));
+  set_bytes(state, mt::bench::pool_input_bytes(state.range(0)) * 5 / 4);
+}
+BENCHMARK(BM_AvgPool)->Arg(32)->UseRealTime()->Unit(benchmark::kMicrosecond);
+
+void BM_AvgPoolGrad(benchmark::State& state) {
+  const ConvLayer l = conv_layer(state.range(0));
+  const torch::Tensor dy = torch::rand_like(torch::avg_pool2d(l.x, kPool, kPool));
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(
+        at::avg_pool2d_backward(dy, l.x, kPool, kPool, /*padding=*/{0, 0}, /*ceil_mode=*/false,
+                                /*count_include_pad=*/true, /*divisor_override=*/std::nullopt));
+  }
+  set_bytes(state, mt::bench::pool_input_bytes(state.range(0)) * 5 / 4);
+}
+BENCHMARK(BM_AvgPoolGrad)->Arg(32)->UseRealTime()->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 

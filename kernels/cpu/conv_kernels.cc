@@ -1,19 +1,28 @@
 // CPU kernels of the convolutions and pools (MT_CONV_OPS; Note [Convolutions] in
-// kernels/conv_shape.cc): direct loops over the geometry (kernels/conv_geometry.h), split
-// across threads by output element (no two threads write one element), accumulating in the
-// element type (float32 for bfloat16 and float16, through widened_kernel). NHWC reads
-// filters and writes outputs along the channels, which the compiler vectorises; NCHW uses
-// the same loops through the geometry's index functions.
+// kernels/conv_shape.cc). Each op of float32 (and of the 2-byte floats, widened to float32)
+// goes to oneDNN's primitives where it takes the call (onednn_conv.h, Note [When oneDNN runs
+// a convolution], Note [oneDNN's pools]); the rest (float64, calls oneDNN does not take), and
+// every call in a build without oneDNN or with MT_ONEDNN_CONV=0, run here: products of
+// patches (Note [Convolution as a product]) or direct loops over the geometry
+// (kernels/conv_geometry.h), split across threads by output element (no two threads write
+// one element), accumulating in the element type (float32 for bfloat16 and float16, through
+// widened_kernel). NHWC reads filters and writes outputs along the channels, which the
+// compiler vectorises; NCHW uses the same loops through the geometry's index functions.
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "core/status.h"
 #include "kernels/conv_geometry.h"
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/gemm.h"
+#include "kernels/cpu/onednn_conv.h"
 #include "kernels/cpu/thread_pool.h"
 #include "kernels/cpu/widened_kernel.h"
 
@@ -45,7 +54,8 @@ inline int64_t reader(int64_t i, int64_t k, int64_t stride, int64_t dilation, in
   return o < out_size ? o : -1;
 }
 
-// Note [Convolution as a product]: in NHWC, Conv2D is a GEMM of its patches. Row p of
+// Note [Convolution as a product]: where oneDNN does not take a call (Note [When oneDNN
+// runs a convolution]), float32 and float64 in NHWC run as GEMMs of the patches. Row p of
 // the patch matrix holds, for output position p = (n, oh, ow), the input values its taps
 // read in (kh, kw, ic) order (zero for padding); an HWIO filter flattened to
 // [filter_h * filter_w * in_c, out_c] has its rows in the same order, and their product is
@@ -94,10 +104,13 @@ bool use_patches(const ConvGeometry& g, int64_t rows) {
 
 // Note [Padding never multiplies]: the direct loops skip a tap that falls in the padding,
 // as TensorFlow's kernels do, so an infinite or NaN weight there adds nothing. The patch
-// matrix holds a zero for it instead, and zero times an infinity is NaN: where some tap
-// falls in the padding and the value that multiplies the patches (the filter, or the
-// output's gradient for the filter's gradient) is not all finite, the call takes the
-// direct loops. Conv2DBackpropInput drops the padded taps' products itself.
+// matrix holds a zero for it instead, and zero times an infinity is NaN; so do oneDNN's
+// im2col implementations (its direct JIT kernels skip the tap, but which one runs depends on
+// the shape, layout and ISA level). So where some tap falls in the padding and the value that
+// multiplies the padding (the filter, or the output's gradient for the filter's gradient) is
+// not all finite, the call takes the direct loops. Conv2DBackpropInput's col2im drops the
+// padded taps' products itself; oneDNN's never gave NaN there in our tests, but a pass over
+// the filter is cheap, so it asks the same of the filter before oneDNN takes the call.
 inline bool reads_padding(const ConvGeometry& g) {
   const auto outside = [](int64_t out, int64_t filter, int64_t stride, int64_t dilation,
                           int64_t pad, int64_t in) {
@@ -107,11 +120,56 @@ inline bool reads_padding(const ConvGeometry& g) {
          outside(g.out_w, g.filter_w, g.stride_w, g.dilation_w, g.pad_left, g.in_w);
 }
 
+// Whether no value is an infinity or a NaN, whose exponent bits are all ones: comparing bits
+// vectorises, three times faster than std::isfinite (a pass over dy is in every filter
+// gradient over padding).
 template <typename T>
 bool all_finite(const T* v, int64_t n) {
-  bool finite = true;
-  for (int64_t i = 0; i < n; ++i) finite &= std::isfinite(v[i]);
-  return finite;
+  using Bits = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+  constexpr Bits kExponent = static_cast<Bits>(sizeof(T) == 4 ? 0x7f800000u : 0x7ff0000000000000u);
+  std::atomic<bool> finite{true};
+  parallel_for(n, 1 << 16, [&](int64_t begin, int64_t end) {
+    Bits special = 0;
+    for (int64_t i = begin; i < end; ++i) {
+      Bits bits;
+      std::memcpy(&bits, v + i, sizeof(bits));
+      special |= (bits & kExponent) == kExponent;
+    }
+    if (special != 0) finite.store(false, std::memory_order_relaxed);
+  });
+  return finite.load(std::memory_order_relaxed);
+}
+
+// Whether a product path may take the call (Note [Padding never multiplies]): `multiplier`
+// holds the n values that would multiply the padding.
+template <typename T>
+bool products_allowed(const ConvGeometry& g, const T* multiplier, int64_t n) {
+  return !reads_padding(g) || all_finite(multiplier, n);
+}
+
+int64_t filter_elements(const ConvGeometry& g) {
+  return g.filter_h * g.filter_w * g.in_c * g.out_c;
+}
+
+// Whether oneDNN may take a convolution or pool of T: float32 (onednn_conv.h knows the
+// rest). The 2-byte floats reach it widened to float32 (Note [When oneDNN runs a
+// convolution]).
+template <typename T>
+bool onednn_may_take() {
+  return std::is_same_v<T, float> && onednn_conv_enabled();
+}
+
+// Runs the call of `op` through oneDNN (onednn_conv.h) when T is float32; false when it did
+// not.
+template <typename T>
+absl::StatusOr<bool> by_onednn(OpId op, const ConvGeometry& g, const KernelContext& ctx) {
+  if constexpr (std::is_same_v<T, float>) {
+    absl::InlinedVector<const void*, 3> inputs;
+    for (const TensorArg& input : ctx.inputs) inputs.push_back(input.data);
+    return onednn_conv(op, g, dtype_of<T>(), inputs, ctx.output.data);
+  } else {
+    return false;
+  }
 }
 
 template <typename T>
@@ -195,17 +253,7 @@ void conv2d_backprop_input_by_patches(const ConvGeometry& g, const T* f, const T
 }
 
 template <typename T>
-absl::Status conv2d_kernel(const KernelContext& ctx) {
-  MT_ASSIGN_OR_RETURN(ConvGeometry g, internal::conv_geometry(OpId::kConv2D, *ctx.inputs[0].shape,
-                                                              *ctx.inputs[1].shape, *ctx.attrs));
-  const T* x = input_data<T>(ctx, 0);
-  const T* f = input_data<T>(ctx, 1);
-  T* y = output_data<T>(ctx);
-  if (use_patches<T>(g, /*rows=*/1) &&
-      (!reads_padding(g) || all_finite(f, g.filter_h * g.filter_w * g.in_c * g.out_c))) {
-    conv2d_by_patches(g, x, f, y);
-    return absl::OkStatus();
-  }
+void conv2d_direct(const ConvGeometry& g, const T* x, const T* f, T* y) {
   const int64_t positions = g.batch * g.out_h * g.out_w;
   parallel_for(
       positions, grain_for(g.filter_h * g.filter_w * g.in_c * g.out_c),
@@ -231,21 +279,32 @@ absl::Status conv2d_kernel(const KernelContext& ctx) {
           for (int64_t oc = 0; oc < g.out_c; ++oc) y[g.output_index(n, oh, ow, oc)] = acc[oc];
         }
       });
+}
+
+// Conv2D: oneDNN, else the product of patches, else the direct loops.
+template <typename T>
+absl::Status conv2d_kernel(const KernelContext& ctx) {
+  MT_ASSIGN_OR_RETURN(ConvGeometry g, internal::conv_geometry(OpId::kConv2D, *ctx.inputs[0].shape,
+                                                              *ctx.inputs[1].shape, *ctx.attrs));
+  const T* f = input_data<T>(ctx, 1);
+  const bool products = (onednn_may_take<T>() || use_patches<T>(g, /*rows=*/1)) &&
+                        products_allowed(g, f, filter_elements(g));
+  if (products) {
+    MT_ASSIGN_OR_RETURN(const bool done, by_onednn<T>(OpId::kConv2D, g, ctx));
+    if (done) return absl::OkStatus();
+  }
+  const T* x = input_data<T>(ctx, 0);
+  T* y = output_data<T>(ctx);
+  if (products && use_patches<T>(g, /*rows=*/1)) {
+    conv2d_by_patches(g, x, f, y);
+  } else {
+    conv2d_direct(g, x, f, y);
+  }
   return absl::OkStatus();
 }
 
 template <typename T>
-absl::Status conv2d_backprop_input_kernel(const KernelContext& ctx) {
-  MT_ASSIGN_OR_RETURN(ConvGeometry g,
-                      internal::conv_geometry(OpId::kConv2DBackpropInput, *ctx.output.shape,
-                                              *ctx.inputs[0].shape, *ctx.attrs));
-  const T* f = input_data<T>(ctx, 0);
-  const T* dy = input_data<T>(ctx, 1);
-  T* dx = output_data<T>(ctx);
-  if (use_patches<T>(g, /*rows=*/g.out_h * g.out_w)) {  // a chunk holds whole images
-    conv2d_backprop_input_by_patches(g, f, dy, dx);
-    return absl::OkStatus();
-  }
+void conv2d_backprop_input_direct(const ConvGeometry& g, const T* f, const T* dy, T* dx) {
   const int64_t positions = g.batch * g.in_h * g.in_w;
   parallel_for(
       positions, grain_for(g.filter_h * g.filter_w * g.in_c * g.out_c),
@@ -273,22 +332,30 @@ absl::Status conv2d_backprop_input_kernel(const KernelContext& ctx) {
           for (int64_t ic = 0; ic < g.in_c; ++ic) dx[g.input_index(n, ih, iw, ic)] = acc[ic];
         }
       });
+}
+
+template <typename T>
+absl::Status conv2d_backprop_input_kernel(const KernelContext& ctx) {
+  MT_ASSIGN_OR_RETURN(ConvGeometry g,
+                      internal::conv_geometry(OpId::kConv2DBackpropInput, *ctx.output.shape,
+                                              *ctx.inputs[0].shape, *ctx.attrs));
+  const T* f = input_data<T>(ctx, 0);
+  if (onednn_may_take<T>() && products_allowed(g, f, filter_elements(g))) {
+    MT_ASSIGN_OR_RETURN(const bool done, by_onednn<T>(OpId::kConv2DBackpropInput, g, ctx));
+    if (done) return absl::OkStatus();
+  }
+  const T* dy = input_data<T>(ctx, 1);
+  T* dx = output_data<T>(ctx);
+  if (use_patches<T>(g, /*rows=*/g.out_h * g.out_w)) {  // a chunk holds whole images
+    conv2d_backprop_input_by_patches(g, f, dy, dx);
+  } else {
+    conv2d_backprop_input_direct(g, f, dy, dx);
+  }
   return absl::OkStatus();
 }
 
 template <typename T>
-absl::Status conv2d_backprop_filter_kernel(const KernelContext& ctx) {
-  MT_ASSIGN_OR_RETURN(ConvGeometry g,
-                      internal::conv_geometry(OpId::kConv2DBackpropFilter, *ctx.inputs[0].shape,
-                                              *ctx.output.shape, *ctx.attrs));
-  const T* x = input_data<T>(ctx, 0);
-  const T* dy = input_data<T>(ctx, 1);
-  T* df = output_data<T>(ctx);
-  if (use_patches<T>(g, /*rows=*/1) &&
-      (!reads_padding(g) || all_finite(dy, g.batch * g.out_h * g.out_w * g.out_c))) {
-    conv2d_backprop_filter_by_patches(g, x, dy, df);
-    return absl::OkStatus();
-  }
+void conv2d_backprop_filter_direct(const ConvGeometry& g, const T* x, const T* dy, T* df) {
   // One (kh, kw, ic) row of the filter per item: it owns df[kh, kw, ic, :].
   const int64_t rows = g.filter_h * g.filter_w * g.in_c;
   parallel_for(
@@ -321,6 +388,27 @@ absl::Status conv2d_backprop_filter_kernel(const KernelContext& ctx) {
           std::copy(acc.begin(), acc.end(), df + g.filter_index(kh, kw, ic, 0));
         }
       });
+}
+
+template <typename T>
+absl::Status conv2d_backprop_filter_kernel(const KernelContext& ctx) {
+  MT_ASSIGN_OR_RETURN(ConvGeometry g,
+                      internal::conv_geometry(OpId::kConv2DBackpropFilter, *ctx.inputs[0].shape,
+                                              *ctx.output.shape, *ctx.attrs));
+  const T* dy = input_data<T>(ctx, 1);
+  const bool products = (onednn_may_take<T>() || use_patches<T>(g, /*rows=*/1)) &&
+                        products_allowed(g, dy, g.batch * g.out_h * g.out_w * g.out_c);
+  if (products) {
+    MT_ASSIGN_OR_RETURN(const bool done, by_onednn<T>(OpId::kConv2DBackpropFilter, g, ctx));
+    if (done) return absl::OkStatus();
+  }
+  const T* x = input_data<T>(ctx, 0);
+  T* df = output_data<T>(ctx);
+  if (products && use_patches<T>(g, /*rows=*/1)) {
+    conv2d_backprop_filter_by_patches(g, x, dy, df);
+  } else {
+    conv2d_backprop_filter_direct(g, x, dy, df);
+  }
   return absl::OkStatus();
 }
 
@@ -372,10 +460,23 @@ inline void output_position(const ConvGeometry& g, int64_t e, int64_t* n, int64_
   }
 }
 
+// Runs a pool through oneDNN where it takes the call (Note [oneDNN's pools] in
+// onednn/onednn_pool.cc); a max pool only over an input of finite values.
+template <typename T>
+absl::StatusOr<bool> pool_by_onednn(OpId op, const ConvGeometry& g, const KernelContext& ctx) {
+  if (!onednn_may_take<T>()) return false;
+  if (op == OpId::kMaxPool || op == OpId::kMaxPoolGrad) {
+    if (!all_finite(input_data<T>(ctx, 0), ctx.inputs[0].shape->num_elements())) return false;
+  }
+  return by_onednn<T>(op, g, ctx);
+}
+
 template <typename T>
 absl::Status max_pool_kernel(const KernelContext& ctx) {
   MT_ASSIGN_OR_RETURN(ConvGeometry g,
                       internal::pool_geometry(OpId::kMaxPool, *ctx.inputs[0].shape, *ctx.attrs));
+  MT_ASSIGN_OR_RETURN(const bool done, pool_by_onednn<T>(OpId::kMaxPool, g, ctx));
+  if (done) return absl::OkStatus();
   const T* x = input_data<T>(ctx, 0);
   T* y = output_data<T>(ctx);
   const int64_t n_out = g.batch * g.out_h * g.out_w * g.out_c;
@@ -394,6 +495,8 @@ template <typename T>
 absl::Status max_pool_grad_kernel(const KernelContext& ctx) {
   MT_ASSIGN_OR_RETURN(ConvGeometry g, internal::pool_geometry(OpId::kMaxPoolGrad,
                                                               *ctx.inputs[0].shape, *ctx.attrs));
+  MT_ASSIGN_OR_RETURN(const bool done, pool_by_onednn<T>(OpId::kMaxPoolGrad, g, ctx));
+  if (done) return absl::OkStatus();
   const T* x = input_data<T>(ctx, 0);
   const T* dy = input_data<T>(ctx, 2);
   T* dx = output_data<T>(ctx);
@@ -418,6 +521,8 @@ template <typename T>
 absl::Status avg_pool_kernel(const KernelContext& ctx) {
   MT_ASSIGN_OR_RETURN(ConvGeometry g,
                       internal::pool_geometry(OpId::kAvgPool, *ctx.inputs[0].shape, *ctx.attrs));
+  MT_ASSIGN_OR_RETURN(const bool done, pool_by_onednn<T>(OpId::kAvgPool, g, ctx));
+  if (done) return absl::OkStatus();
   const T* x = input_data<T>(ctx, 0);
   T* y = output_data<T>(ctx);
   const int64_t n_out = g.batch * g.out_h * g.out_w * g.out_c;
@@ -441,6 +546,8 @@ template <typename T>
 absl::Status avg_pool_grad_kernel(const KernelContext& ctx) {
   MT_ASSIGN_OR_RETURN(ConvGeometry g,
                       internal::pool_geometry(OpId::kAvgPoolGrad, *ctx.output.shape, *ctx.attrs));
+  MT_ASSIGN_OR_RETURN(const bool done, pool_by_onednn<T>(OpId::kAvgPoolGrad, g, ctx));
+  if (done) return absl::OkStatus();
   const T* dy = input_data<T>(ctx, 0);
   T* dx = output_data<T>(ctx);
   std::fill(dx, dx + ctx.output.shape->num_elements(), T(0));

@@ -27,15 +27,15 @@ dnnl_cpu_isa_t max_isa(CpuIsa isa) {
   return dnnl_cpu_isa_all;
 }
 
-void configure_once() {
+}  // namespace
+
+void configure_onednn() {
   static std::once_flag once;
   std::call_once(once, [] { dnnl_set_max_cpu_isa(max_isa(cpu_isa())); });
 }
 
-}  // namespace
-
 bool onednn_sgemm(const GemmArgs& g, int threads) {
-  configure_once();
+  configure_onednn();
   // OpenMP's thread count is per calling thread: set it for this one.
   if (omp_get_max_threads() != threads) omp_set_num_threads(threads);
   return dnnl_sgemm(g.ta ? 'T' : 'N', g.tb ? 'T' : 'N', g.m, g.n, g.k, 1.f,
@@ -45,7 +45,7 @@ bool onednn_sgemm(const GemmArgs& g, int threads) {
 
 const char* float32_gemm_name() {
   static const std::string name = [] {
-    configure_once();
+    configure_onednn();
     const dnnl_version_t* v = dnnl_version();
     const char* isa = "sse41";
     switch (dnnl_get_effective_cpu_isa()) {
@@ -74,6 +74,7 @@ const char* float32_gemm_name() {
 
 namespace mt::cpu {
 
+void configure_onednn() {}
 bool onednn_sgemm(const GemmArgs&, int) { return false; }
 const char* float32_gemm_name() { return "eigen"; }
 

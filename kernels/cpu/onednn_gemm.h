@@ -13,6 +13,10 @@ namespace mt::cpu {
 // nothing, when the build has no oneDNN or oneDNN refuses the call.
 bool onednn_sgemm(const GemmArgs& args, int threads);
 
+// Caps oneDNN's generated kernels at the ISA level of the CPU kernels (MT_CPU_ISA), once;
+// every use of oneDNN calls it first (onednn_conv.h's convolutions too). Thread-safe.
+void configure_onednn();
+
 // Names the float32 GEMM this build and machine use: "onednn <version> (<isa>)" or "eigen".
 const char* float32_gemm_name();
 

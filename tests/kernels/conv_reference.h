@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "kernels/cpu/onednn_conv.h"
 #include "tests/kernels/kernel_test_util.h"
 
 namespace mt::conv_test {
@@ -358,7 +359,8 @@ inline double tolerance(DType dtype, double want, double mag, int64_t terms) {
   return 2 * (static_cast<double>(terms + 1) * acc * mag + round * std::fabs(want) + tiny);
 }
 
-// Expects `got` to be `want` within tolerance(); `mag` is the reference on magnitudes.
+// Expects `got` to be `want` within tolerance(), where `mag` is the reference on
+// magnitudes: NaN where `want` has NaN, its infinities exactly.
 inline void expect_near(const absl::StatusOr<HostTensor>& got, const Array4& want,
                         const Array4& mag, int64_t terms, bool nchw, bool filter = false) {
   ASSERT_TRUE(got.ok()) << got.status();
@@ -366,14 +368,34 @@ inline void expect_near(const absl::StatusOr<HostTensor>& got, const Array4& wan
   ASSERT_EQ(std::vector<int64_t>(g.d, g.d + 4), std::vector<int64_t>(want.d, want.d + 4));
   int bad = 0;
   for (size_t i = 0; i < want.v.size(); ++i) {
-    const double tol = tolerance(got->dtype(), want.v[i], mag.v[i], terms);
-    if (!(std::fabs(g.v[i] - want.v[i]) <= tol) && ++bad <= 5) {
+    const double w = want.v[i], tol = tolerance(got->dtype(), w, mag.v[i], terms);
+    const bool ok = std::isnan(w)   ? std::isnan(g.v[i])
+                    : std::isinf(w) ? g.v[i] == w
+                                    : std::fabs(g.v[i] - w) <= tol;
+    if (!ok && ++bad <= 5) {
       ADD_FAILURE() << "element " << i << " (logical order): " << g.v[i] << ", want " << want.v[i]
                     << " within " << tol;
     }
   }
   EXPECT_EQ(bad, 0);
 }
+
+// Switches oneDNN's convolutions and pools (kernels/cpu/onednn_conv.h) on, for calls of
+// every size, or off for its scope.
+class OnednnConvs {
+ public:
+  explicit OnednnConvs(bool on) : on_(on), was_(cpu::onednn_conv_enabled()) {
+    cpu::set_onednn_conv_enabled(on);
+    if (on_) cpu::set_onednn_conv_small_calls(true);
+  }
+  ~OnednnConvs() {
+    cpu::set_onednn_conv_enabled(was_);
+    if (on_) cpu::set_onednn_conv_small_calls(false);
+  }
+
+ private:
+  const bool on_, was_;
+};
 
 // Runs `op` and returns its output as doubles (none on an error, which fails the test).
 inline std::vector<double> run_values(OpId op, const std::vector<HostTensor>& in,
