@@ -72,7 +72,8 @@ def time_steps(step, batches, warmup, sync):
     for x, y in batches[warmup:]:
         loss = step(x, y)
     sync(loss)
-    return (time.perf_counter() - start) / (len(batches) - warmup), float(np.asarray(loss))
+    value = loss.item() if hasattr(loss, "item") else np.asarray(loss)  # a torch CUDA tensor
+    return (time.perf_counter() - start) / (len(batches) - warmup), float(value)
 
 
 def minitensor_figures(args, batches):

@@ -109,6 +109,16 @@ def torch_figures(args, config, device, token_batches):
             self.wte, self.wpe = nn.Embedding(vocab, width), nn.Embedding(context, width)
             self.blocks = nn.ModuleList(Block() for _ in range(layers))
             self.lnf = nn.LayerNorm(width)
+            # GPT-2's initialisation, as train_gpt.py's (torch's own N(0, 1) embeddings,
+            # tied to the classifier, start the loss near 99 instead of ln(vocab)).
+            for module in self.modules():
+                if isinstance(module, (nn.Linear, nn.Embedding)):
+                    nn.init.normal_(module.weight, std=0.02)
+                if isinstance(module, nn.Linear):
+                    nn.init.zeros_(module.bias)
+            for block in self.blocks:  # the residual projections, scaled by depth
+                for module in (block.proj, block.out):
+                    nn.init.normal_(module.weight, std=0.02 / math.sqrt(2 * layers))
 
         def forward(self, idx, targets):
             x = self.wte(idx) + self.wpe(torch.arange(idx.shape[1], device=idx.device))
