@@ -74,9 +74,9 @@ struct Aligned64 {
   template <typename U>
   explicit Aligned64(const Aligned64<U>&) {}
   C* allocate(size_t n) {
-    return static_cast<C*>(::operator new(n * sizeof(C), std::align_val_t{64}));
+    return static_cast<C*>(::operator new (n * sizeof(C), std::align_val_t{64}));
   }
-  void deallocate(C* p, size_t) { ::operator delete(p, std::align_val_t{64}); }
+  void deallocate(C* p, size_t) { ::operator delete (p, std::align_val_t{64}); }
   friend bool operator==(const Aligned64&, const Aligned64&) { return true; }
 };
 template <typename C>

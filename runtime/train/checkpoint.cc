@@ -142,8 +142,7 @@ void Checkpoint::restore(const std::string& prefix) {
       }
     }
   }
-  Tensors tensors =
-      internal::value_or_throw(internal::read_checkpoint(*fs_, prefix, &placement));
+  Tensors tensors = internal::value_or_throw(internal::read_checkpoint(*fs_, prefix, &placement));
   // Every check first; the assignments, which cannot fail, after (nothing half-assigned).
   std::vector<std::function<void()>> assignments;
   auto take = [&](const std::string& name, DType dtype, const Shape& shape) {

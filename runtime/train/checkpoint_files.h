@@ -67,8 +67,8 @@ absl::StatusOr<absl::flat_hash_map<std::string, Tensor>> read_checkpoint(
     FileSystem& fs, const std::string& prefix, const RestorePlacement* placement = nullptr);
 
 // Assigns a tensor read_checkpoint made to `variable` (same dtype and shape): a plain
-// variable on the tensor's device takes the tensor's buffer as its own, without a copy (Note [Checkpoint
-// speed] in checkpoint_reader.cc); any other variable assigns it.
+// variable on the tensor's device takes the tensor's buffer as its own, without a copy (Note
+// [Checkpoint speed] in checkpoint_reader.cc); any other variable assigns it.
 void assign_restored(Variable variable, const Tensor& value);
 
 // Removes checkpoint `prefix`: the manifest first, so that a crash leaves it absent.

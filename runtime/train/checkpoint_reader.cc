@@ -111,7 +111,8 @@ void read_pieces(const ReadableFile& data, std::vector<Piece>& pieces, uint64_t 
   // The devices' copies are enqueued: wait for them (Note [Restoring onto devices]).
   std::vector<Device*> devices;
   for (const Piece& p : pieces) {
-    if (p.device != nullptr && std::find(devices.begin(), devices.end(), p.device) == devices.end()) {
+    if (p.device != nullptr &&
+        std::find(devices.begin(), devices.end(), p.device) == devices.end()) {
       devices.push_back(p.device);
     }
   }

@@ -11,8 +11,8 @@
 #include "runtime/eager/tensor_impl.h"
 #include "runtime/minitensor.h"
 #include "runtime/ops/constant.h"
-#include "runtime/train/checkpoint_file_system.h"
 #include "runtime/train/checkpoint.h"
+#include "runtime/train/checkpoint_file_system.h"
 #include "runtime/train/checkpoint_files.h"
 #include "tests/runtime/checkpoint_fixture.h"
 
@@ -131,7 +131,7 @@ TEST_F(CheckpointParallelReadTest, TensorsAreMadeOnTheirVariablesDevices) {
     on_cpu1 = Variable(constant({1.f}), true, "v");
   }
   internal::RestorePlacement placement;
-  placement.add("a", on_cpu1);          // by its name
+  placement.add("a", on_cpu1);            // by its name
   placement.add("opt/slots/c", on_cpu1);  // bools stay on CPU:0 all the same
   auto read_back = internal::read_checkpoint(posix_file_system(), prefix(), &placement);
   ASSERT_TRUE(read_back.ok()) << read_back.status();

@@ -17,6 +17,8 @@ namespace mt {
 namespace {
 
 using testing::count;
+using testing::expect_same;
+using testing::host;
 using testing::kFloats;
 
 class GpuAttentionTest : public testing::GpuKernelTest {};
@@ -31,46 +33,8 @@ Tensor input(DType dtype, const Ints& shape, int seed, float factor = 1) {
   return cast(internal::from_vector(v, shape), dtype);
 }
 
-std::vector<double> host(const Tensor& t) {
-  DeviceScope cpu("/CPU:0");
-  return cast(t, DType::kFloat64).to_vector<double>();
-}
-
 double tolerance(DType dtype) {
   return dtype == DType::kFloat64 ? 1e-12 : dtype == DType::kFloat32 ? 2e-5 : 1e-2;
-}
-
-// Runs `op` under /GPU:0 and /CPU:0 and expects the same outputs (infinities and NaN equal to
-// themselves), output i within tols[i] (the last for the rest), relative to 1 + |cpu|.
-template <typename Op>
-void expect_same(const std::string& what, Op op, std::vector<double> tols) {
-  SCOPED_TRACE(what);
-  std::vector<Tensor> gpu, cpu;
-  {
-    DeviceScope scope("/GPU:0");
-    gpu = op();
-  }
-  {
-    DeviceScope scope("/CPU:0");
-    cpu = op();
-  }
-  ASSERT_EQ(gpu.size(), cpu.size());
-  for (size_t i = 0; i < gpu.size(); ++i) {
-    const double tol = tols[std::min(i, tols.size() - 1)];
-    EXPECT_NE(gpu[i].device().find("GPU"), std::string::npos) << gpu[i].device();
-    ASSERT_EQ(gpu[i].shape(), cpu[i].shape()) << "output " << i;
-    const std::vector<double> g = host(gpu[i]), c = host(cpu[i]);
-    int bad = 0;
-    for (size_t j = 0; j < g.size(); ++j) {
-      const bool same = std::isnan(c[j])   ? std::isnan(g[j])
-                        : std::isinf(c[j]) ? g[j] == c[j]
-                                           : std::fabs(g[j] - c[j]) <= tol * (1 + std::fabs(c[j]));
-      if (!same && ++bad <= 5) {
-        ADD_FAILURE() << "output " << i << " element " << j << ": " << g[j] << " vs " << c[j];
-      }
-    }
-    EXPECT_EQ(bad, 0) << "output " << i;
-  }
 }
 
 // q (b, t, h, d), k (b, s, hk, d), v (b, s, hk, dv).

@@ -19,6 +19,8 @@ namespace mt {
 namespace {
 
 using testing::count;
+using testing::expect_same;
+using testing::host;
 using testing::kFloats;
 
 class GpuLayerNormTest : public testing::GpuKernelTest {};
@@ -33,45 +35,8 @@ Tensor input(DType dtype, const Ints& shape, int seed, float offset = 0) {
   return cast(internal::from_vector(v, shape), dtype);
 }
 
-std::vector<double> host(const Tensor& t) {
-  DeviceScope cpu("/CPU:0");
-  return cast(t, DType::kFloat64).to_vector<double>();
-}
-
 double tolerance(DType dtype) {
   return dtype == DType::kFloat64 ? 1e-12 : dtype == DType::kFloat32 ? 1e-5 : 1e-2;
-}
-
-// Runs `op` under /GPU:0 and /CPU:0 and expects the same outputs (NaN equal to NaN), output
-// i within tols[i] (the last for the rest).
-template <typename Op>
-void expect_same(const std::string& what, Op op, std::vector<double> tols) {
-  SCOPED_TRACE(what);
-  std::vector<Tensor> gpu, cpu;
-  {
-    DeviceScope scope("/GPU:0");
-    gpu = op();
-  }
-  {
-    DeviceScope scope("/CPU:0");
-    cpu = op();
-  }
-  ASSERT_EQ(gpu.size(), cpu.size());
-  for (size_t i = 0; i < gpu.size(); ++i) {
-    const double tol = tols[std::min(i, tols.size() - 1)];
-    EXPECT_NE(gpu[i].device().find("GPU"), std::string::npos) << gpu[i].device();
-    ASSERT_EQ(gpu[i].shape(), cpu[i].shape()) << "output " << i;
-    const std::vector<double> g = host(gpu[i]), c = host(cpu[i]);
-    int bad = 0;
-    for (size_t j = 0; j < g.size(); ++j) {
-      const bool same = std::isnan(c[j]) ? std::isnan(g[j])
-                                         : std::fabs(g[j] - c[j]) <= tol * (1 + std::fabs(c[j]));
-      if (!same && ++bad <= 5) {
-        ADD_FAILURE() << "output " << i << " element " << j << ": " << g[j] << " vs " << c[j];
-      }
-    }
-    EXPECT_EQ(bad, 0) << "output " << i;
-  }
 }
 
 struct Case {
